@@ -1,0 +1,29 @@
+# rocksleak: set-up is `make run` and `make test`; both install what is missing.
+GO      ?= go
+BIN     := bin/rocksleak
+# Packages with no cgo in their tests run under the race detector too.
+PURE    := ./measure/stats/... ./scenarios/... ./results/...
+ARGS    ?=
+
+.PHONY: all deps build run test race bench reliability fuzz clean
+
+all: build
+
+deps:
+	@./scripts/install-deps.sh
+
+build: deps
+	$(GO) build -o $(BIN) ./cmd/rocksleak
+
+## run: build and run the default scenario (kafka-20616), leaky vs fixed.
+run: build
+	./$(BIN) run $(ARGS)
+
+## test: every test, plus the pure-Go packages under -race.
+test: deps
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 15m ./...
+	$(GO) test -count=1 -race -timeout 10m $(PURE)
+
+clean:
+	rm -rf bin

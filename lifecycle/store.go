@@ -1,0 +1,452 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/linxGnu/grocksdb"
+)
+
+// Layout is the column-family layout of a key-value store.
+type Layout string
+
+const (
+	// KV: data in "default", metadata in "offsets".
+	KV Layout = "kv"
+	// Migrating: a timestamped store upgrading from the plain format: old data
+	// in "default", new data in "keyValueWithTimestamp", metadata in "offsets".
+	// The dual accessor is used while the old CF holds data.
+	Migrating Layout = "migrating"
+)
+
+// Column-family names.
+const (
+	cfDefault   = "default"
+	cfNewFormat = "keyValueWithTimestamp"
+	cfOffsets   = "offsets"
+)
+
+// Sizes Kafka Streams configures for a persistent store (per store, per segment).
+const (
+	dataWriteBufferBytes    = 16 << 20
+	dataBlockCacheBytes     = 50 << 20
+	dataMaxWriteBuffers     = 3
+	offsetsWriteBufferBytes = 1 << 20
+	offsetsMaxWriteBuffers  = 2
+)
+
+// Config describes one key-value store (or one segment of a window store).
+type Config struct {
+	Path        string // the store's directory
+	Layout      Layout // KV (default) or Migrating
+	Model       Model
+	Semantics   Semantics // Pin (default) or SafetyNet
+	ExactlyOnce bool
+}
+
+// Store is a RocksDB-backed key-value store built and owned as Kafka Streams'
+// RocksDBStore builds it, under one ownership model.
+//
+// Ownership: the store owns every native object it creates at Open. Close
+// releases them in reverse order of creation, except what the model leaks: the
+// offsets-CF options under a model without OwnsOffsetsOptions, and, when the
+// close-time marker write fails under a model without FinallyRelease, the
+// column-family handles (which then pin the DB under Pin semantics, or are
+// released late under SafetyNet). Close is idempotent.
+type Store struct {
+	cfg Config
+	env *Env
+
+	db      *grocksdb.DB
+	dbn     *Native
+	acc     *accessor
+	owned   []*Native // released by Close in reverse order (DB and handles excluded)
+	created []*Native // every native created by this store's open, for inspection
+	offsets *Native   // the offsets-CF options (kept only for inspection under leaky models)
+	fo      *grocksdb.FlushOptions
+
+	armed  *Fault
+	closed bool
+	pinned bool
+}
+
+// Open creates the store's natives, opens (or creates) the RocksDB at
+// cfg.Path, and marks it open. On error everything the model would release is
+// released, nothing is left open, and the error says why: ErrUncleanStatus (the
+// caller must wipe and restore), ErrInjectedInit (wrapping RocksDB's error), or
+// RocksDB's own error (e.g. "lock hold by current process" when a pinned DB
+// holds the path).
+func Open(env *Env, cfg Config) (*Store, error) {
+	if cfg.Layout == "" {
+		cfg.Layout = KV
+	}
+	if cfg.Semantics == "" {
+		cfg.Semantics = Pin
+	}
+	s := &Store{cfg: cfg, env: env}
+	if err := s.open(); err != nil {
+		env.counts.InitFailures.Add(1)
+		return nil, err
+	}
+	env.counts.Opens.Add(1)
+	return s, nil
+}
+
+func (s *Store) keep(n *Native) *Native {
+	s.owned = append(s.owned, n)
+	s.created = append(s.created, n)
+	return n
+}
+
+func (s *Store) open() (err error) {
+	l := s.env.Ledger
+	defer func() {
+		if err != nil {
+			s.closeNativeResources()
+		}
+	}()
+
+	// DB options, which are also the data CF options: 16 MB write buffers,
+	// a 50 MB LRU block cache of the store's own and a Bloom filter.
+	opts, n := l.newOptions("db-options")
+	s.keep(n)
+	opts.SetCreateIfMissing(true)
+	opts.SetCreateIfMissingColumnFamilies(true)
+	opts.SetAtomicFlush(true)
+	opts.SetWriteBufferSize(dataWriteBufferBytes)
+	opts.SetMaxWriteBufferNumber(dataMaxWriteBuffers)
+	opts.SetCompression(grocksdb.NoCompression)
+	tbl, n := l.newTableOptions("data-table-options")
+	s.keep(n)
+	cache, n := l.newLRUCache("data-block-cache", dataBlockCacheBytes)
+	s.keep(n)
+	tbl.SetBlockCache(cache)
+	tbl.SetFilterPolicy(grocksdb.NewBloomFilter(10))
+	opts.SetBlockBasedTableFactory(tbl)
+
+	wo, n := l.newWriteOptions("write-options")
+	s.keep(n)
+	wo.DisableWAL(true)
+	ro, n := l.newReadOptions("read-options")
+	s.keep(n)
+	fo, n := l.newFlushOptions("flush-options")
+	s.keep(n)
+	fo.SetWait(true)
+	s.fo = fo
+
+	offOpts := s.offsetsOptions()
+
+	if s.env.Faults.NextInit() {
+		// A real failure from RocksDB's open: refuse an existing DB, or refuse
+		// to create a missing one.
+		if _, statErr := os.Stat(s.cfg.Path); statErr == nil {
+			opts.SetErrorIfExists(true)
+		} else {
+			opts.SetCreateIfMissing(false)
+		}
+		defer func() {
+			if err != nil {
+				err = fmt.Errorf("%w: %w", ErrInjectedInit, err)
+			}
+		}()
+	}
+
+	names := []string{cfDefault, cfOffsets}
+	cfOpts := []*grocksdb.Options{opts, offOpts}
+	if s.cfg.Layout == Migrating {
+		names = []string{cfDefault, cfNewFormat, cfOffsets}
+		cfOpts = []*grocksdb.Options{opts, opts, offOpts}
+	}
+	db, dbn, handles, hns, err := l.openDB(opts, s.cfg.Path, names, cfOpts)
+	if err != nil {
+		return err
+	}
+	s.db, s.dbn = db, dbn
+	s.created = append(s.created, dbn)
+	s.created = append(s.created, hns...)
+	s.env.addOpen(db)
+	acc := &accessor{db: db, ledger: l, wo: wo, ro: ro}
+	for i, name := range names {
+		c := cf{h: handles[i], n: hns[i]}
+		switch name {
+		case cfOffsets:
+			acc.offsets = c
+		default:
+			acc.data = append(acc.data, c)
+		}
+	}
+	s.acc = acc
+	if s.cfg.Layout == Migrating {
+		hasOld, err := s.cfHasData(acc.data[0])
+		if err != nil {
+			return err
+		}
+		if !hasOld {
+			// Single accessor on the new CF; the empty old CF's handle is
+			// released with the DB's other resources.
+			acc.data[0].n.Close()
+			acc.data = acc.data[1:]
+		}
+	}
+	return acc.openStatus(s.cfg.ExactlyOnce)
+}
+
+// offsetsOptions builds the offsets-CF options as the model does.
+func (s *Store) offsetsOptions() *grocksdb.Options {
+	l := s.env.Ledger
+	o, n := l.newOptions("offsets-cf-options")
+	o.SetCompression(grocksdb.NoCompression)
+	o.SetWriteBufferSize(offsetsWriteBufferBytes)
+	o.SetMaxWriteBufferNumber(offsetsMaxWriteBuffers)
+	s.offsets = n
+	s.created = append(s.created, n)
+	if s.cfg.Model.OwnsOffsetsOptions {
+		// 4.3.1: no block cache for the offsets CF. The table options are
+		// copied into the options' table factory, so they go at once.
+		t, tn := l.newTableOptions("offsets-table-options")
+		t.SetNoBlockCache(true)
+		o.SetBlockBasedTableFactory(t)
+		tn.Close()
+		s.owned = append(s.owned, n)
+	}
+	// 4.3.0: a default table factory (with its implicit 8 MB LRU cache), and
+	// nothing keeps the options to close them.
+	return o
+}
+
+func (s *Store) cfHasData(c cf) (bool, error) {
+	it, n := s.env.Ledger.newIteratorCF("migration-probe", s.db, s.acc.ro, c.h)
+	defer n.Close()
+	it.SeekToFirst()
+	return it.Valid(), it.Err()
+}
+
+// closeNativeResources is the cleanup after an init failure: every handle the
+// accessor got is released, the DB is closed, and the store's natives are
+// destroyed (the offsets options only where the model owns them).
+func (s *Store) closeNativeResources() {
+	if s.acc != nil {
+		for _, c := range s.acc.handles() {
+			c.n.Close()
+		}
+	}
+	s.closeDB()
+	s.releaseOwned()
+	s.closed = true
+}
+
+func (s *Store) closeDB() {
+	if s.dbn == nil || !s.dbn.Owning() {
+		return
+	}
+	s.env.removeOpen(s.db)
+	s.dbn.Close()
+}
+
+func (s *Store) releaseOwned() {
+	for i := len(s.owned) - 1; i >= 0; i-- {
+		s.owned[i].Close()
+	}
+}
+
+// ArmCloseFault makes the next Close fail its marker write with f (NoFault
+// forces a clean close). Without it, Close draws from the Env's injector.
+func (s *Store) ArmCloseFault(f Fault) { s.armed = &f }
+
+// Close marks the store closed and releases what the model releases. It returns
+// an error wrapping ErrMarkerWrite when the close-time status write failed;
+// the close still went on (as Kafka's RocksDBStore.close does), so a nil or
+// non-nil result says nothing about what was released: the ledger does.
+// Calling Close again does nothing and returns nil.
+func (s *Store) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	fault := NoFault
+	if s.armed != nil {
+		fault = *s.armed
+	} else {
+		fault = s.env.Faults.NextClose()
+	}
+	var err error
+	if s.cfg.Model.FinallyRelease {
+		err = s.acc.closeFinally(fault)
+	} else {
+		err = s.acc.closeLeaky(fault)
+	}
+	s.env.counts.Lifecycles.Add(1)
+	if err != nil {
+		s.env.counts.FailedCloses.Add(1)
+	}
+
+	var live []cf
+	for _, c := range s.acc.handles() {
+		if c.n.Owning() {
+			live = append(live, c)
+		}
+	}
+	switch {
+	case len(live) == 0:
+		s.closeDB()
+	case s.cfg.Semantics == SafetyNet:
+		for _, c := range live {
+			c.n.ReleaseLate()
+		}
+		s.closeDB()
+	default:
+		// Pin: closing the DB now would abort the process; it stays open
+		// with everything it holds.
+		s.pinned = true
+		s.env.counts.Pinned.Add(1)
+	}
+	s.releaseOwned()
+	s.env.Ledger.leakSynthetic(s.env.SyntheticLeakBytes)
+	return err
+}
+
+// Pinned reports whether a skipped handle release left the DB open.
+func (s *Store) Pinned() bool { return s.pinned }
+
+// Path is the store's directory.
+func (s *Store) Path() string { return s.cfg.Path }
+
+// Dual reports whether the store uses the dual (migrating) accessor.
+func (s *Store) Dual() bool { return s.acc != nil && s.acc.dual() }
+
+// Natives returns every native object this store's open created, DB and
+// handles included, for inspection (the analogue of capturing RocksJava
+// objects in a test). The store does not own what it leaks.
+func (s *Store) Natives() []*Native { return append([]*Native(nil), s.created...) }
+
+// OffsetsOptions is the ledger record of the offsets-CF options of this open.
+func (s *Store) OffsetsOptions() *Native { return s.offsets }
+
+// Put writes one record to the data CF (the new one for the dual accessor).
+func (s *Store) Put(key, value []byte) error {
+	if s.closed {
+		return ErrClosed
+	}
+	return s.acc.put(key, value)
+}
+
+// Get reads one record; nil when absent.
+func (s *Store) Get(key []byte) ([]byte, error) {
+	if s.closed {
+		return nil, ErrClosed
+	}
+	return s.acc.get(key)
+}
+
+// Record is one key-value pair.
+type Record struct{ Key, Value []byte }
+
+// PutBatch writes records in one write batch (as a restore does).
+func (s *Store) PutBatch(records []Record) error {
+	if s.closed {
+		return ErrClosed
+	}
+	b, n := s.env.Ledger.newWriteBatch("restore-batch")
+	defer n.Close()
+	for _, r := range records {
+		if s.acc.dual() {
+			b.DeleteCF(s.acc.data[0].h, r.Key)
+		}
+		b.PutCF(s.acc.current().h, r.Key, r.Value)
+	}
+	return s.db.Write(s.acc.wo, b)
+}
+
+// Commit writes the changelog offsets and the position to the offsets CF and
+// flushes every column family, as a task commit does before a close.
+func (s *Store) Commit(offsets map[string]int64) error {
+	if s.closed {
+		return ErrClosed
+	}
+	for k, v := range offsets {
+		if err := s.db.PutCF(s.acc.wo, s.acc.offsets.h, []byte(k), encodeLong(v)); err != nil {
+			return err
+		}
+	}
+	if err := s.db.PutCF(s.acc.wo, s.acc.offsets.h, positionKey, encodePosition(offsets)); err != nil {
+		return err
+	}
+	var errs []error
+	for _, c := range s.acc.handles() {
+		errs = append(errs, s.db.FlushCF(c.h, s.fo))
+	}
+	return errors.Join(errs...)
+}
+
+// Offset reads a committed changelog offset (ok=false when absent).
+func (s *Store) Offset(key string) (int64, bool, error) {
+	if s.closed {
+		return 0, false, ErrClosed
+	}
+	v, err := s.acc.getCF(s.acc.offsets.h, []byte(key))
+	if err != nil || v == nil {
+		return 0, false, err
+	}
+	off, err := decodeLong(v)
+	return off, err == nil, err
+}
+
+// Status reads the status marker of an open store.
+func (s *Store) Status() (int64, error) {
+	if s.closed {
+		return 0, ErrClosed
+	}
+	v, err := s.acc.getCF(s.acc.offsets.h, statusKey)
+	if err != nil {
+		return 0, err
+	}
+	if v == nil {
+		return 0, errors.New("status: absent")
+	}
+	return decodeLong(v)
+}
+
+// OffsetsBlockCacheCapacity reads the CF property rocksdb.block-cache-capacity
+// of the offsets CF; ok is false when the CF has no block cache.
+func (s *Store) OffsetsBlockCacheCapacity() (capacity uint64, ok bool) {
+	if s.closed {
+		return 0, false
+	}
+	return s.db.GetIntPropertyCF("rocksdb.block-cache-capacity", s.acc.offsets.h)
+}
+
+// ReadStatus opens nothing: it reads the status marker of a closed store at
+// path with a read-only DB, for tests and diagnostics. ok is false when absent.
+func ReadStatus(env *Env, path string) (status int64, ok bool, err error) {
+	opts, on := env.Ledger.newOptions("status-reader-options")
+	defer on.Close()
+	names := []string{cfDefault, cfOffsets}
+	cfo := []*grocksdb.Options{opts, opts}
+	if have, lerr := grocksdb.ListColumnFamilies(opts, path); lerr == nil && len(have) == 3 {
+		names = []string{cfDefault, cfNewFormat, cfOffsets}
+		cfo = []*grocksdb.Options{opts, opts, opts}
+	}
+	db, hs, err := grocksdb.OpenDbForReadOnlyColumnFamilies(opts, path, names, cfo, false)
+	if err != nil {
+		return 0, false, err
+	}
+	defer func() {
+		for _, h := range hs {
+			h.Destroy()
+		}
+		db.Close()
+	}()
+	ro := grocksdb.NewDefaultReadOptions()
+	defer ro.Destroy()
+	sl, err := db.GetCF(ro, hs[len(hs)-1], statusKey)
+	if err != nil {
+		return 0, false, err
+	}
+	defer sl.Free()
+	if !sl.Exists() {
+		return 0, false, nil
+	}
+	st, err := decodeLong(sl.Data())
+	return st, err == nil, err
+}

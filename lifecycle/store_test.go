@@ -1,0 +1,338 @@
+package lifecycle_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/lifecycle"
+)
+
+type path string
+
+const (
+	cleanClose path = "clean-close"
+	transient  path = "transient-marker-failure"
+	sticky     path = "sticky-marker-failure"
+	initFail   path = "init-failure"
+)
+
+var allPaths = []path{cleanClose, transient, sticky, initFail}
+
+func faultOf(p path) lifecycle.Fault {
+	switch p {
+	case transient:
+		return lifecycle.Transient
+	case sticky:
+		return lifecycle.Sticky
+	}
+	return lifecycle.NoFault
+}
+
+// leaks states, per model name and independently of the model's flags, what
+// the model is known to leak: the offsets options (leak 1) and the handles on a
+// failed marker write (leak 2).
+var leaks = map[string]struct{ options, handles bool }{
+	"leaky":       {options: true, handles: true},
+	"fixed":       {options: false, handles: false},
+	"options-fix": {options: false, handles: true},
+	"finally-fix": {options: true, handles: false},
+}
+
+// expectedLeak is what each model leaves live in the ledger after one store
+// close on a path, for a store with nHandles column-family handles.
+func expectedLeak(m lifecycle.Model, sem lifecycle.Semantics, p path, nHandles int64) (live map[lifecycle.Kind]int64, late map[lifecycle.Kind]int64) {
+	live, late = map[lifecycle.Kind]int64{}, map[lifecycle.Kind]int64{}
+	if leaks[m.Name].options {
+		live[lifecycle.KindOptions] = 1
+	}
+	if (p == transient || p == sticky) && leaks[m.Name].handles {
+		if sem == lifecycle.SafetyNet {
+			late[lifecycle.KindCFHandle] = nHandles
+		} else {
+			live[lifecycle.KindDB] = 1
+			live[lifecycle.KindCFHandle] = nHandles
+		}
+	}
+	return live, late
+}
+
+// seedOldFormat writes records into the plain ("default") CF of a store at
+// dir, so that opening it as a migrating store uses the dual accessor.
+func seedOldFormat(t *testing.T, dir string) {
+	t.Helper()
+	env := lifecycle.NewEnv(nil)
+	s, err := lifecycle.Open(env, lifecycle.Config{Path: dir, Model: lifecycle.Fixed})
+	require.NoError(t, err)
+	for i := range 10 {
+		require.NoError(t, s.Put(fmt.Appendf(nil, "old-%d", i), []byte("v-old")))
+	}
+	require.NoError(t, s.Close())
+	require.Zero(t, env.Ledger.LiveTotal())
+}
+
+func TestStoreOwnershipMatrix(t *testing.T) {
+	layouts := []lifecycle.Layout{lifecycle.KV, lifecycle.Migrating}
+	for _, layout := range layouts {
+		for _, m := range lifecycle.Models() {
+			for _, sem := range []lifecycle.Semantics{lifecycle.Pin, lifecycle.SafetyNet} {
+				for _, p := range allPaths {
+					name := fmt.Sprintf("%s/%s/%s/%s", layout, m.Name, sem, p)
+					t.Run(name, func(t *testing.T) {
+						dir := filepath.Join(t.TempDir(), "store")
+						nHandles := int64(2)
+						if layout == lifecycle.Migrating {
+							seedOldFormat(t, dir)
+							nHandles = 3
+						}
+						closeRate, initRate := 0.0, 0.0
+						if p == initFail {
+							initRate = 1
+						}
+						inj, err := lifecycle.NewInjector(1, closeRate, lifecycle.Transient, initRate)
+						require.NoError(t, err)
+						env := lifecycle.NewEnv(inj)
+						cfg := lifecycle.Config{Path: dir, Layout: layout, Model: m, Semantics: sem, ExactlyOnce: true}
+
+						s, err := lifecycle.Open(env, cfg)
+						if p == initFail {
+							require.Error(t, err)
+							assert.ErrorIs(t, err, lifecycle.ErrInjectedInit)
+							assert.Regexp(t, `Invalid argument`, err.Error(), "the init failure is RocksDB's own error")
+							want, _ := expectedLeak(m, sem, p, nHandles)
+							assert.Equal(t, want, env.Ledger.Live())
+							assert.EqualValues(t, 1, env.Counts().InitFailures.Load())
+							return
+						}
+						require.NoError(t, err)
+						assert.Equal(t, layout == lifecycle.Migrating, s.Dual(), "dual accessor iff old CF holds data")
+						natives := s.Natives()
+						for _, n := range natives {
+							assert.True(t, n.Owning(), "%s owns its C object while the store is open", n.Label())
+						}
+						offsets := s.OffsetsOptions()
+						require.NotNil(t, offsets)
+						require.NoError(t, s.Put([]byte("k"), []byte("v")))
+
+						s.ArmCloseFault(faultOf(p))
+						err = s.Close()
+						if p == cleanClose {
+							assert.NoError(t, err)
+						} else {
+							assert.ErrorIs(t, err, lifecycle.ErrMarkerWrite, "the marker write was attempted and failed")
+						}
+						wantLive, wantLate := expectedLeak(m, sem, p, nHandles)
+						assert.Equal(t, wantLive, env.Ledger.Live(), "live natives after close")
+						gotLate := env.Ledger.ReleasedLate()
+						assert.Equal(t, wantLate[lifecycle.KindCFHandle], gotLate[lifecycle.KindCFHandle], "handles released late")
+						assert.Equal(t, leaks[m.Name].options, offsets.Owning(), "offsets options still own their C object")
+						for _, n := range natives {
+							if n.Kind() == lifecycle.KindCFHandle {
+								leaked := (p == transient || p == sticky) && leaks[m.Name].handles && sem == lifecycle.Pin
+								assert.Equal(t, leaked, n.Owning(), "handle %s", n.Label())
+							}
+						}
+						assert.Equal(t, wantLive[lifecycle.KindDB] == 1, s.Pinned())
+						assert.NoError(t, s.Close(), "a second close does nothing")
+						assert.Equal(t, wantLive, env.Ledger.Live(), "a second close releases nothing twice")
+					})
+				}
+			}
+		}
+	}
+}
+
+func TestOffsetsBlockCache(t *testing.T) {
+	for _, tc := range []struct {
+		model    lifecycle.Model
+		ok       bool
+		capBytes uint64
+	}{
+		{lifecycle.Leaky, true, 8 << 20},
+		{lifecycle.FinallyFix, true, 8 << 20},
+		{lifecycle.Fixed, false, 0},
+		{lifecycle.OptionsFix, false, 0},
+	} {
+		t.Run(tc.model.Name, func(t *testing.T) {
+			env := lifecycle.NewEnv(nil)
+			s, err := lifecycle.Open(env, lifecycle.Config{Path: t.TempDir(), Model: tc.model})
+			require.NoError(t, err)
+			defer s.Close()
+			c, ok := s.OffsetsBlockCacheCapacity()
+			assert.Equal(t, tc.ok, ok)
+			assert.Equal(t, tc.capBytes, c)
+		})
+	}
+}
+
+func TestStatusProtocol(t *testing.T) {
+	dir := t.TempDir()
+	env := lifecycle.NewEnv(nil)
+	cfg := lifecycle.Config{Path: dir, Model: lifecycle.Fixed, ExactlyOnce: true}
+
+	s, err := lifecycle.Open(env, cfg)
+	require.NoError(t, err)
+	st, err := s.Status()
+	require.NoError(t, err)
+	assert.Equal(t, lifecycle.StatusOpen, st, "open writes status 1")
+	require.NoError(t, s.Close())
+	st, ok, err := lifecycle.ReadStatus(env, dir)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, lifecycle.StatusClosed, st, "close writes status 0")
+
+	// An unclean close: the marker write fails, status stays 1.
+	s, err = lifecycle.Open(env, cfg)
+	require.NoError(t, err)
+	s.ArmCloseFault(lifecycle.Transient)
+	require.ErrorIs(t, s.Close(), lifecycle.ErrMarkerWrite)
+	st, _, err = lifecycle.ReadStatus(env, dir)
+	require.NoError(t, err)
+	assert.Equal(t, lifecycle.StatusOpen, st)
+
+	_, err = lifecycle.Open(env, cfg)
+	assert.ErrorIs(t, err, lifecycle.ErrUncleanStatus, "unclean reopen is rejected under exactly-once")
+	assert.Zero(t, env.Ledger.LiveTotal(), "a rejected open releases everything under fixed")
+
+	cfg.ExactlyOnce = false
+	s, err = lifecycle.Open(env, cfg)
+	require.NoError(t, err, "unclean reopen is accepted without exactly-once")
+	require.NoError(t, s.Close())
+	assert.Zero(t, env.Ledger.LiveTotal())
+}
+
+func TestNothingLostUnderFixed(t *testing.T) {
+	for _, layout := range []lifecycle.Layout{lifecycle.KV, lifecycle.Migrating} {
+		for _, f := range []lifecycle.Fault{lifecycle.NoFault, lifecycle.Transient, lifecycle.Sticky} {
+			t.Run(fmt.Sprintf("%s/%s", layout, f), func(t *testing.T) {
+				dir := t.TempDir()
+				if layout == lifecycle.Migrating {
+					seedOldFormat(t, dir)
+				}
+				env := lifecycle.NewEnv(nil)
+				cfg := lifecycle.Config{Path: dir, Layout: layout, Model: lifecycle.Fixed}
+				s, err := lifecycle.Open(env, cfg)
+				require.NoError(t, err)
+				const n = 500
+				for i := range n {
+					require.NoError(t, s.Put(fmt.Appendf(nil, "key-%04d", i), fmt.Appendf(nil, "value-%d", i)))
+				}
+				require.NoError(t, s.Commit(map[string]int64{"topic-0": n}))
+				s.ArmCloseFault(f)
+				err = s.Close()
+				if f != lifecycle.NoFault {
+					require.ErrorIs(t, err, lifecycle.ErrMarkerWrite)
+				}
+				s, err = lifecycle.Open(env, cfg)
+				require.NoError(t, err)
+				defer s.Close()
+				for i := range n {
+					v, err := s.Get(fmt.Appendf(nil, "key-%04d", i))
+					require.NoError(t, err)
+					assert.Equal(t, fmt.Sprintf("value-%d", i), string(v))
+				}
+				off, ok, err := s.Offset("topic-0")
+				require.NoError(t, err)
+				assert.True(t, ok)
+				assert.EqualValues(t, n, off)
+				if layout == lifecycle.Migrating {
+					for i := range 10 {
+						v, err := s.Get(fmt.Appendf(nil, "old-%d", i))
+						require.NoError(t, err)
+						assert.Equal(t, "v-old", string(v), "old-format records are read through the dual accessor")
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestPinnedDBHoldsLock: under pin semantics a leaked handle keeps the DB open,
+// so reopening its path fails with RocksDB's lock error instead of aborting.
+func TestPinnedDBHoldsLock(t *testing.T) {
+	dir := t.TempDir()
+	env := lifecycle.NewEnv(nil)
+	cfg := lifecycle.Config{Path: dir, Model: lifecycle.Leaky}
+	s, err := lifecycle.Open(env, cfg)
+	require.NoError(t, err)
+	s.ArmCloseFault(lifecycle.Sticky)
+	require.ErrorIs(t, s.Close(), lifecycle.ErrMarkerWrite)
+	require.True(t, s.Pinned())
+	_, err = lifecycle.Open(env, cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "lock")
+	fig, err := env.RocksDBMemory()
+	require.NoError(t, err)
+	assert.Equal(t, 1, fig.OpenDBs, "the pinned DB is still open")
+}
+
+// TestNoAbortAtAnyFailureRate runs lifecycles on the same paths at every
+// failure rate in every model and semantics; reaching the end without the
+// process aborting is the assertion, along with the ledger's bookkeeping.
+func TestNoAbortAtAnyFailureRate(t *testing.T) {
+	for _, m := range lifecycle.Models() {
+		for _, sem := range []lifecycle.Semantics{lifecycle.Pin, lifecycle.SafetyNet} {
+			for _, kind := range []lifecycle.Fault{lifecycle.Transient, lifecycle.Sticky} {
+				for _, rate := range []float64{0, 0.5, 1} {
+					t.Run(fmt.Sprintf("%s/%s/%s/%v", m.Name, sem, kind, rate), func(t *testing.T) {
+						inj, err := lifecycle.NewInjector(7, rate, kind, rate/2)
+						require.NoError(t, err)
+						env := lifecycle.NewEnv(inj)
+						root := t.TempDir()
+						for i := range 12 {
+							cfg := lifecycle.Config{Path: filepath.Join(root, fmt.Sprint(i%3)), Model: m, Semantics: sem, ExactlyOnce: i%2 == 0}
+							s, err := lifecycle.Open(env, cfg)
+							if err != nil {
+								continue // init failure, unclean status or a pinned lock: all returned errors
+							}
+							_ = s.Put([]byte("k"), []byte("v"))
+							_ = s.Close()
+						}
+						c := env.Counts()
+						assert.Equal(t, c.Opens.Load(), c.Lifecycles.Load())
+						if !leaks[m.Name].handles || sem == lifecycle.SafetyNet {
+							assert.Zero(t, env.Ledger.Live()[lifecycle.KindCFHandle])
+						}
+						if m == lifecycle.Fixed {
+							assert.Zero(t, env.Ledger.LiveTotal())
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+func TestInjectorIsDeterministic(t *testing.T) {
+	draw := func() []lifecycle.Fault {
+		inj, err := lifecycle.NewInjector(42, 0.3, lifecycle.Sticky, 0)
+		require.NoError(t, err)
+		var out []lifecycle.Fault
+		for range 100 {
+			out = append(out, inj.NextClose())
+		}
+		return out
+	}
+	a, b := draw(), draw()
+	assert.Equal(t, a, b)
+	assert.Contains(t, a, lifecycle.Sticky)
+	assert.Contains(t, a, lifecycle.NoFault)
+	_, err := lifecycle.NewInjector(1, 1.5, lifecycle.Sticky, 0)
+	assert.Error(t, err)
+	_, err = lifecycle.NewInjector(1, 0, lifecycle.Sticky, -0.1)
+	assert.Error(t, err)
+}
+
+func TestSyntheticLeakIsInTheLedger(t *testing.T) {
+	env := lifecycle.NewEnv(nil)
+	env.SyntheticLeakBytes = 4096
+	for range 3 {
+		s, err := lifecycle.Open(env, lifecycle.Config{Path: t.TempDir(), Model: lifecycle.Fixed})
+		require.NoError(t, err)
+		require.NoError(t, s.Close())
+	}
+	assert.Equal(t, map[lifecycle.Kind]int64{lifecycle.KindSynthetic: 3}, env.Ledger.Live())
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what rocksleak needs to build and run on Debian 12 (bookworm) or a
+# Debian-like system: RocksDB 7.8 headers and library (librocksdb-dev) and
+# jemalloc (libjemalloc2). Does nothing when both are present.
+set -euo pipefail
+
+need=()
+[ -f /usr/include/rocksdb/c.h ] || need+=(librocksdb-dev)
+if ! ls /usr/lib/*/libjemalloc.so.2 /usr/lib/libjemalloc.so.2 >/dev/null 2>&1; then
+  need+=(libjemalloc2)
+fi
+if ! command -v go >/dev/null 2>&1; then
+  echo "rocksleak: Go is not on PATH; install Go 1.22 or later (https://go.dev/doc/install) and run make again." >&2
+  exit 1
+fi
+[ ${#need[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "rocksleak: missing ${need[*]} and this is not a Debian-like system (no apt-get)." >&2
+  echo "Install RocksDB 7.8.x with its C headers (rocksdb/c.h) and jemalloc 5 with your package manager, then run make again." >&2
+  exit 1
+fi
+if [ "$(id -u)" -eq 0 ]; then
+  SUDO=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  SUDO=(sudo -n)
+else
+  echo "rocksleak: missing ${need[*]}; installing needs root. Run:" >&2
+  echo "  sudo apt-get update && sudo apt-get install -y ${need[*]}" >&2
+  exit 1
+fi
+echo "rocksleak: installing ${need[*]} with apt-get"
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update -qq
+"${SUDO[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
+[ -f /usr/include/rocksdb/c.h ] || { echo "rocksleak: librocksdb-dev installed but rocksdb/c.h is still missing" >&2; exit 1; }
+echo "rocksleak: installed ${need[*]}"
