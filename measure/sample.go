@@ -1,0 +1,70 @@
+package measure
+
+import "strconv"
+
+// Triggers: why a [Sample] was taken.
+const (
+	TriggerStart     = "start"     // before the first lifecycle
+	TriggerLifecycle = "lifecycle" // after a store lifecycle completed
+	TriggerTimer     = "timer"     // on the sampling timer
+	TriggerEnd       = "end"       // after the last lifecycle
+)
+
+// Sample is one row of a model's time series: a [Memory] reading together with the counters it will be regressed
+// on. All numbers are raw: bytes, nanoseconds, counts.
+type Sample struct {
+	Model        string `json:"model"`
+	Seq          int    `json:"seq"`           // position in the model's series
+	ElapsedNs    int64  `json:"elapsed_ns"`    // since the model's child process started running the model
+	Trigger      string `json:"trigger"`       // TriggerStart, TriggerLifecycle, TriggerTimer or TriggerEnd
+	Lifecycles   int64  `json:"lifecycles"`    // store lifecycles completed so far
+	FailedCloses int64  `json:"failed_closes"` // lifecycles whose Close returned an error
+	InitFailures int64  `json:"init_failures"` // lifecycles whose store failed to open
+	Records      int64  `json:"records"`       // records written so far
+	Memory
+	LiveNatives map[string]int64 `json:"live_natives"` // ledger live counts by kind
+	RocksDB     RocksDBMemory    `json:"rocksdb"`
+}
+
+// RocksDBMemory is RocksDB's own accounting, in bytes, summed over the DBs open when the sample was taken.
+type RocksDBMemory struct {
+	MemTables    int64 `json:"memtables"`     // rocksdb.cur-size-all-mem-tables
+	TableReaders int64 `json:"table_readers"` // rocksdb.estimate-table-readers-mem
+	BlockCache   int64 `json:"block_cache"`   // rocksdb.block-cache-usage
+	OpenDBs      int   `json:"open_dbs"`      // number of DBs summed over (a count, not bytes)
+}
+
+var csvFixedColumns = [...]string{
+	"model", "seq", "elapsed_ns", "trigger", "lifecycles", "failed_closes", "init_failures", "records",
+	"rss", "vms", "fds", "native_heap", "go_heap",
+	"rocksdb_memtables", "rocksdb_table_readers", "rocksdb_block_cache", "rocksdb_open_dbs",
+}
+
+// CSVHeader returns the column names matching [Sample.CSVRow] for the same kinds: the fixed columns, then
+// "live_<kind>" for each ledger kind in the order given.
+func CSVHeader(kinds []string) []string {
+	h := make([]string, 0, len(csvFixedColumns)+len(kinds))
+	h = append(h, csvFixedColumns[:]...)
+	for _, k := range kinds {
+		h = append(h, "live_"+k)
+	}
+	return h
+}
+
+// CSVRow renders s as one CSV record in the column order of [CSVHeader] with the same kinds, numbers in raw
+// decimal. A kind absent from LiveNatives renders as 0.
+func (s Sample) CSVRow(kinds []string) []string {
+	i := strconv.FormatInt
+	r := make([]string, 0, len(csvFixedColumns)+len(kinds))
+	r = append(r,
+		s.Model, strconv.Itoa(s.Seq), i(s.ElapsedNs, 10), s.Trigger,
+		i(s.Lifecycles, 10), i(s.FailedCloses, 10), i(s.InitFailures, 10), i(s.Records, 10),
+		i(s.RSS, 10), i(s.VMS, 10), strconv.Itoa(s.FDs), i(s.NativeHeap, 10), i(s.GoHeap, 10),
+		i(s.RocksDB.MemTables, 10), i(s.RocksDB.TableReaders, 10), i(s.RocksDB.BlockCache, 10),
+		strconv.Itoa(s.RocksDB.OpenDBs),
+	)
+	for _, k := range kinds {
+		r = append(r, i(s.LiveNatives[k], 10))
+	}
+	return r
+}

@@ -1,0 +1,331 @@
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Input is one signal of one model, in sample order. All non-nil slices
+// have the same length n. The X counters are cumulative (non-decreasing)
+// event counts at the time of each sample; FailedCloses and Records may be
+// nil, meaning "not counted" (their slopes are then !Valid without a
+// warning; all-zero counters give a warning).
+type Input struct {
+	Y            []float64 // the signal: bytes (or a count, e.g. open FDs)
+	Lifecycles   []float64 // cumulative store lifecycles (one store or segment opened and closed)
+	FailedCloses []float64 // cumulative failed closes
+	Records      []float64 // cumulative records written
+	// Unit names Y's unit in Warnings: "" or "B" for bytes (shown scaled
+	// by 1024: KiB, MiB), anything else verbatim, e.g. "FDs".
+	Unit string
+}
+
+// Options configures FitSignal. A zero field means its default.
+type Options struct {
+	Confidence        float64 // two-sided confidence level of intervals, in (0, 1); default 0.95
+	MinSamples        int     // minimum samples after warm-up for a confidence interval; default 20
+	MaxWarmupFraction float64 // the warm-up cut may remove at most this share of samples, below 1; default 0.5; negative: no cut
+}
+
+// DefaultOptions returns Options{Confidence: 0.95, MinSamples: 20, MaxWarmupFraction: 0.5}.
+func DefaultOptions() Options {
+	return Options{Confidence: 0.95, MinSamples: 20, MaxWarmupFraction: 0.5}
+}
+
+func (o Options) withDefaults() (Options, error) {
+	d := DefaultOptions()
+	if o.Confidence == 0 {
+		o.Confidence = d.Confidence
+	}
+	if o.MinSamples == 0 {
+		o.MinSamples = d.MinSamples
+	}
+	switch {
+	case o.MaxWarmupFraction == 0:
+		o.MaxWarmupFraction = d.MaxWarmupFraction
+	case o.MaxWarmupFraction < 0:
+		o.MaxWarmupFraction = 0 // no cut
+	}
+	switch {
+	case !(o.Confidence > 0 && o.Confidence < 1):
+		return o, fmt.Errorf("stats: Confidence %v not in (0, 1)", o.Confidence)
+	case o.MinSamples < 0:
+		return o, fmt.Errorf("stats: MinSamples %d is negative", o.MinSamples)
+	case !(o.MaxWarmupFraction < 1):
+		return o, fmt.Errorf("stats: MaxWarmupFraction %v is not below 1", o.MaxWarmupFraction)
+	}
+	return o, nil
+}
+
+// Estimate is a point estimate with a two-sided confidence interval. When
+// Valid is false the other fields are zero or a point estimate without an
+// interval, and must not be used for a decision. No field is ever NaN or
+// infinite, so an Estimate encodes as JSON.
+type Estimate struct {
+	Value     float64
+	Low, High float64 // confidence interval (HAC / autocorrelation-honest)
+	SE        float64
+	DF        float64 // Student-t degrees of freedom behind Low and High
+	Valid     bool    // false when it could not be estimated (e.g. counter never varied, too few samples)
+}
+
+// StepInfo describes a level shift: Y jumps by Size (units of Y) between
+// sample Index−1 and sample Index (indices into Input, not after the cut).
+type StepInfo struct {
+	Index int
+	Size  float64
+}
+
+// Fit is the analysis of one signal. All slopes are in units of Y per unit
+// of their counter (bytes per lifecycle, bytes per failed close, bytes per
+// million records). No field is NaN or infinite.
+type Fit struct {
+	PerLifecycle      Estimate // d Y / d lifecycle, from the multiple regression Y ~ 1 + Lifecycles + FailedCloses
+	PerFailedClose    Estimate // d Y / d failed close, same regression; !Valid (and Y ~ 1 + Lifecycles fitted) when FailedCloses does not vary after the cut
+	PerMillionRecords Estimate // from Y ~ 1 + Records, scaled to per 10⁶ records
+	R2                float64  // of the lifecycle regression (plain OLS) on the used samples
+	N, Used           int      // samples given, samples used after the warm-up cut
+	WarmupCut         int      // samples cut from the start
+	WarmupReason      string   // in words: how the cut was found, or "no warm-up detected"
+	Step              *StepInfo
+	// TheilSen is the robust slope of Y vs Lifecycles on the used samples
+	// (of Y − PerFailedClose·FailedCloses when failed closes were fitted),
+	// 0 if not computable.
+	TheilSen float64
+	// MannKendallZ and MannKendallP are the Mann–Kendall trend test on the
+	// used samples in sample order, corrected for autocorrelation
+	// (MannKendallCorrected: Hamed–Rao / AR(1) variance inflation); P is
+	// two-sided.
+	MannKendallZ, MannKendallP float64
+	// Confidence is the level of every interval in the Fit.
+	Confidence float64
+	// Lag1 is the lag-1 autocorrelation of the lifecycle regression's OLS
+	// residuals (the ρ used to prewhiten, see Regress); Bandwidth is the
+	// Newey–West bandwidth in samples.
+	Lag1, Bandwidth float64
+	Warnings        []string
+}
+
+// FitSignal estimates the per-lifecycle (and per-failed-close, per-record)
+// growth of in.Y after cutting its warm-up.
+//
+// Steps, in order:
+//
+//  1. Level shift: on batch means of the whole series, the best single step
+//     (Y ~ 1 + L + 1[t ≥ k]) is compared with a straight line and with the
+//     best continuous bend (Y ~ 1 + L + (L − L_k)₊). A step "dominates" when
+//     it leaves at most a quarter of the squared residuals of either and is
+//     larger than the slope's growth over the whole run. If it does, and
+//     lies beyond the first quarter of the run, Step is set, a warning says
+//     so, and no warm-up is cut (a step is not a warm-up). An earlier jump
+//     is treated as warm-up.
+//  2. Warm-up: Y ~ 1 + Lifecycles (+ FailedCloses) is fitted by OLS to the
+//     last half of the samples and extrapolated to all of them; MSER-5 on the
+//     residuals proposes a cut of at most MaxWarmupFraction·n. A straight
+//     line leaves flat residuals (cut ≈ 0); a rise that levels off, or a
+//     transient peak that falls back, leaves a deviation at the start. The
+//     proposal is trimmed back to the last 5-sample batch deviating from
+//     the tail fit by more than 4 standard deviations (MSER overshoots on
+//     autocorrelated noise), and kept only if the cut samples differ
+//     significantly (p < 0.001, see warmupSignificance) from the line
+//     through the rest; otherwise nothing is cut.
+//  3. On the used samples: Regress (AR(1) prewhitening + Newey–West HAC,
+//     Student-t intervals) of Y ~ 1 + Lifecycles + FailedCloses and of
+//     Y ~ 1 + Records; Theil–Sen of Y on Lifecycles; Mann–Kendall corrected
+//     for autocorrelation (MannKendallCorrected); and checks that become
+//     Warnings (too few samples, slope differing between the halves of the
+//     used samples, Theil–Sen outside the interval, near-unit-root
+//     residuals).
+//
+// FitSignal returns an error only for malformed input: unequal lengths,
+// NaN or infinite values, a missing Y or Lifecycles, or invalid Options.
+// Statistical trouble (too few samples, a counter that never varies) is
+// reported in Warnings with !Valid estimates.
+func FitSignal(in Input, opt Options) (Fit, error) {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return Fit{}, err
+	}
+	n := len(in.Y)
+	if n == 0 || len(in.Lifecycles) == 0 {
+		return Fit{}, errors.New("stats: FitSignal: Y and Lifecycles are required")
+	}
+	fails, recs := in.FailedCloses, in.Records
+	if fails == nil {
+		fails = make([]float64, n)
+	}
+	if recs == nil {
+		recs = make([]float64, n)
+	}
+	for _, c := range []struct {
+		name string
+		s    []float64
+	}{{"Y", in.Y}, {"Lifecycles", in.Lifecycles}, {"FailedCloses", fails}, {"Records", recs}} {
+		name, s := c.name, c.s
+		if len(s) != n {
+			return Fit{}, fmt.Errorf("stats: FitSignal: %s has %d samples, Y has %d", name, len(s), n)
+		}
+		for i, v := range s {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return Fit{}, fmt.Errorf("stats: FitSignal: %s[%d] is %v", name, i, v)
+			}
+		}
+	}
+
+	f := Fit{N: n, Confidence: opt.Confidence, MannKendallP: 1}
+	warn := func(format string, args ...any) { f.Warnings = append(f.Warnings, fmt.Sprintf(format, args...)) }
+	qty := func(v float64) string { return formatQty(v, in.Unit) }
+	signed := func(v float64) string { return formatSignedQty(v, in.Unit) }
+
+	// 1. Level shift.
+	// A jump in the first quarter of the run, followed by a long flat
+	// stretch, is an initial allocation: warm-up, cut below, not a Step.
+	if st := detectStep(in.Y, in.Lifecycles); st != nil && st.Index >= n/4 {
+		f.Step = st
+		warn("a level shift of %s at sample %d of %d dominates the series: a one-time jump, not a per-lifecycle cost", signed(st.Size), st.Index, n)
+		f.WarmupReason = fmt.Sprintf("no warm-up cut: the level shift at sample %d would be mistaken for one", st.Index)
+	} else {
+		// 2. Warm-up.
+		f.WarmupCut, f.WarmupReason = detectWarmup(in.Y, in.Lifecycles, fails, opt.MaxWarmupFraction)
+		if maxCut := int(opt.MaxWarmupFraction * float64(n)); f.WarmupCut > 0 && f.WarmupCut+5 > maxCut {
+			warn("the warm-up cut (%d of %d samples) reached its limit of %.0f%%: warm-up may not be over; run longer", f.WarmupCut, n, 100*opt.MaxWarmupFraction)
+		}
+	}
+	cut := f.WarmupCut
+	f.Used = n - cut
+	y, L, F, R := in.Y[cut:], in.Lifecycles[cut:], fails[cut:], recs[cut:]
+
+	enough := f.Used >= opt.MinSamples && f.Used >= 5
+	if !enough {
+		warn("need at least %d samples after warm-up for a confidence interval, have %d", max(opt.MinSamples, 5), f.Used)
+	}
+
+	// 3. Regressions.
+	if !varies(L) {
+		warn("Lifecycles does not vary over the used samples: no per-lifecycle slope")
+	} else {
+		cols := [][]float64{L}
+		useF := varies(F)
+		if useF {
+			cols = append(cols, F)
+		}
+		reg, err := regressOrOLS(y, opt.Confidence, enough, cols...)
+		if err != nil && useF {
+			warn("FailedCloses is collinear with Lifecycles (%v): fitted Y ~ 1 + Lifecycles only", err)
+			useF = false
+			reg, err = regressOrOLS(y, opt.Confidence, enough, L)
+		}
+		if err != nil {
+			warn("lifecycle regression failed: %v", err)
+		} else {
+			f.PerLifecycle = estimate(reg, 1, 1, enough)
+			if useF {
+				f.PerFailedClose = estimate(reg, 2, 1, enough)
+			}
+			f.R2 = reg.OLS.R2
+			f.Lag1, f.Bandwidth = reg.Rho, reg.Bandwidth
+			if enough && reg.Rho >= 0.9 {
+				warn("residuals are nearly a random walk (lag-1 autocorrelation %.2f): intervals may be too narrow; run longer or sample less often", reg.Rho)
+			}
+		}
+		if !useF {
+			f.PerFailedClose = Estimate{}
+			if !varies(F) && in.FailedCloses != nil {
+				warn("FailedCloses does not vary over the used samples: no per-failed-close slope")
+			}
+		}
+		if len(y) >= 2 {
+			yt := y
+			if useF && err == nil {
+				// Theil–Sen is a cross-check of PerLifecycle, so take out
+				// the failed closes' share first.
+				yt = make([]float64, len(y))
+				for i := range y {
+					yt[i] = y[i] - reg.Coef[2]*F[i]
+				}
+			}
+			if ts := TheilSen(L, yt); !math.IsNaN(ts) {
+				f.TheilSen = ts
+			}
+		}
+	}
+	if varies(R) {
+		if reg, err := regressOrOLS(y, opt.Confidence, enough, R); err == nil {
+			f.PerMillionRecords = estimate(reg, 1, 1e6, enough)
+		} else {
+			warn("records regression failed: %v", err)
+		}
+	} else if in.Records != nil {
+		warn("Records does not vary over the used samples: no per-record slope")
+	}
+	f.MannKendallZ, f.MannKendallP, _ = MannKendallCorrected(y)
+
+	if enough && f.PerLifecycle.Valid {
+		pl := f.PerLifecycle
+		if f.TheilSen < pl.Low || f.TheilSen > pl.High {
+			warn("the robust Theil–Sen slope %s/lifecycle lies outside the interval [%s, %s]: outliers or non-linear growth", signed(f.TheilSen), qty(pl.Low), qty(pl.High))
+		}
+		if msg := halvesDiffer(y, L, opt, in.Unit); msg != "" {
+			warn("%s", msg)
+		}
+	}
+	return f, nil
+}
+
+// regressOrOLS runs Regress, or with too few samples for an interval a
+// plain OLS fit wrapped as a Regression without intervals.
+func regressOrOLS(y []float64, conf float64, enough bool, cols ...[]float64) (Regression, error) {
+	X := design(cols...)
+	if enough {
+		if r, err := Regress(X, y, conf); err == nil || errors.Is(err, ErrSingular) {
+			return r, err
+		}
+	}
+	o, err := OLS(X, y)
+	if err != nil {
+		return Regression{}, err
+	}
+	return Regression{Coef: o.Coef, OLS: o}, nil
+}
+
+func estimate(r Regression, j int, scale float64, valid bool) Estimate {
+	if !valid || r.SE == nil {
+		return Estimate{Value: r.Coef[j] * scale}
+	}
+	return Estimate{
+		Value: r.Coef[j] * scale, Low: r.Low[j] * scale, High: r.High[j] * scale,
+		SE: r.SE[j] * scale, DF: r.DF, Valid: true,
+	}
+}
+
+func varies(x []float64) bool {
+	for _, v := range x[min(1, len(x)):] {
+		if v != x[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// halvesDiffer compares the per-lifecycle slopes of the two halves of the
+// used samples and describes a significant (|z| > 3) difference.
+func halvesDiffer(y, L []float64, opt Options, unit string) string {
+	h := len(y) / 2
+	if h < max(opt.MinSamples, 10) || !varies(L[:h]) || !varies(L[h:]) {
+		return ""
+	}
+	a, err1 := Regress(design(L[:h]), y[:h], opt.Confidence)
+	b, err2 := Regress(design(L[h:]), y[h:], opt.Confidence)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	d := a.Coef[1] - b.Coef[1]
+	se := math.Hypot(a.SE[1], b.SE[1])
+	if se == 0 || math.Abs(d) <= 3*se {
+		return ""
+	}
+	return fmt.Sprintf("the slope is not constant: %s/lifecycle [%s, %s] in the first half of the used samples, %s/lifecycle [%s, %s] in the second; warm-up may not be over, or growth is not linear",
+		formatSignedQty(a.Coef[1], unit), formatQty(a.Low[1], unit), formatQty(a.High[1], unit),
+		formatSignedQty(b.Coef[1], unit), formatQty(b.Low[1], unit), formatQty(b.High[1], unit))
+}

@@ -1,0 +1,212 @@
+package scenarios
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+//go:embed catalogue/*.yaml
+var catalogue embed.FS
+
+const catalogueDir = "catalogue"
+
+// MaxFileBytes is the largest scenario file Parse accepts.
+const MaxFileBytes = 1 << 20
+
+// DefaultName returns the name of the scenario the CLI runs when none is given.
+func DefaultName() string { return "kafka-20616" }
+
+// Names returns the catalogue scenario names, sorted.
+func Names() []string {
+	entries, err := fs.ReadDir(catalogue, catalogueDir)
+	if err != nil {
+		// The directory is embedded at build time; it cannot be missing.
+		panic(fmt.Sprintf("scenarios: reading embedded catalogue: %v", err))
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Get returns the catalogue scenario with the given name. Each call returns a
+// fresh copy that the caller owns. An unknown name is an error listing the
+// known names.
+func Get(name string) (Scenario, error) {
+	s, _, err := getCatalogue(name)
+	return s, err
+}
+
+func getCatalogue(name string) (Scenario, []byte, error) {
+	if !slices.Contains(Names(), name) {
+		return Scenario{}, nil, fmt.Errorf("%w: unknown scenario %q (known: %s; or give a path to a .yaml file)",
+			ErrInvalid, name, strings.Join(Names(), ", "))
+	}
+	data, err := catalogue.ReadFile(path.Join(catalogueDir, name+".yaml"))
+	if err != nil {
+		return Scenario{}, nil, fmt.Errorf("%w: catalogue scenario %q: %w", ErrInvalid, name, err)
+	}
+	s, err := parse(data, name)
+	if err != nil {
+		return Scenario{}, nil, fmt.Errorf("%w: catalogue scenario %q: %w", ErrInvalid, name, err)
+	}
+	return s, data, nil
+}
+
+// Load returns the scenario named by nameOrPath and its canonical YAML (see
+// [Scenario.CanonicalYAML]). nameOrPath is taken as a file path if it ends in
+// .yaml or .yml, contains a path separator, or names an existing file;
+// otherwise it is a catalogue name. A file is parsed as by [Parse]; if it sets
+// no name, its base name (without extension) is used.
+//
+// Load checks syntax and types, not values: apply any overrides with
+// [Scenario.Set] and then call [Scenario.Validate]. Every error wraps
+// [ErrInvalid].
+func Load(nameOrPath string) (Scenario, []byte, error) {
+	if !isPath(nameOrPath) {
+		s, _, err := getCatalogue(nameOrPath)
+		if err != nil {
+			return Scenario{}, nil, err
+		}
+		return s, s.CanonicalYAML(), nil
+	}
+	s, err := loadFile(nameOrPath)
+	if err != nil {
+		return Scenario{}, nil, err
+	}
+	return s, s.CanonicalYAML(), nil
+}
+
+func isPath(nameOrPath string) bool {
+	ext := strings.ToLower(filepath.Ext(nameOrPath))
+	if ext == ".yaml" || ext == ".yml" || strings.ContainsRune(nameOrPath, '/') ||
+		strings.ContainsRune(nameOrPath, filepath.Separator) {
+		return true
+	}
+	fi, err := os.Stat(nameOrPath)
+	return err == nil && !fi.IsDir()
+}
+
+func loadFile(p string) (Scenario, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return Scenario{}, fmt.Errorf("%w: scenario file: %w", ErrInvalid, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return Scenario{}, fmt.Errorf("%w: scenario file %s: %w", ErrInvalid, p, err)
+	}
+	s, err := parse(data, nameFromPath(p))
+	if err != nil {
+		return Scenario{}, fmt.Errorf("%w: scenario file %s: %w", ErrInvalid, p, err)
+	}
+	return s, nil
+}
+
+// nameFromPath derives a valid scenario name from a file's base name.
+func nameFromPath(p string) string {
+	base := filepath.Base(p)
+	base = strings.TrimSuffix(base, filepath.Ext(base))
+	name := []byte(base)
+	for i, c := range name {
+		if !isNameByte(c) {
+			name[i] = '-'
+		}
+	}
+	n := strings.TrimLeft(string(name), "-._")
+	if n == "" {
+		return "scenario"
+	}
+	return n
+}
+
+// Parse decodes one YAML scenario document over [Default]. Unknown fields,
+// values of the wrong type, non-finite rates, several documents and an empty
+// document are errors, which wrap [ErrInvalid] and give the line. A document
+// without a name yields a scenario with an empty Name. Values are not
+// validated: call [Scenario.Validate].
+func Parse(data []byte) (Scenario, error) {
+	s, err := parse(data, "")
+	if err != nil {
+		return Scenario{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return s, nil
+}
+
+// parse decodes data over Default, naming the result defaultName if the
+// document sets no name. Its errors do not wrap ErrInvalid; callers add it
+// with their context.
+func parse(data []byte, defaultName string) (Scenario, error) {
+	if len(data) > MaxFileBytes {
+		return Scenario{}, fmt.Errorf("larger than %d bytes", MaxFileBytes)
+	}
+	s := Default()
+	s.Name = defaultName
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		if errors.Is(err, io.EOF) {
+			return Scenario{}, errors.New("no scenario: the document is empty")
+		}
+		return Scenario{}, yamlError(err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return Scenario{}, yamlError(err)
+		}
+		return Scenario{}, fmt.Errorf("line %d: a scenario file holds one YAML document, found another", extra.Line)
+	}
+	if s.Name == "" {
+		s.Name = defaultName
+	}
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{
+		{"close_failure_rate", s.CloseFailureRate},
+		{"init_failure_rate", s.InitFailureRate},
+		{"rebalance_tasks", s.RebalanceTasks},
+	} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return Scenario{}, &FieldError{Scenario: s.Name, Field: f.key, Value: f.v, Problem: fmt.Sprintf("%v is not a finite number", f.v)}
+		}
+	}
+	return s, nil
+}
+
+// yamlError rewrites yaml.v3's messages to name the scenario fields plainly:
+// "line 3: field foo not found in type scenarios.Scenario" becomes
+// "line 3: unknown field "foo" (valid fields: ...)".
+func yamlError(err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	msgs := make([]string, 0, len(te.Errors))
+	for _, m := range te.Errors {
+		if before, after, ok := strings.Cut(m, ": field "); ok {
+			if field, ok := strings.CutSuffix(after, " not found in type scenarios.Scenario"); ok {
+				m = fmt.Sprintf("%s: unknown field %q (valid fields: %s)", before, field, strings.Join(Keys(), ", "))
+			}
+		}
+		m = strings.ReplaceAll(m, "scenarios.", "")
+		msgs = append(msgs, m)
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}
