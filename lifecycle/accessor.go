@@ -119,7 +119,7 @@ func (a *accessor) writeClosedMarker(fault Fault) error {
 func (a *accessor) closeLeaky(fault Fault) error {
 	if a.open {
 		if err := a.writeClosedMarker(fault); err != nil {
-			return fmt.Errorf("%w: %w", ErrMarkerWrite, err)
+			return fmt.Errorf("%w: %v", ErrMarkerWrite, err)
 		}
 	}
 	a.offsets.n.Close()
@@ -146,7 +146,7 @@ func (a *accessor) closeFinally(fault Fault) (err error) {
 	defer a.offsets.n.Close()
 	if a.open {
 		if werr := a.writeClosedMarker(fault); werr != nil {
-			return fmt.Errorf("%w: %w", ErrMarkerWrite, werr)
+			return fmt.Errorf("%w: %v", ErrMarkerWrite, werr)
 		}
 	}
 	return nil

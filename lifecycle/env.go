@@ -22,12 +22,12 @@ type Env struct {
 
 	counts Counts
 	mu     sync.Mutex
-	open   map[*grocksdb.DB]struct{}
+	open   map[*grocksdb.DB]*grocksdb.Cache // open DBs → their block cache while the store still owns it
 }
 
 // NewEnv returns an Env with a fresh ledger.
 func NewEnv(faults *Injector) *Env {
-	return &Env{Ledger: NewLedger(), Faults: faults, open: map[*grocksdb.DB]struct{}{}}
+	return &Env{Ledger: NewLedger(), Faults: faults, open: map[*grocksdb.DB]*grocksdb.Cache{}}
 }
 
 // Counts are the stores' own event counts. A lifecycle is one store (or
@@ -43,9 +43,19 @@ type Counts struct {
 // Counts returns the live counters (read them with Load).
 func (e *Env) Counts() *Counts { return &e.counts }
 
-func (e *Env) addOpen(db *grocksdb.DB) {
+func (e *Env) addOpen(db *grocksdb.DB, cache *grocksdb.Cache) {
 	e.mu.Lock()
-	e.open[db] = struct{}{}
+	e.open[db] = cache
+	e.mu.Unlock()
+}
+
+// forgetCache drops the cache of db from the accounting (its owner is about
+// to destroy its reference); the DB itself may stay open (pinned).
+func (e *Env) forgetCache(db *grocksdb.DB) {
+	e.mu.Lock()
+	if _, ok := e.open[db]; ok {
+		e.open[db] = nil
+	}
 	e.mu.Unlock()
 }
 
@@ -61,6 +71,7 @@ type MemoryFigures struct {
 	OpenDBs      int
 	MemTables    uint64
 	TableReaders uint64
+	BlockCache   uint64 // usage of the data block caches of stores still open
 }
 
 // RocksDBMemory asks RocksDB for the memtable and table-reader memory of every
@@ -68,16 +79,21 @@ type MemoryFigures struct {
 func (e *Env) RocksDBMemory() (MemoryFigures, error) {
 	e.mu.Lock()
 	dbs := make([]*grocksdb.DB, 0, len(e.open))
-	for db := range e.open {
+	var caches []*grocksdb.Cache
+	for db, c := range e.open {
 		dbs = append(dbs, db)
+		if c != nil {
+			caches = append(caches, c)
+		}
 	}
 	e.mu.Unlock()
 	if len(dbs) == 0 {
 		return MemoryFigures{}, nil
 	}
-	u, err := grocksdb.GetApproximateMemoryUsageByType(dbs, nil)
+	u, err := grocksdb.GetApproximateMemoryUsageByType(dbs, caches)
 	if err != nil {
 		return MemoryFigures{OpenDBs: len(dbs)}, err
 	}
-	return MemoryFigures{OpenDBs: len(dbs), MemTables: u.MemTableTotal, TableReaders: u.MemTableReadersTotal}, nil
+	return MemoryFigures{OpenDBs: len(dbs), MemTables: u.MemTableTotal,
+		TableReaders: u.MemTableReadersTotal, BlockCache: u.CacheTotal}, nil
 }

@@ -65,6 +65,7 @@ type Store struct {
 	created []*Native // every native created by this store's open, for inspection
 	offsets *Native   // the offsets-CF options (kept only for inspection under leaky models)
 	fo      *grocksdb.FlushOptions
+	cache   *grocksdb.Cache
 
 	armed  *Fault
 	closed bool
@@ -122,6 +123,7 @@ func (s *Store) open() (err error) {
 	cache, n := l.newLRUCache("data-block-cache", dataBlockCacheBytes)
 	s.keep(n)
 	tbl.SetBlockCache(cache)
+	s.cache = cache
 	tbl.SetFilterPolicy(grocksdb.NewBloomFilter(10))
 	opts.SetBlockBasedTableFactory(tbl)
 
@@ -165,7 +167,7 @@ func (s *Store) open() (err error) {
 	s.db, s.dbn = db, dbn
 	s.created = append(s.created, dbn)
 	s.created = append(s.created, hns...)
-	s.env.addOpen(db)
+	s.env.addOpen(db, s.cache)
 	acc := &accessor{db: db, ledger: l, wo: wo, ro: ro}
 	for i, name := range names {
 		c := cf{h: handles[i], n: hns[i]}
@@ -245,6 +247,9 @@ func (s *Store) closeDB() {
 }
 
 func (s *Store) releaseOwned() {
+	if s.db != nil {
+		s.env.forgetCache(s.db)
+	}
 	for i := len(s.owned) - 1; i >= 0; i-- {
 		s.owned[i].Close()
 	}

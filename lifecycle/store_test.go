@@ -336,3 +336,9 @@ func TestSyntheticLeakIsInTheLedger(t *testing.T) {
 	}
 	assert.Equal(t, map[lifecycle.Kind]int64{lifecycle.KindSynthetic: 3}, env.Ledger.Live())
 }
+
+func TestRocksDBVersionFromLibrary(t *testing.T) {
+	v, err := lifecycle.RocksDBVersion(t.TempDir())
+	require.NoError(t, err)
+	assert.Regexp(t, `^7\.8\.\d+$`, v, "Debian 12 ships RocksDB 7.8.x")
+}

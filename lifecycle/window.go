@@ -33,6 +33,7 @@ type WindowStore struct {
 	env      *Env
 	interval int64
 	segments map[int64]*Store // by segment id
+	dirty    map[int64]bool   // segments written since their last commit
 	observed int64            // observed stream time, -1 before the first record
 	armed    *Fault
 	closed   bool
@@ -50,7 +51,7 @@ func OpenWindow(env *Env, cfg WindowConfig, streamTime int64) (*WindowStore, err
 		cfg.SegmentIntervalMs = SegmentInterval(cfg.RetentionMs)
 	}
 	w := &WindowStore{cfg: cfg, env: env, interval: cfg.SegmentIntervalMs,
-		segments: map[int64]*Store{}, observed: streamTime}
+		segments: map[int64]*Store{}, dirty: map[int64]bool{}, observed: streamTime}
 	ids, err := w.onDisk()
 	if err != nil {
 		return nil, err
@@ -138,6 +139,7 @@ func (w *WindowStore) DisarmCloseFault() { w.armed = nil }
 func (w *WindowStore) closeSegment(id int64) error {
 	s := w.segments[id]
 	delete(w.segments, id)
+	delete(w.dirty, id)
 	if w.armed != nil {
 		s.ArmCloseFault(*w.armed)
 	}
@@ -166,6 +168,7 @@ func (w *WindowStore) Put(key []byte, ts int64, value []byte) error {
 		return errors.Join(append(errs, err)...)
 	}
 	errs = append(errs, s.Put(WindowKey(key, ts), value))
+	w.dirty[id] = true
 	return errors.Join(errs...)
 }
 
@@ -204,11 +207,15 @@ func (w *WindowStore) Fetch(key []byte, ts int64) ([]byte, error) {
 	return s.Get(WindowKey(key, ts))
 }
 
-// Commit commits the changelog offsets into every open segment and flushes it.
+// Commit commits the changelog offsets into every segment written since its
+// last commit, and flushes it.
 func (w *WindowStore) Commit(offsets map[string]int64) error {
 	var errs []error
 	for _, id := range w.sortedIDs() {
-		errs = append(errs, w.segments[id].Commit(offsets))
+		if w.dirty[id] {
+			errs = append(errs, w.segments[id].Commit(offsets))
+			delete(w.dirty, id)
+		}
 	}
 	return errors.Join(errs...)
 }

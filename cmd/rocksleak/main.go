@@ -1,0 +1,114 @@
+// Command rocksleak reproduces the native-memory leaks of Kafka Streams'
+// RocksDB state stores (KAFKA-20616) on real RocksDB and measures them.
+//
+// Usage:
+//
+//	rocksleak run [--scenario NAME|FILE] [--models leaky,fixed,...] [--lifecycles N | --duration D]
+//	              [--seed N] [--out DIR] [--set key=value]...
+//	rocksleak scenarios                 list the scenario catalogue
+//	rocksleak scenarios show NAME|FILE  print a scenario, resolved, as YAML
+//
+// Each model runs in a child process of its own. A run writes result.json and
+// samples.csv into its output directory (default results/runs/<UTC time>-<scenario>).
+//
+// Exit status: 0 success; 1 a run or a child failed; 2 bad input (unknown
+// scenario, malformed file, invalid field); 130 interrupted (SIGINT/SIGTERM),
+// after writing a result marked "interrupted": true.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/scenarios"
+)
+
+// gitCommit is set at link time (-X main.gitCommit=...).
+var gitCommit string
+
+func main() {
+	if os.Getenv(harness.ChildEnvVar) == "1" && len(os.Args) > 1 && os.Args[1] == "__child" {
+		os.Exit(childMain())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Stdout, os.Stderr, os.Args[1:])
+	code := exitCode(err)
+	if err != nil && !errors.Is(err, errInterrupted) && !errors.Is(err, errQuiet) {
+		fmt.Fprintf(os.Stderr, "rocksleak: %v\n", err)
+	}
+	os.Exit(code)
+}
+
+// childMain is a model's child process: job on stdin, events on fd 3.
+func childMain() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	events := os.NewFile(3, "events")
+	if err := harness.RunChild(ctx, os.Stdin, events); err != nil {
+		fmt.Fprintf(os.Stderr, "rocksleak child: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+var (
+	// errUsage marks bad command-line input (exit 2).
+	errUsage = errors.New("usage")
+	// errInterrupted: the run was interrupted and its result written (exit 130).
+	errInterrupted = errors.New("interrupted")
+	// errQuiet: a failure already reported on the output (exit 1).
+	errQuiet = errors.New("failed")
+)
+
+func usagef(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
+}
+
+func exitCode(err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errInterrupted):
+		return 130
+	case errors.Is(err, errUsage), errors.Is(err, scenarios.ErrInvalid), errors.Is(err, results.ErrBadResult):
+		return 2
+	}
+	return 1
+}
+
+const usage = `rocksleak reproduces KAFKA-20616 on real RocksDB and measures the leaks.
+
+Commands:
+  run        run a scenario, each model in its own child process
+  scenarios  list the scenario catalogue; "scenarios show NAME" prints one
+
+Run "rocksleak COMMAND -h" for a command's flags.
+`
+
+// run is the whole CLI, testable: it returns an error whose kind sets the
+// exit status (see exitCode).
+func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usagef("no command given")
+	}
+	switch args[0] {
+	case "run":
+		return runCmd(ctx, stdout, stderr, args[1:])
+	case "scenarios":
+		return scenariosCmd(stdout, args[1:])
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return usagef("unknown command %q", args[0])
+}

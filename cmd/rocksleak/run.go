@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/scenarios"
+)
+
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, ",") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+// runOptions are the flags of "rocksleak run".
+type runOptions struct {
+	scenario   string
+	models     string
+	lifecycles int
+	duration   time.Duration
+	seed       int64
+	out        string
+	sets       setFlags
+	stateRoot  string
+}
+
+func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
+	var o runOptions
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.scenario, "scenario", scenarios.DefaultName(), "scenario name from the catalogue, or a YAML file")
+	fs.StringVar(&o.models, "models", "", "comma-separated models to run, in order (default: the scenario's, normally leaky,fixed)")
+	fs.IntVar(&o.lifecycles, "lifecycles", -1, "stop each model after N lifecycles (overrides the scenario's stop condition)")
+	fs.DurationVar(&o.duration, "duration", -1, "stop each model after this wall time (overrides the scenario's stop condition)")
+	fs.Int64Var(&o.seed, "seed", -1, "seed for every random choice (default: the scenario's)")
+	fs.StringVar(&o.out, "out", "", "output directory (default results/runs/<UTC time>-<scenario>)")
+	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
+	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go (default: the system temp dir); removed at the end")
+	if err := fs.Parse(args); err != nil {
+		return o, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return o, usagef("run: unexpected argument %q", fs.Arg(0))
+	}
+	if o.lifecycles != -1 && o.duration != -1 {
+		return o, usagef("run: --lifecycles and --duration are alternatives; give one")
+	}
+	if o.lifecycles < -1 || o.lifecycles == 0 {
+		return o, usagef("--lifecycles: %d must be a positive count", o.lifecycles)
+	}
+	if o.duration != -1 && o.duration <= 0 {
+		return o, usagef("--duration: %s must be positive", o.duration)
+	}
+	return o, nil
+}
+
+// resolveScenario loads the scenario and applies the flags over it, then
+// validates the result.
+func resolveScenario(o runOptions) (scenarios.Scenario, error) {
+	sc, _, err := scenarios.Load(o.scenario)
+	if err != nil {
+		return sc, err
+	}
+	for _, kv := range o.sets {
+		if err := sc.Set(kv); err != nil {
+			return sc, err
+		}
+	}
+	if o.models != "" {
+		if err := sc.Set("models=" + o.models); err != nil {
+			return sc, err
+		}
+	}
+	if o.lifecycles > 0 {
+		sc.Lifecycles, sc.Duration = o.lifecycles, 0
+	}
+	if o.duration > 0 {
+		sc.Lifecycles, sc.Duration = 0, scenarios.Duration(o.duration)
+	}
+	if o.seed >= 0 {
+		sc.Seed = o.seed
+	}
+	return sc, sc.Validate()
+}
+
+func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	o, err := parseRunFlags(stderr, args)
+	if err != nil {
+		return err
+	}
+	sc, err := resolveScenario(o)
+	if err != nil {
+		return err
+	}
+	outDir := o.out
+	if outDir == "" {
+		outDir = filepath.Join("results", "runs", time.Now().UTC().Format("20060102T150405Z")+"-"+sc.Name)
+	}
+	if _, err := os.Stat(outDir); err == nil {
+		return usagef("--out: %s already exists", outDir)
+	}
+
+	fmt.Fprintf(stdout, "rocksleak: scenario %s, models %s, %s each, seed %d\n",
+		sc.Name, strings.Join(sc.Models, ","), stopOf(sc), sc.Seed)
+	prog := newProgress(stderr, sc)
+	out, runErr := harness.Run(ctx, harness.Config{
+		Scenario:  sc,
+		Models:    sc.Models,
+		Seed:      sc.Seed,
+		StateRoot: o.stateRoot,
+		Stderr:    stderr,
+		OnEvent:   prog.event,
+	})
+	prog.finish()
+	if out == nil {
+		return runErr
+	}
+	prov := results.BuildProvenance(sc.Seed, gitCommit, "rocksleak run "+strings.Join(args, " "))
+	res := results.FromOutput(out, sc, prov)
+	files, err := results.Render(res, out)
+	if err != nil {
+		return err
+	}
+	if err := results.WriteDir(outDir, files); err != nil {
+		return fmt.Errorf("writing results: %w", err)
+	}
+	printSummary(stdout, res)
+	fmt.Fprintf(stdout, "\nresults: %s\n", outDir)
+	switch {
+	case out.Interrupted:
+		fmt.Fprintln(stderr, "rocksleak: interrupted; the result is marked \"interrupted\": true")
+		return errInterrupted
+	case runErr != nil:
+		return runErr
+	}
+	return nil
+}

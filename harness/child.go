@@ -1,0 +1,171 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/rocksleak/rocksleak/lifecycle"
+	"github.com/rocksleak/rocksleak/measure"
+)
+
+// ChildEnvVar marks a process started by the parent as a model child.
+const ChildEnvVar = "ROCKSLEAK_CHILD"
+
+// RunChild is the child process's whole job: it reads a Job (JSON) from job,
+// runs the model's topology until the scenario's stop condition or until ctx
+// is cancelled, and writes Events as JSON lines to events: its info, a sample
+// before anything is opened, samples as it goes (after lifecycles and on a
+// timer), a sample at the end, and a Summary. On cancellation it closes what
+// the model would close, removes its state directory and still writes a
+// Summary, marked interrupted.
+func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
+	var j Job
+	if err := json.NewDecoder(job).Decode(&j); err != nil {
+		return fmt.Errorf("child: reading job: %w", err)
+	}
+	model, err := lifecycle.ModelByName(j.Model)
+	if err != nil {
+		return fmt.Errorf("child: %w", err)
+	}
+	if j.StateDir == "" {
+		return errors.New("child: job has no state_dir")
+	}
+	if err := os.MkdirAll(j.StateDir, 0o755); err != nil {
+		return fmt.Errorf("child: %w", err)
+	}
+	defer os.RemoveAll(j.StateDir)
+
+	enc := json.NewEncoder(events)
+	emit := func(e Event) error { return enc.Encode(e) }
+
+	sampler, err := measure.NewSampler()
+	if err != nil {
+		return fmt.Errorf("child: %w", err)
+	}
+	defer sampler.Close()
+	version, err := lifecycle.RocksDBVersion(j.StateDir)
+	if err != nil {
+		return fmt.Errorf("child: reading RocksDB's version: %w", err)
+	}
+	if err := emit(Event{Info: &ChildInfo{PID: os.Getpid(), RocksDBVersion: version,
+		Allocator: string(sampler.Allocator())}}); err != nil {
+		return err
+	}
+
+	topo, err := newTopology(j.Scenario, model, j.Seed, j.StateDir)
+	if err != nil {
+		return fmt.Errorf("child: %w", err)
+	}
+	rec := &recorder{topo: topo, sampler: sampler, emit: emit, model: j.Model, begin: time.Now(),
+		every: int64(max(j.Scenario.SampleEveryLifecycles, 1)),
+		interval: time.Duration(max(j.Scenario.SampleIntervalMs, 1)) * time.Millisecond}
+	topo.after = rec.after
+
+	if err := rec.sample(measure.TriggerStart); err != nil {
+		return err
+	}
+	runErr := topo.start(ctx)
+	limitLC := int64(j.Scenario.Lifecycles)
+	limitDur := time.Duration(j.Scenario.Duration)
+	for runErr == nil && rec.err == nil && ctx.Err() == nil {
+		if limitLC > 0 && topo.env.Counts().Lifecycles.Load() >= limitLC {
+			break
+		}
+		if limitDur > 0 && time.Since(rec.begin) >= limitDur {
+			break
+		}
+		topo.step(ctx)
+	}
+	interrupted := ctx.Err() != nil
+	if err := rec.sample(measure.TriggerEnd); err != nil && runErr == nil {
+		runErr = err
+	}
+	topo.stop()
+	sum := topo.summary(j.Model, interrupted, time.Since(rec.begin))
+	if runErr == nil {
+		runErr = rec.err
+	}
+	if runErr != nil {
+		sum.Error = runErr.Error()
+	}
+	if err := emit(Event{Summary: &sum}); err != nil {
+		return err
+	}
+	return runErr
+}
+
+// recorder takes the samples: after every SampleEveryLifecycles lifecycles and
+// whenever the timer period has passed since the last sample.
+type recorder struct {
+	topo     *topology
+	sampler  *measure.Sampler
+	emit     func(Event) error
+	model    string
+	begin    time.Time
+	every    int64
+	interval time.Duration
+
+	seq      int
+	lastLC   int64
+	lastTime time.Time
+	err      error
+}
+
+func (r *recorder) after() {
+	lc := r.topo.env.Counts().Lifecycles.Load()
+	switch {
+	case lc-r.lastLC >= r.every:
+		r.err = errors.Join(r.err, r.sample(measure.TriggerLifecycle))
+	case time.Since(r.lastTime) >= r.interval:
+		r.err = errors.Join(r.err, r.sample(measure.TriggerTimer))
+	}
+}
+
+func (r *recorder) sample(trigger string) error {
+	mem, err := r.sampler.Read()
+	if err != nil {
+		return fmt.Errorf("sampling: %w", err)
+	}
+	c := r.topo.env.Counts()
+	s := measure.Sample{
+		Model: r.model, Seq: r.seq, ElapsedNs: int64(time.Since(r.begin)), Trigger: trigger,
+		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(),
+		InitFailures: c.InitFailures.Load(), Records: r.topo.records,
+		Memory: mem, LiveNatives: kindMap(r.topo.env.Ledger.Live()),
+	}
+	if fig, err := r.topo.env.RocksDBMemory(); err == nil {
+		s.RocksDB = measure.RocksDBMemory{MemTables: int64(fig.MemTables), TableReaders: int64(fig.TableReaders),
+			BlockCache: int64(fig.BlockCache), OpenDBs: fig.OpenDBs}
+	}
+	r.seq++
+	r.lastLC = s.Lifecycles
+	r.lastTime = time.Now()
+	return r.emit(Event{Sample: &s})
+}
+
+func kindMap(m map[lifecycle.Kind]int64) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		out[string(k)] = v
+	}
+	return out
+}
+
+func (t *topology) summary(model string, interrupted bool, elapsed time.Duration) Summary {
+	c := t.env.Counts()
+	return Summary{
+		Model: model, Interrupted: interrupted, Steps: t.steps,
+		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(), InitFailures: c.InitFailures.Load(),
+		Records: t.records, Rebalances: t.rebalances,
+		TaskErrors: t.taskErrors, TaskErrorList: t.taskErrorEx,
+		RecordsLost: t.lost, Verified: t.verified,
+		Restore:   restoreStats(t.restoreTimes, t.restored),
+		PinnedDBs: c.Pinned.Load(), LedgerAtEnd: kindMap(t.env.Ledger.Live()),
+		ReleasedLate: kindMap(t.env.Ledger.ReleasedLate()), ElapsedNs: int64(elapsed),
+	}
+}

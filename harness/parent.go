@@ -1,0 +1,280 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rocksleak/rocksleak/measure"
+	"github.com/rocksleak/rocksleak/scenarios"
+)
+
+// Config says what the parent runs and how it starts children.
+type Config struct {
+	Scenario scenarios.Scenario
+	Models   []string // in run order; default Scenario.Models
+	Seed     int64
+	// Exe and ChildArgs start a child: default the running binary with
+	// arguments {"__child"}. The child must call RunChild with its standard
+	// input as the job and file descriptor 3 as the event stream.
+	Exe       string
+	ChildArgs []string
+	// ChildEnv is added to each child's environment (e.g. LD_PRELOAD).
+	ChildEnv []string
+	// StateRoot is where per-model state directories are made; default
+	// DefaultStateRoot(). Every one is removed when its child ends.
+	StateRoot string
+	// Stderr receives the children's standard error; default discarded.
+	Stderr io.Writer
+	// OnEvent, if set, sees every event as it arrives (for progress).
+	OnEvent func(model string, e Event)
+	// KillAfter is how long a child has to stop after SIGTERM before SIGKILL;
+	// default 20 s.
+	KillAfter time.Duration
+}
+
+// Output is everything the children streamed back.
+type Output struct {
+	Started, Ended time.Time
+	Interrupted    bool
+	Runs           []*ModelRun
+}
+
+// ModelRun is one model's child process run.
+type ModelRun struct {
+	Model   string
+	Info    ChildInfo
+	Samples []measure.Sample
+	Summary *Summary
+	// Error is set when the child failed: crashed, was killed, or ended
+	// without a summary. The run's samples up to then are kept.
+	Error string
+}
+
+// ErrChild means at least one model's child failed; the Output still holds
+// what every child sent.
+var ErrChild = errors.New("a model's child process failed")
+
+// Run runs each model in a child process, one after another. When ctx is
+// cancelled the running child is asked to stop (SIGTERM), no further model is
+// started, and Output.Interrupted is set. A child that crashes does not stop
+// the run: its ModelRun carries the error and Run returns an error wrapping
+// ErrChild after the remaining models.
+func Run(ctx context.Context, cfg Config) (*Output, error) {
+	if cfg.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Exe = exe
+	}
+	if cfg.ChildArgs == nil {
+		cfg.ChildArgs = []string{"__child"}
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	if cfg.StateRoot == "" {
+		cfg.StateRoot = DefaultStateRoot()
+	}
+	if cfg.KillAfter == 0 {
+		cfg.KillAfter = 20 * time.Second
+	}
+	models := cfg.Models
+	if len(models) == 0 {
+		models = cfg.Scenario.Models
+	}
+	out := &Output{Started: time.Now().UTC()}
+	var failed []string
+	for _, m := range models {
+		if ctx.Err() != nil {
+			out.Interrupted = true
+			break
+		}
+		run := runChild(ctx, cfg, m)
+		out.Runs = append(out.Runs, run)
+		if run.Summary != nil && run.Summary.Interrupted {
+			out.Interrupted = true
+		}
+		if run.Error != "" {
+			failed = append(failed, fmt.Sprintf("%s: %s", m, run.Error))
+		}
+	}
+	if ctx.Err() != nil {
+		out.Interrupted = true
+	}
+	out.Ended = time.Now().UTC()
+	if len(failed) > 0 {
+		return out, fmt.Errorf("%w: %s", ErrChild, strings.Join(failed, "; "))
+	}
+	return out, nil
+}
+
+func runChild(ctx context.Context, cfg Config, model string) *ModelRun {
+	run := &ModelRun{Model: model}
+	stateDir, err := os.MkdirTemp(cfg.StateRoot, "rocksleak-"+model+"-")
+	if err != nil {
+		run.Error = err.Error()
+		return run
+	}
+	defer os.RemoveAll(stateDir)
+
+	job, err := json.Marshal(Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir})
+	if err != nil {
+		run.Error = err.Error()
+		return run
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		run.Error = err.Error()
+		return run
+	}
+	defer pr.Close()
+	tail := &tailBuffer{max: 4096}
+	cmd := exec.Command(cfg.Exe, cfg.ChildArgs...)
+	cmd.Stdin = bytes.NewReader(job)
+	cmd.Stdout = io.MultiWriter(cfg.Stderr, tail)
+	cmd.Stderr = io.MultiWriter(cfg.Stderr, tail)
+	cmd.ExtraFiles = []*os.File{pw}
+	cmd.Env = append(append(os.Environ(), ChildEnvVar+"=1"), cfg.ChildEnv...)
+	// Own process group: a terminal's Ctrl-C reaches the parent, which stops
+	// the child in order; the child dies with the parent.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		run.Error = fmt.Sprintf("starting the child: %v", err)
+		return run
+	}
+	pw.Close()
+
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-ctx.Done():
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-done:
+			case <-time.After(cfg.KillAfter):
+				_ = cmd.Process.Kill()
+			}
+		case <-done:
+		}
+	}()
+
+	decErr := decodeEvents(pr, func(e Event) {
+		switch {
+		case e.Info != nil:
+			run.Info = *e.Info
+		case e.Sample != nil:
+			run.Samples = append(run.Samples, *e.Sample)
+		case e.Summary != nil:
+			run.Summary = e.Summary
+		}
+		if cfg.OnEvent != nil {
+			cfg.OnEvent(model, e)
+		}
+	})
+	waitErr := cmd.Wait()
+	close(done)
+	wg.Wait()
+
+	switch {
+	case waitErr != nil && run.Summary != nil && run.Summary.Error != "":
+		run.Error = run.Summary.Error
+	case waitErr != nil:
+		run.Error = fmt.Sprintf("child process %s%s", describeExit(waitErr), lastLines(tail.String()))
+	case decErr != nil:
+		run.Error = fmt.Sprintf("reading the child's events: %v", decErr)
+	case run.Summary == nil:
+		run.Error = "child ended without a summary" + lastLines(tail.String())
+	}
+	return run
+}
+
+func decodeEvents(r io.Reader, fn func(Event)) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var e Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return err
+		}
+		fn(e)
+	}
+	return sc.Err()
+}
+
+func describeExit(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Sprintf("was killed by signal %s", ws.Signal())
+		}
+		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+	}
+	return err.Error()
+}
+
+func lastLines(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return "; last output: " + strings.Join(lines, " | ")
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
+
+// DefaultStateRoot is /dev/shm when it is a writable directory, else the
+// system temporary directory. On tmpfs a store's fsyncs cost nothing, so a
+// lifecycle's wall time is RocksDB's own work; RocksDB reads its files with
+// pread, so their pages are not in the process's RSS either way.
+func DefaultStateRoot() string {
+	const shm = "/dev/shm"
+	if st, err := os.Stat(shm); err == nil && st.IsDir() {
+		if f, err := os.CreateTemp(shm, ".rocksleak-probe-"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			return shm
+		}
+	}
+	return os.TempDir()
+}

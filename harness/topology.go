@@ -1,0 +1,554 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/rocksleak/rocksleak/lifecycle"
+	"github.com/rocksleak/rocksleak/scenarios"
+)
+
+// maxTaskErrorExamples is how many task errors a summary spells out.
+const maxTaskErrorExamples = 5
+
+// topology is one model's tasks and stores, driven step by step through
+// stream time. It runs in the child process, on one goroutine.
+type topology struct {
+	sc     scenarios.Scenario
+	model  lifecycle.Model
+	sem    lifecycle.Semantics
+	env    *lifecycle.Env
+	faults *lifecycle.Injector
+	rng    *rand.Rand
+	seed   uint64
+	root   string
+
+	tasks      []*task
+	streamTime int64
+	steps      int64
+	records    int64
+	rebalances int64
+
+	taskErrors   int64
+	taskErrorEx  []string
+	lost         int64
+	verified     int64
+	restoreTimes []time.Duration
+	restored     int64
+
+	// after is called after every store operation that may have completed a
+	// lifecycle; it is how the instruments look in without the stores knowing.
+	after func()
+}
+
+type task struct {
+	id     int
+	stores []*slot
+}
+
+// slot is one logical store of a task: its current instance, its directory
+// generation and the changelog the harness keeps for it.
+type slot struct {
+	task, idx int
+	gen       int
+	kv        *lifecycle.Store
+	win       *lifecycle.WindowStore
+	// log is the changelog: the latest version of each key (window stores:
+	// of each key at each timestamp).
+	log    map[logKey]int64
+	offset int64
+}
+
+type logKey struct {
+	key string
+	ts  int64
+}
+
+func newTopology(sc scenarios.Scenario, model lifecycle.Model, seed int64, root string) (*topology, error) {
+	sem, err := lifecycle.ParseSemantics(sc.LeakSemantics)
+	if err != nil {
+		return nil, err
+	}
+	kind := lifecycle.NoFault
+	if sc.CloseFailureRate > 0 {
+		if kind, err = lifecycle.ParseFault(sc.CloseFailureKind); err != nil {
+			return nil, err
+		}
+	}
+	useed := uint64(seed)
+	inj, err := lifecycle.NewInjector(useed, sc.CloseFailureRate, kind, sc.InitFailureRate)
+	if err != nil {
+		return nil, err
+	}
+	env := lifecycle.NewEnv(inj)
+	env.SyntheticLeakBytes = sc.SyntheticLeakBytes
+	t := &topology{sc: sc, model: model, sem: sem, env: env, faults: inj, seed: useed,
+		rng: rand.New(rand.NewPCG(useed, 0x5eed)), root: root, after: func() {}}
+	for i := range sc.Tasks {
+		tk := &task{id: i}
+		for j := range sc.StoresPerTask {
+			tk.stores = append(tk.stores, &slot{task: i, idx: j, log: map[logKey]int64{}})
+		}
+		t.tasks = append(t.tasks, tk)
+	}
+	return t, nil
+}
+
+func (t *topology) storeName(s *slot) string { return fmt.Sprintf("store-%d", s.idx) }
+
+func (t *topology) taskDir(s *slot) string {
+	return filepath.Join(t.root, fmt.Sprintf("task-%d", s.task), fmt.Sprintf("gen-%d", s.gen))
+}
+
+func (t *topology) storeConfig(s *slot) lifecycle.Config {
+	layout := lifecycle.KV
+	if t.sc.Store == scenarios.StoreMigrating {
+		layout = lifecycle.Migrating
+	}
+	return lifecycle.Config{
+		Path:        filepath.Join(t.taskDir(s), t.storeName(s)),
+		Layout:      layout,
+		Model:       t.model,
+		Semantics:   t.sem,
+		ExactlyOnce: t.sc.ExactlyOnce,
+	}
+}
+
+func (t *topology) windowConfig(s *slot) lifecycle.WindowConfig {
+	cfg := t.storeConfig(s)
+	cfg.Path = ""
+	return lifecycle.WindowConfig{Dir: t.taskDir(s), Name: t.storeName(s),
+		RetentionMs: t.sc.RetentionMs, SegmentIntervalMs: t.sc.SegmentInterval(), Segment: cfg}
+}
+
+// start opens every store of every task.
+func (t *topology) start(ctx context.Context) error {
+	for _, tk := range t.tasks {
+		for _, s := range tk.stores {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if t.sc.Store == scenarios.StoreMigrating {
+				if err := t.seedOldFormat(s); err != nil {
+					return err
+				}
+			}
+			t.open(s)
+			t.after()
+		}
+	}
+	return nil
+}
+
+// seedOldFormat writes every key once in the pre-upgrade format, so that the
+// migrating store starts with old data and uses the dual accessor.
+func (t *topology) seedOldFormat(s *slot) error {
+	env := lifecycle.NewEnv(nil) // setup, not the run under measurement
+	cfg := t.storeConfig(s)
+	cfg.Layout, cfg.Model, cfg.ExactlyOnce = lifecycle.KV, lifecycle.Fixed, false
+	if err := os.MkdirAll(filepath.Dir(cfg.Path), 0o755); err != nil {
+		return err
+	}
+	st, err := lifecycle.Open(env, cfg)
+	if err != nil {
+		return fmt.Errorf("seeding old-format data: %w", err)
+	}
+	recs := make([]lifecycle.Record, 0, t.sc.KeySpread)
+	for k := range t.sc.KeySpread {
+		key := keyOf(k)
+		recs = append(recs, lifecycle.Record{Key: []byte(key), Value: t.value(s, key, 0, 0)})
+		s.log[logKey{key: key}] = 0
+	}
+	err = errors.Join(st.PutBatch(recs), st.Close())
+	if err != nil {
+		return fmt.Errorf("seeding old-format data: %w", err)
+	}
+	return nil
+}
+
+func keyOf(k int) string { return fmt.Sprintf("key-%06d", k) }
+
+// value is the record value of key at version ver: deterministic, so the
+// changelog keeps only versions and the harness can verify and replay.
+func (t *topology) value(s *slot, key string, ts, ver int64) []byte {
+	n := t.sc.ValueBytes
+	b := make([]byte, n)
+	h := t.seed ^ uint64(s.task)<<40 ^ uint64(s.idx)<<32 ^ uint64(ver)*0x9e3779b97f4a7c15 ^ uint64(ts)
+	for _, c := range []byte(key) {
+		h = (h ^ uint64(c)) * 0x100000001b3
+	}
+	for i := 0; i < n; i += 8 {
+		h = splitmix(h)
+		var w [8]byte
+		binary.LittleEndian.PutUint64(w[:], h)
+		copy(b[i:], w[:])
+	}
+	return b
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// open (re)opens a slot's store. An unclean status under exactly-once wipes
+// and restores it; a store whose path cannot be opened (a pinned DB holds its
+// LOCK) is a task error, after which the task moves the store to a fresh
+// directory and restores it there. Injected init failures are retried.
+func (t *topology) open(s *slot) {
+	for attempt := 0; ; attempt++ {
+		err := t.tryOpen(s)
+		switch {
+		case err == nil:
+			t.verify(s)
+			return
+		case errors.Is(err, lifecycle.ErrInjectedInit) && attempt < 5:
+			continue
+		case errors.Is(err, lifecycle.ErrUncleanStatus):
+			t.restore(s, false)
+			return
+		default:
+			t.taskError(s, err)
+			t.restore(s, true)
+			return
+		}
+	}
+}
+
+func (t *topology) tryOpen(s *slot) error {
+	if t.sc.Store == scenarios.StoreWindow {
+		w, err := lifecycle.OpenWindow(t.env, t.windowConfig(s), t.streamTime)
+		if err != nil {
+			return err
+		}
+		s.win = w
+		return nil
+	}
+	cfg := t.storeConfig(s)
+	if err := os.MkdirAll(filepath.Dir(cfg.Path), 0o755); err != nil {
+		return err
+	}
+	st, err := lifecycle.Open(t.env, cfg)
+	if err != nil {
+		return err
+	}
+	s.kv = st
+	return nil
+}
+
+func (t *topology) taskError(s *slot, err error) {
+	t.taskErrors++
+	if len(t.taskErrorEx) < maxTaskErrorExamples {
+		t.taskErrorEx = append(t.taskErrorEx, fmt.Sprintf("task %d %s: %v", s.task, t.storeName(s), err))
+	}
+}
+
+// restore wipes the store (or, when its path is held, moves it to a fresh
+// directory), opens it empty and replays its changelog, holding the
+// scenario's restore scratch memory while it does.
+func (t *topology) restore(s *slot, moveAway bool) {
+	begin := time.Now()
+	scratch := lifecycle.NewScratch(t.sc.RestoreScratchBytes)
+	defer scratch.Free()
+	if moveAway {
+		s.gen++
+	} else {
+		_ = os.RemoveAll(t.storePath(s))
+	}
+	var err error
+	for attempt := 0; attempt < 6; attempt++ {
+		if err = t.tryOpen(s); err == nil || !errors.Is(err, lifecycle.ErrInjectedInit) {
+			break
+		}
+	}
+	if err != nil {
+		t.taskError(s, fmt.Errorf("restore: %w", err))
+		return
+	}
+	n, err := t.replay(s)
+	if err != nil {
+		t.taskError(s, fmt.Errorf("restore: %w", err))
+	}
+	t.restored += n
+	t.restoreTimes = append(t.restoreTimes, time.Since(begin))
+	t.verify(s)
+}
+
+func (t *topology) storePath(s *slot) string {
+	if t.sc.Store == scenarios.StoreWindow {
+		return filepath.Join(t.taskDir(s), t.storeName(s))
+	}
+	return t.storeConfig(s).Path
+}
+
+// replay writes the changelog into the (empty) store.
+func (t *topology) replay(s *slot) (int64, error) {
+	keys := s.sortedLog()
+	if s.win != nil {
+		var errs []error
+		for _, k := range keys {
+			if err := nonMarker(s.win.Put([]byte(k.key), k.ts, t.value(s, k.key, k.ts, s.log[k]))); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return int64(len(keys)), errors.Join(errs...)
+	}
+	recs := make([]lifecycle.Record, 0, len(keys))
+	for _, k := range keys {
+		recs = append(recs, lifecycle.Record{Key: []byte(k.key), Value: t.value(s, k.key, 0, s.log[k])})
+	}
+	return int64(len(recs)), s.kv.PutBatch(recs)
+}
+
+func (s *slot) sortedLog() []logKey {
+	keys := make([]logKey, 0, len(s.log))
+	for k := range s.log {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].ts != keys[j].ts {
+			return keys[i].ts < keys[j].ts
+		}
+		return keys[i].key < keys[j].key
+	})
+	return keys
+}
+
+// verify reads back every changelog record the store should hold and counts
+// the ones missing or wrong.
+func (t *topology) verify(s *slot) {
+	for k, ver := range s.log {
+		var got []byte
+		var err error
+		switch {
+		case s.win != nil:
+			if !s.win.Live(k.ts) {
+				continue
+			}
+			got, err = s.win.Fetch([]byte(k.key), k.ts)
+		case s.kv != nil:
+			got, err = s.kv.Get([]byte(k.key))
+		default:
+			t.lost++
+			continue
+		}
+		t.verified++
+		if err != nil || !bytes.Equal(got, t.value(s, k.key, k.ts, ver)) {
+			t.lost++
+		}
+	}
+}
+
+// nonMarker drops failed close-time marker writes (a close that went on, which
+// the stores count themselves) from a joined error and returns the rest.
+func nonMarker(err error) error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var rest []error
+		for _, e := range j.Unwrap() {
+			if e = nonMarker(e); e != nil {
+				rest = append(rest, e)
+			}
+		}
+		return errors.Join(rest...)
+	}
+	if errors.Is(err, lifecycle.ErrMarkerWrite) {
+		return nil
+	}
+	return err
+}
+
+// step advances stream time by one step: every store of every task gets its
+// records (window stores roll their segments as they go), then commits; every
+// RebalanceEverySteps steps a share of the tasks is moved.
+func (t *topology) step(ctx context.Context) {
+	t.steps++
+	prev := t.streamTime
+	t.streamTime += t.sc.StepMs
+	for _, tk := range t.tasks {
+		cascade := t.sc.Cascade && t.sc.Store == scenarios.StoreWindow && t.rolls(prev, t.streamTime)
+		if cascade {
+			t.armTask(tk)
+		}
+		for _, s := range tk.stores {
+			if ctx.Err() != nil {
+				return
+			}
+			t.write(s, prev)
+			t.after()
+		}
+		for _, s := range tk.stores {
+			t.commit(s)
+			if s.win != nil {
+				s.win.DisarmCloseFault()
+			}
+		}
+	}
+	if t.sc.RebalanceEverySteps > 0 && t.steps%int64(t.sc.RebalanceEverySteps) == 0 {
+		t.rebalance(ctx)
+	}
+}
+
+// rolls reports whether stream time moving from prev to now expires a segment.
+func (t *topology) rolls(prev, now int64) bool {
+	iv := t.sc.SegmentInterval()
+	minLive := func(st int64) int64 { return max(st-t.sc.RetentionMs, 0) / iv }
+	return minLive(now) != minLive(prev)
+}
+
+// armTask draws one close fault per store of the task; under the cascade, one
+// failure fails the close of every store of the task in this step.
+func (t *topology) armTask(tk *task) {
+	f := lifecycle.NoFault
+	for range tk.stores {
+		if d := t.faults.NextClose(); d != lifecycle.NoFault {
+			f = d
+		}
+	}
+	for _, s := range tk.stores {
+		if s.win != nil {
+			s.win.ArmCloseFault(f)
+		}
+		if s.kv != nil {
+			s.kv.ArmCloseFault(f)
+		}
+	}
+}
+
+func (t *topology) write(s *slot, from int64) {
+	n := t.sc.RecordsPerStep
+	for i := range n {
+		key := keyOf(t.rng.IntN(t.sc.KeySpread))
+		ts := from + int64(i+1)*t.sc.StepMs/int64(n)
+		var lk logKey
+		var err error
+		switch {
+		case s.win != nil:
+			lk = logKey{key: key, ts: ts}
+			ver := s.log[lk] + 1
+			err = t.putWindow(s, key, ts, t.value(s, key, ts, ver))
+			if err == nil {
+				s.log[lk] = ver
+			}
+		case s.kv != nil:
+			lk = logKey{key: key}
+			ver := s.log[lk] + 1
+			if err = s.kv.Put([]byte(key), t.value(s, key, 0, ver)); err == nil {
+				s.log[lk] = ver
+			}
+		default:
+			return // the store could not be opened; its task error is counted
+		}
+		if err != nil {
+			t.taskError(s, err)
+			continue
+		}
+		s.offset++
+		t.records++
+	}
+	if s.win != nil {
+		t.pruneLog(s)
+	}
+}
+
+// putWindow puts one record, retrying a segment open that failed by injection.
+func (t *topology) putWindow(s *slot, key string, ts int64, v []byte) error {
+	var err error
+	for attempt := 0; attempt < 6; attempt++ {
+		err = nonMarker(s.win.Put([]byte(key), ts, v))
+		if err == nil || !errors.Is(err, lifecycle.ErrInjectedInit) {
+			return err
+		}
+	}
+	return err
+}
+
+// pruneLog forgets changelog records of expired segments.
+func (t *topology) pruneLog(s *slot) {
+	for k := range s.log {
+		if !s.win.Live(k.ts) {
+			delete(s.log, k)
+		}
+	}
+}
+
+func (t *topology) commit(s *slot) {
+	offsets := make(map[string]int64, t.sc.ChangelogPartitions)
+	for p := range t.sc.ChangelogPartitions {
+		// The store's records are spread over its changelog partitions.
+		offsets[lifecycle.ChangelogKey(fmt.Sprintf("app-%s-changelog", t.storeName(s)), p)] = s.offset / int64(t.sc.ChangelogPartitions)
+	}
+	var err error
+	switch {
+	case s.win != nil:
+		err = s.win.Commit(offsets)
+	case s.kv != nil:
+		err = s.kv.Commit(offsets)
+	}
+	if err != nil {
+		t.taskError(s, fmt.Errorf("commit: %w", err))
+	}
+}
+
+// rebalance closes every store of a share of the tasks and reopens them, as
+// a task moving away and back (or a restart) does.
+func (t *topology) rebalance(ctx context.Context) {
+	t.rebalances++
+	n := int(math.Ceil(t.sc.RebalanceTasks * float64(len(t.tasks))))
+	perm := t.rng.Perm(len(t.tasks))[:n]
+	sort.Ints(perm)
+	for _, i := range perm {
+		tk := t.tasks[i]
+		if t.sc.Cascade {
+			t.armTask(tk)
+		}
+		for _, s := range tk.stores {
+			t.closeSlot(s)
+			t.after()
+		}
+		for _, s := range tk.stores {
+			if ctx.Err() != nil {
+				return
+			}
+			t.open(s)
+			t.after()
+		}
+	}
+}
+
+func (t *topology) closeSlot(s *slot) {
+	if s.win != nil {
+		_ = s.win.Close()
+		s.win = nil
+	}
+	if s.kv != nil {
+		_ = s.kv.Close()
+		s.kv = nil
+	}
+}
+
+// stop closes every store as the model closes it.
+func (t *topology) stop() {
+	for _, tk := range t.tasks {
+		for _, s := range tk.stores {
+			t.closeSlot(s)
+		}
+	}
+}
+
+func sortDurations(d []time.Duration) {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+}

@@ -1,0 +1,35 @@
+package results
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+)
+
+// BuildProvenance fills in what the running binary and host know about
+// themselves. gitCommit is the commit the binary was built from (set at link
+// time); when empty the build's VCS stamp is used, or "unknown".
+func BuildProvenance(seed int64, gitCommit, command string) Provenance {
+	p := Provenance{GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+		CPUs: runtime.NumCPU(), Seed: seed, GitCommit: gitCommit, Command: command,
+		GrocksdbVersion: "unknown"}
+	if h, err := os.Hostname(); err == nil {
+		p.Host = h
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/linxGnu/grocksdb" {
+				p.GrocksdbVersion = d.Version
+			}
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && p.GitCommit == "" {
+				p.GitCommit = s.Value
+			}
+		}
+	}
+	if p.GitCommit == "" {
+		p.GitCommit = "unknown"
+	}
+	return p
+}
