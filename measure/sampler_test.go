@@ -69,7 +69,7 @@ func assertNativeHeapTracksMalloc(t *testing.T, s *Sampler, n int) {
 	after := read(t, s)
 
 	// Other threads (cgo, the runtime) may allocate or free a little between reads.
-	assert.InDelta(t, int64(n), held.NativeHeap-before.NativeHeap, min(slack/4, n/4), "held %d bytes", n)
+	assert.InDelta(t, int64(n), held.NativeHeap-before.NativeHeap, float64(min(slack/4, n/4)), "held %d bytes", n)
 	assert.InDelta(t, before.NativeHeap, after.NativeHeap, slack, "after free")
 }
 
