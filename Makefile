@@ -4,6 +4,8 @@ BIN     := bin/rocksleak
 # Packages with no cgo in their tests run under the race detector too.
 PURE    := ./measure/stats/... ./scenarios/... ./results/...
 ARGS    ?=
+COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+LDFLAGS := -X main.gitCommit=$(COMMIT)
 
 .PHONY: all deps build run test race bench reliability fuzz clean
 
@@ -13,7 +15,7 @@ deps:
 	@./scripts/install-deps.sh
 
 build: deps
-	$(GO) build -o $(BIN) ./cmd/rocksleak
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/rocksleak
 
 ## run: build and run the default scenario (kafka-20616), leaky vs fixed.
 run: build

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/scenarios"
+)
+
+// TestMain lets the test binary stand in for the rocksleak binary: as a
+// model's child (the harness re-executes os.Executable()) and, with
+// ROCKSLEAK_MAIN=1, as the whole command.
+func TestMain(m *testing.M) {
+	if os.Getenv(harness.ChildEnvVar) == "1" && len(os.Args) > 1 && os.Args[1] == "__child" {
+		os.Exit(childMain())
+	}
+	if os.Getenv("ROCKSLEAK_MAIN") == "1" {
+		os.Args = append([]string{"rocksleak"}, strings.Fields(os.Getenv("ROCKSLEAK_ARGS"))...)
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	err := run(context.Background(), &o, &e, args)
+	if err != nil {
+		e.WriteString("rocksleak: " + err.Error() + "\n")
+	}
+	return o.String(), e.String(), exitCode(err)
+}
+
+func TestBadInputExitsTwoNamingTheField(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("name: x\ntasks: [1\n"), 0o644))
+	unknown := filepath.Join(t.TempDir(), "unknown.yaml")
+	require.NoError(t, os.WriteFile(unknown, []byte("name: x\nlifecycles: 10\nflux_capacitor: 3\n"), 0o644))
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "no command"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"unknown scenario", []string{"run", "--scenario", "no-such-scenario"}, "no-such-scenario"},
+		{"malformed file", []string{"run", "--scenario", bad}, "bad.yaml"},
+		{"unknown field in file", []string{"run", "--scenario", unknown}, "flux_capacitor"},
+		{"rate above 1", []string{"run", "--set", "close_failure_rate=1.5"}, "close_failure_rate"},
+		{"negative count", []string{"run", "--set", "tasks=-2"}, "tasks"},
+		{"unknown set key", []string{"run", "--set", "warp=9"}, "warp"},
+		{"unknown model", []string{"run", "--models", "leaky,sorta-fixed"}, "sorta-fixed"},
+		{"negative lifecycles", []string{"run", "--lifecycles", "-3"}, "--lifecycles"},
+		{"both stop conditions", []string{"run", "--lifecycles", "3", "--duration", "1s"}, "alternatives"},
+		{"unknown flag", []string{"run", "--frobnicate"}, "frobnicate"},
+		{"scenarios show unknown", []string{"scenarios", "show", "nope"}, "nope"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, tc.args...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Contains(t, stderr, tc.want)
+		})
+	}
+}
+
+func TestScenariosListAndShow(t *testing.T) {
+	out, _, code := runCLI(t, "scenarios")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "kafka-20616 (default)")
+	assert.Contains(t, out, "calibration")
+	out, _, code = runCLI(t, "scenarios", "show", "kafka-20616")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "name: kafka-20616")
+	assert.Contains(t, out, "store: window")
+}
+
+func readResult(t *testing.T, dir string) *results.Result {
+	t.Helper()
+	r, err := results.Read(filepath.Join(dir, "result.json"))
+	require.NoError(t, err)
+	return r
+}
+
+func assertEmptyDir(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.Empty(t, names, "no state directories are left behind")
+}
+
+// TestShortRunPerStoreKind runs every store kind for real, leaky and fixed,
+// with close and init failures injected.
+func TestShortRunPerStoreKind(t *testing.T) {
+	for _, tc := range []struct{ kind, failure, cascade string }{
+		{"window", "transient", "false"}, {"kv", "sticky", "false"}, {"migrating", "sticky", "true"},
+	} {
+		kind := tc.kind
+		t.Run(kind, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			state := t.TempDir()
+			stdout, stderr, code := runCLI(t, "run", "--scenario", "smoke", "--lifecycles", "40", "--out", out,
+				"--state-dir", state, "--set", "store="+kind, "--set", "rebalance_every_steps=2",
+				"--set", "close_failure_rate=0.2", "--set", "init_failure_rate=0.05",
+				"--set", "close_failure_kind="+tc.failure, "--set", "cascade="+tc.cascade, "--set", "exactly_once=true")
+			require.Equal(t, 0, code, "stdout: %s\nstderr: %s", stdout, stderr)
+			assert.Contains(t, stdout, "results: "+out)
+			r := readResult(t, out)
+			assert.Equal(t, results.StatusComplete, r.Status)
+			assert.False(t, r.Interrupted)
+			assert.Equal(t, []string{"leaky", "fixed"}, r.Models)
+			assert.Regexp(t, `^7\.8\.`, r.Provenance.RocksDBVersion)
+			for _, m := range r.Models {
+				run := r.Runs[m]
+				assert.GreaterOrEqual(t, run.Lifecycles, int64(40), m)
+				assert.Positive(t, run.FailedCloses, "%s: failures were injected", m)
+				assert.Positive(t, run.Records, m)
+				assert.Zero(t, run.RecordsLost, "%s: records lost", m)
+				assert.Positive(t, run.Verified, "%s: records were verified after reopen", m)
+			}
+			assert.Empty(t, r.Runs["fixed"].LedgerAtEnd, "fixed leaves nothing live")
+			assert.Zero(t, r.Runs["fixed"].TaskErrors, "fixed has no task errors")
+			assert.Positive(t, r.Runs["leaky"].LedgerAtEnd["options"], "leaky leaks offsets options")
+			csvb, err := os.ReadFile(filepath.Join(out, "samples.csv"))
+			require.NoError(t, err)
+			lines := strings.Split(strings.TrimSpace(string(csvb)), "\n")
+			assert.Equal(t, r.Runs["leaky"].Samples+r.Runs["fixed"].Samples+1, len(lines), "one row per sample plus a header")
+			assertEmptyDir(t, state)
+		})
+	}
+}
+
+// TestEachModelStartsInAFreshProcess: the second model's first sample is taken
+// in a new process, before any store exists, so none of the first model's
+// leaked memory is under it.
+func TestEachModelStartsInAFreshProcess(t *testing.T) {
+	out, err := harness.Run(context.Background(), harness.Config{
+		Scenario: mustScenario(t, "smoke", "lifecycles=120"), Models: []string{"leaky", "fixed"}, Seed: 3,
+		StateRoot: t.TempDir(),
+	})
+	require.NoError(t, err)
+	require.Len(t, out.Runs, 2)
+	leaky, fixed := out.Runs[0], out.Runs[1]
+	assert.NotEqual(t, leaky.Info.PID, fixed.Info.PID)
+	assert.NotEqual(t, os.Getpid(), leaky.Info.PID)
+	for _, r := range out.Runs {
+		first := r.Samples[0]
+		assert.Equal(t, "start", first.Trigger, r.Model)
+		assert.Zero(t, first.Lifecycles, r.Model)
+		assert.Empty(t, first.LiveNatives, "%s: nothing is open at the first sample", r.Model)
+	}
+	leakyGrowth := leaky.Samples[len(leaky.Samples)-1].NativeHeap - leaky.Samples[0].NativeHeap
+	require.Greater(t, leakyGrowth, int64(1<<20), "the leaky model grew its native heap")
+	assert.Less(t, fixed.Samples[0].NativeHeap, leaky.Samples[0].NativeHeap+leakyGrowth/2,
+		"the fixed model's first sample does not sit on the leaky model's leaked memory")
+}
+
+// TestInterruptLeavesMarkedResult sends SIGINT to a real rocksleak process in
+// the middle of a run: it stops within seconds, exits 130, writes a valid
+// result marked interrupted and leaves no state directories.
+func TestInterruptLeavesMarkedResult(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	state := t.TempDir()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "ROCKSLEAK_MAIN=1",
+		"ROCKSLEAK_ARGS=run --scenario smoke --duration 60s --out "+out+" --state-dir "+state)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	// Wait until the first model's child has state on disk, then interrupt.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		entries, _ := os.ReadDir(state)
+		if len(entries) > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	sent := time.Now()
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	stopped := time.Since(sent)
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, stderr.String())
+	assert.Equal(t, 130, ee.ExitCode(), stderr.String())
+	assert.Less(t, stopped, 15*time.Second, "stops within seconds")
+	r := readResult(t, out)
+	assert.True(t, r.Interrupted)
+	assert.Equal(t, results.StatusInterrupted, r.Status)
+	require.Contains(t, r.Runs, "leaky")
+	assert.True(t, r.Runs["leaky"].Interrupted)
+	assert.NotContains(t, r.Runs, "fixed", "no model starts after the interrupt")
+	assertEmptyDir(t, state)
+	b, err := os.ReadFile(filepath.Join(out, "result.json"))
+	require.NoError(t, err)
+	assert.True(t, json.Valid(b))
+}
+
+func mustScenario(t *testing.T, name string, sets ...string) scenarios.Scenario {
+	t.Helper()
+	sc, _, err := scenarios.Load(name)
+	require.NoError(t, err)
+	for _, kv := range sets {
+		require.NoError(t, sc.Set(kv))
+	}
+	require.NoError(t, sc.Validate())
+	return sc
+}
