@@ -62,7 +62,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		return fmt.Errorf("child: %w", err)
 	}
 	rec := &recorder{topo: topo, sampler: sampler, emit: emit, model: j.Model, begin: time.Now(),
-		every: int64(max(j.Scenario.SampleEveryLifecycles, 1)),
+		every:    int64(max(j.Scenario.SampleEveryLifecycles, 1)),
 		interval: time.Duration(max(j.Scenario.SampleIntervalMs, 1)) * time.Millisecond}
 	topo.after = rec.after
 
