@@ -143,8 +143,8 @@ func (t *topology) start(ctx context.Context) error {
 				}
 			}
 			t.open(s)
-			t.after()
 		}
+		t.after()
 	}
 	return nil
 }
@@ -388,7 +388,6 @@ func (t *topology) step(ctx context.Context) {
 				return
 			}
 			t.write(s, prev)
-			t.after()
 		}
 		for _, s := range tk.stores {
 			t.commit(s)
@@ -396,6 +395,9 @@ func (t *topology) step(ctx context.Context) {
 				s.win.DisarmCloseFault()
 			}
 		}
+		// Samples are taken at the same phase of every task's step: after
+		// its commit has flushed the memtables.
+		t.after()
 	}
 	if t.sc.RebalanceEverySteps > 0 && t.steps%int64(t.sc.RebalanceEverySteps) == 0 {
 		t.rebalance(ctx)
@@ -517,15 +519,14 @@ func (t *topology) rebalance(ctx context.Context) {
 		}
 		for _, s := range tk.stores {
 			t.closeSlot(s)
-			t.after()
 		}
 		for _, s := range tk.stores {
 			if ctx.Err() != nil {
 				return
 			}
 			t.open(s)
-			t.after()
 		}
+		t.after()
 	}
 }
 

@@ -38,6 +38,10 @@ type Result struct {
 	Models        []string           `json:"models"` // in run order
 	Provenance    Provenance         `json:"provenance"`
 	Runs          map[string]*Run    `json:"runs"`
+	// Floors are the absolute per-lifecycle floors the verdicts used.
+	Floors      VerdictFloors `json:"verdict_floors"`
+	Comparisons []Comparison  `json:"comparisons,omitempty"`
+	Attribution []Attribution `json:"attribution,omitempty"`
 }
 
 // Provenance says where and with what a result was produced.
@@ -69,6 +73,9 @@ type Run struct {
 	NativeHeapEnd   int64 `json:"native_heap_end"`
 	RSSStart        int64 `json:"rss_start"`
 	RSSEnd          int64 `json:"rss_end"`
+	// Fits by signal (native_heap, rss, go_heap, fds) and the verdict.
+	Fits    map[string]SignalFit `json:"fits,omitempty"`
+	Verdict *Verdict             `json:"verdict,omitempty"`
 }
 
 // Validate checks what every reader of a result relies on.
@@ -168,6 +175,15 @@ func ledgerKinds(runs []*harness.ModelRun) []string {
 	}
 	sort.Strings(kinds)
 	return kinds
+}
+
+// SamplesByModel returns each model's samples.
+func SamplesByModel(out *harness.Output) map[string][]measure.Sample {
+	m := map[string][]measure.Sample{}
+	for _, r := range out.Runs {
+		m[r.Model] = r.Samples
+	}
+	return m
 }
 
 // AllSamples returns every model's samples in run order.

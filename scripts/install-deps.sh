@@ -6,9 +6,11 @@ set -euo pipefail
 
 need=()
 [ -f /usr/include/rocksdb/c.h ] || need+=(librocksdb-dev)
-if ! ls /usr/lib/*/libjemalloc.so.2 /usr/lib/libjemalloc.so.2 >/dev/null 2>&1; then
-  need+=(libjemalloc2)
-fi
+have_jemalloc=no
+for f in /usr/lib/*/libjemalloc.so.2 /usr/lib/libjemalloc.so.2; do
+  [ -e "$f" ] && have_jemalloc=yes
+done
+[ "$have_jemalloc" = yes ] || need+=(libjemalloc2)
 if ! command -v go >/dev/null 2>&1; then
   echo "rocksleak: Go is not on PATH; install Go 1.22 or later (https://go.dev/doc/install) and run make again." >&2
   exit 1

@@ -125,6 +125,9 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	}
 	prov := results.BuildProvenance(sc.Seed, gitCommit, "rocksleak run "+strings.Join(args, " "))
 	res := results.FromOutput(out, sc, prov)
+	if err := results.Analyze(res, results.SamplesByModel(out), results.DefaultFloors()); err != nil {
+		return fmt.Errorf("analysing samples: %w", err)
+	}
 	files, err := results.Render(res, out)
 	if err != nil {
 		return err

@@ -1,0 +1,285 @@
+package results
+
+import (
+	"fmt"
+
+	"github.com/rocksleak/rocksleak/measure"
+	"github.com/rocksleak/rocksleak/measure/stats"
+)
+
+// The signals every model's samples are fitted on, in report order.
+const (
+	SignalNativeHeap = "native_heap"
+	SignalRSS        = "rss"
+	SignalGoHeap     = "go_heap"
+	SignalFDs        = "fds"
+)
+
+// Signals lists the fitted signals in report order.
+func Signals() []string { return []string{SignalNativeHeap, SignalRSS, SignalGoHeap, SignalFDs} }
+
+func signalValue(s measure.Sample, signal string) float64 {
+	switch signal {
+	case SignalNativeHeap:
+		return float64(s.NativeHeap)
+	case SignalRSS:
+		return float64(s.RSS)
+	case SignalGoHeap:
+		return float64(s.GoHeap)
+	case SignalFDs:
+		return float64(s.FDs)
+	}
+	panic("unknown signal " + signal)
+}
+
+// Estimate is a point estimate with its 95% interval, as stored in result.json.
+type Estimate struct {
+	Value float64 `json:"value"`
+	Low   float64 `json:"low"`
+	High  float64 `json:"high"`
+	SE    float64 `json:"se"`
+	DF    float64 `json:"df"`
+	Valid bool    `json:"valid"`
+}
+
+func fromStats(e stats.Estimate) Estimate {
+	return Estimate{Value: e.Value, Low: e.Low, High: e.High, SE: e.SE, DF: e.DF, Valid: e.Valid}
+}
+
+func (e Estimate) stats() stats.Estimate {
+	return stats.Estimate{Value: e.Value, Low: e.Low, High: e.High, SE: e.SE, DF: e.DF, Valid: e.Valid}
+}
+
+// SignalFit is one signal's fit for one model: slopes in the signal's unit
+// (bytes; open FDs for "fds") per lifecycle, per failed close and per million
+// records, each with its 95% interval.
+type SignalFit struct {
+	Unit                   string     `json:"unit"` // "bytes" or "fds"
+	BytesPerLifecycle      float64    `json:"bytes_per_lifecycle"`
+	CI95                   [2]float64 `json:"ci95"`
+	BytesPerFailedClose    float64    `json:"bytes_per_failed_close"`
+	BytesPerMillionRecords float64    `json:"bytes_per_million_records"`
+	PerLifecycle           Estimate   `json:"per_lifecycle"`
+	PerFailedClose         Estimate   `json:"per_failed_close"`
+	PerMillionRecords      Estimate   `json:"per_million_records"`
+	R2                     float64    `json:"r2"`
+	Samples                int        `json:"samples"`
+	SamplesUsed            int        `json:"samples_used"`
+	WarmupSamples          int        `json:"warmup_samples"`
+	WarmupReason           string     `json:"warmup_reason"`
+	Step                   *StepInfo  `json:"step,omitempty"`
+	TheilSen               float64    `json:"theil_sen"`
+	MannKendallZ           float64    `json:"mann_kendall_z"`
+	MannKendallP           float64    `json:"mann_kendall_p"`
+	Lag1                   float64    `json:"lag1_autocorrelation"`
+	// Intercept places the fitted line: Y ≈ Intercept + PerLifecycle·L +
+	// PerFailedClose·F over the used samples (the line through their centroid).
+	Intercept float64  `json:"intercept"`
+	Warnings  []string `json:"warnings"`
+	// Total is the fit on lifecycles alone (Y ~ 1 + Lifecycles): the whole
+	// growth per lifecycle at the run's failure rate, failed closes included.
+	// Verdicts are decided on it; the fields above separate the two costs.
+	Total *SignalFit `json:"total,omitempty"`
+}
+
+// StepInfo is a level shift found in a signal (index into the samples).
+type StepInfo struct {
+	Index int     `json:"index"`
+	Size  float64 `json:"size"`
+}
+
+func (f SignalFit) statsFit() stats.Fit {
+	return stats.Fit{PerLifecycle: f.PerLifecycle.stats(), PerFailedClose: f.PerFailedClose.stats(),
+		PerMillionRecords: f.PerMillionRecords.stats(), R2: f.R2, N: f.Samples, Used: f.SamplesUsed,
+		WarmupCut: f.WarmupSamples, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
+		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Confidence: 0.95, Lag1: f.Lag1,
+		Warnings: f.Warnings}
+}
+
+// Verdict is a model's leak verdict: Leak is true, false, or null when
+// inconclusive; Reason says why, in words and numbers.
+type Verdict struct {
+	Leak     *bool    `json:"leak"`
+	Reason   string   `json:"reason"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Comparison is the difference in per-lifecycle slope between two models'
+// runs (A − B) for one signal.
+type Comparison struct {
+	A          string   `json:"a"`
+	B          string   `json:"b"`
+	Signal     string   `json:"signal"`
+	Difference Estimate `json:"difference_per_lifecycle"`
+}
+
+// Attribution splits the leaky model's growth into the two leaks, from the
+// runs of the four models: the offsets-options leak is finally-fix − fixed
+// (the model that has only that leak), the handle leak is options-fix − fixed,
+// per lifecycle and per failed close.
+type Attribution struct {
+	Signal                   string   `json:"signal"`
+	OptionsLeakPerLifecycle  Estimate `json:"options_leak_per_lifecycle"`
+	HandleLeakPerLifecycle   Estimate `json:"handle_leak_per_lifecycle"`
+	HandleLeakPerFailedClose Estimate `json:"handle_leak_per_failed_close"`
+	LeakyTotalPerLifecycle   Estimate `json:"leaky_total_per_lifecycle"`
+	// Interaction is leaky − options-fix − finally-fix + fixed: what the
+	// two leaks cost together beyond their sum (≈ 0 when they add up).
+	Interaction float64 `json:"interaction_per_lifecycle"`
+}
+
+// VerdictFloors are the absolute floors a leak must clear, in bytes per lifecycle.
+type VerdictFloors struct {
+	NativeHeap float64 `json:"native_heap"`
+	RSS        float64 `json:"rss"`
+}
+
+// DefaultFloors are the floors used unless a run says otherwise: 2 KiB per
+// lifecycle of native heap (a fifth of the smallest leak of KAFKA-20616, the
+// ~10 KiB offsets options) and 4 KiB of RSS (allocator overhead included).
+func DefaultFloors() VerdictFloors {
+	return VerdictFloors{NativeHeap: 2048, RSS: 4096}
+}
+
+// FitSamples fits every signal of one model's samples.
+func FitSamples(samples []measure.Sample) (map[string]SignalFit, error) {
+	in := stats.Input{}
+	for _, s := range samples {
+		in.Lifecycles = append(in.Lifecycles, float64(s.Lifecycles))
+		in.FailedCloses = append(in.FailedCloses, float64(s.FailedCloses))
+		in.Records = append(in.Records, float64(s.Records))
+	}
+	fits := map[string]SignalFit{}
+	for _, sig := range Signals() {
+		y := make([]float64, len(samples))
+		for i, s := range samples {
+			y[i] = signalValue(s, sig)
+		}
+		in.Y = y
+		in.Unit = ""
+		unit := "bytes"
+		if sig == SignalFDs {
+			in.Unit, unit = "FDs", "fds"
+		}
+		f, err := stats.FitSignal(in, stats.DefaultOptions())
+		if err != nil {
+			return nil, fmt.Errorf("fitting %s: %w", sig, err)
+		}
+		sf := toSignalFit(f, unit, in)
+		total := in
+		total.FailedCloses = nil
+		tf, err := stats.FitSignal(total, stats.DefaultOptions())
+		if err != nil {
+			return nil, fmt.Errorf("fitting %s on lifecycles alone: %w", sig, err)
+		}
+		t := toSignalFit(tf, unit, total)
+		sf.Total = &t
+		fits[sig] = sf
+	}
+	return fits, nil
+}
+
+func toSignalFit(f stats.Fit, unit string, in stats.Input) SignalFit {
+	sf := SignalFit{Unit: unit,
+		BytesPerLifecycle: f.PerLifecycle.Value, CI95: [2]float64{f.PerLifecycle.Low, f.PerLifecycle.High},
+		BytesPerFailedClose: f.PerFailedClose.Value, BytesPerMillionRecords: f.PerMillionRecords.Value,
+		PerLifecycle: fromStats(f.PerLifecycle), PerFailedClose: fromStats(f.PerFailedClose),
+		PerMillionRecords: fromStats(f.PerMillionRecords), R2: f.R2, Samples: f.N, SamplesUsed: f.Used,
+		WarmupSamples: f.WarmupCut, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
+		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Lag1: f.Lag1,
+		Warnings: append([]string{}, f.Warnings...)}
+	if f.Step != nil {
+		sf.Step = &StepInfo{Index: f.Step.Index, Size: f.Step.Size}
+	}
+	// The fitted line through the centroid of the used samples.
+	var sum float64
+	n := 0
+	for i := f.WarmupCut; i < len(in.Y); i++ {
+		sum += in.Y[i] - f.PerLifecycle.Value*in.Lifecycles[i]
+		if in.FailedCloses != nil {
+			sum -= validOr0(f.PerFailedClose) * in.FailedCloses[i]
+		}
+		n++
+	}
+	if n > 0 {
+		sf.Intercept = sum / float64(n)
+	}
+	return sf
+}
+
+func validOr0(e stats.Estimate) float64 {
+	if e.Valid {
+		return e.Value
+	}
+	return 0
+}
+
+// Analyze fits every model's samples, decides each model's verdict, and
+// compares the models pairwise and, when all four ran, attributes the leaky
+// model's growth to the two leaks. It fills the Fits, Verdict, Comparisons and
+// Attribution fields of r.
+func Analyze(r *Result, samples map[string][]measure.Sample, floors VerdictFloors) error {
+	r.Floors = floors
+	for _, m := range r.Models {
+		run := r.Runs[m]
+		ss := samples[m]
+		if len(ss) == 0 {
+			continue
+		}
+		fits, err := FitSamples(ss)
+		if err != nil {
+			return fmt.Errorf("%s: %w", m, err)
+		}
+		run.Fits = fits
+		v := stats.Decide(fits[SignalNativeHeap].Total.statsFit(), fits[SignalRSS].Total.statsFit(),
+			stats.VerdictOptions{NativeFloor: floors.NativeHeap, RSSFloor: floors.RSS})
+		run.Verdict = &Verdict{Leak: v.Leak, Reason: v.Reason, Warnings: v.Warnings}
+	}
+	r.Comparisons = nil
+	for i, a := range r.Models {
+		for _, b := range r.Models[i+1:] {
+			ra, rb := r.Runs[a], r.Runs[b]
+			if ra.Fits == nil || rb.Fits == nil {
+				continue
+			}
+			for _, sig := range []string{SignalNativeHeap, SignalRSS} {
+				d := stats.Difference(ra.Fits[sig].statsFit(), rb.Fits[sig].statsFit())
+				r.Comparisons = append(r.Comparisons, Comparison{A: a, B: b, Signal: sig, Difference: fromStats(d)})
+			}
+		}
+	}
+	r.Attribution = attribute(r)
+	return nil
+}
+
+func attribute(r *Result) []Attribution {
+	get := func(m string) *Run {
+		if run, ok := r.Runs[m]; ok && run.Fits != nil {
+			return run
+		}
+		return nil
+	}
+	leaky, fixed, opt, fin := get("leaky"), get("fixed"), get("options-fix"), get("finally-fix")
+	if leaky == nil || fixed == nil || opt == nil || fin == nil {
+		return nil
+	}
+	var out []Attribution
+	for _, sig := range []string{SignalNativeHeap, SignalRSS} {
+		f := func(run *Run) stats.Fit { return run.Fits[sig].statsFit() }
+		perFC := func(run *Run) stats.Fit {
+			sf := f(run)
+			sf.PerLifecycle = sf.PerFailedClose
+			return sf
+		}
+		a := Attribution{Signal: sig,
+			OptionsLeakPerLifecycle:  fromStats(stats.Difference(f(fin), f(fixed))),
+			HandleLeakPerLifecycle:   fromStats(stats.Difference(f(opt), f(fixed))),
+			HandleLeakPerFailedClose: fromStats(stats.Difference(perFC(opt), perFC(fixed))),
+			LeakyTotalPerLifecycle:   fromStats(stats.Difference(f(leaky), f(fixed))),
+		}
+		a.Interaction = f(leaky).PerLifecycle.Value - f(opt).PerLifecycle.Value -
+			f(fin).PerLifecycle.Value + f(fixed).PerLifecycle.Value
+		out = append(out, a)
+	}
+	return out
+}

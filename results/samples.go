@@ -1,0 +1,84 @@
+package results
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rocksleak/rocksleak/measure"
+)
+
+// ReadSamplesCSV reads a samples.csv written by SamplesCSV: the samples of each
+// model in file order.
+func ReadSamplesCSV(path string) (map[string][]measure.Sample, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
+	}
+	defer f.Close()
+	out, err := parseSamplesCSV(f)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+	}
+	return out, nil
+}
+
+func parseSamplesCSV(r io.Reader) (map[string][]measure.Sample, error) {
+	cr := csv.NewReader(r)
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	for _, need := range measure.CSVHeader(nil) {
+		if _, ok := col[need]; !ok {
+			return nil, fmt.Errorf("header: missing column %q", need)
+		}
+	}
+	out := map[string][]measure.Sample{}
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var perr error
+		num := func(name string) int64 {
+			v, err := strconv.ParseInt(rec[col[name]], 10, 64)
+			if err != nil && perr == nil {
+				perr = fmt.Errorf("line %d: column %s: %w", line, name, err)
+			}
+			return v
+		}
+		s := measure.Sample{
+			Model: rec[col["model"]], Seq: int(num("seq")), ElapsedNs: num("elapsed_ns"), Trigger: rec[col["trigger"]],
+			Lifecycles: num("lifecycles"), FailedCloses: num("failed_closes"), InitFailures: num("init_failures"),
+			Records: num("records"),
+			Memory: measure.Memory{RSS: num("rss"), VMS: num("vms"), FDs: int(num("fds")),
+				NativeHeap: num("native_heap"), GoHeap: num("go_heap")},
+			RocksDB: measure.RocksDBMemory{MemTables: num("rocksdb_memtables"), TableReaders: num("rocksdb_table_readers"),
+				BlockCache: num("rocksdb_block_cache"), OpenDBs: int(num("rocksdb_open_dbs"))},
+			LiveNatives: map[string]int64{},
+		}
+		for name, i := range col {
+			if k, ok := strings.CutPrefix(name, "live_"); ok {
+				if v := num(name); v != 0 {
+					s.LiveNatives[k] = v
+				}
+				_ = i
+			}
+		}
+		if perr != nil {
+			return nil, perr
+		}
+		out[s.Model] = append(out[s.Model], s)
+	}
+}
