@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/rocksleak/rocksleak/measure"
 	"github.com/rocksleak/rocksleak/measure/stats"
@@ -94,6 +95,50 @@ func (f SignalFit) statsFit() stats.Fit {
 		WarmupCut: f.WarmupSamples, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
 		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Confidence: 0.95, Lag1: f.Lag1,
 		Warnings: f.Warnings}
+}
+
+// Resident is what one open store instance (a DB: a kv store or one window
+// segment) costs while it is open, from the run's steady state: the median,
+// over the second half of the samples, of (signal − the signal at the first
+// sample, taken before anything was opened) / open DBs. Bytes per open DB.
+// Under a leaky model it includes what leaked so far, so read it from a
+// model that does not leak.
+type Resident struct {
+	NativeHeapPerDB float64 `json:"native_heap_per_db"`
+	RSSPerDB        float64 `json:"rss_per_db"`
+	OpenDBs         float64 `json:"open_dbs"` // median open DBs over the same samples
+}
+
+func residentOf(samples []measure.Sample) *Resident {
+	if len(samples) < 4 {
+		return nil
+	}
+	base := samples[0]
+	tail := samples[len(samples)/2:]
+	var nat, rss, dbs []float64
+	for _, s := range tail {
+		if s.RocksDB.OpenDBs <= 0 {
+			continue
+		}
+		n := float64(s.RocksDB.OpenDBs)
+		nat = append(nat, float64(s.NativeHeap-base.NativeHeap)/n)
+		rss = append(rss, float64(s.RSS-base.RSS)/n)
+		dbs = append(dbs, n)
+	}
+	if len(dbs) == 0 {
+		return nil
+	}
+	return &Resident{NativeHeapPerDB: median(nat), RSSPerDB: median(rss), OpenDBs: median(dbs)}
+}
+
+func median(x []float64) float64 {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // Verdict is a model's leak verdict: Leak is true, false, or null when
@@ -231,6 +276,7 @@ func Analyze(r *Result, samples map[string][]measure.Sample, floors VerdictFloor
 			return fmt.Errorf("%s: %w", m, err)
 		}
 		run.Fits = fits
+		run.Resident = residentOf(ss)
 		v := stats.Decide(fits[SignalNativeHeap].Total.statsFit(), fits[SignalRSS].Total.statsFit(),
 			stats.VerdictOptions{NativeFloor: floors.NativeHeap, RSSFloor: floors.RSS})
 		run.Verdict = &Verdict{Leak: v.Leak, Reason: v.Reason, Warnings: v.Warnings}

@@ -76,6 +76,8 @@ type Run struct {
 	// Fits by signal (native_heap, rss, go_heap, fds) and the verdict.
 	Fits    map[string]SignalFit `json:"fits,omitempty"`
 	Verdict *Verdict             `json:"verdict,omitempty"`
+	// Resident is the cost of one open store instance at steady state.
+	Resident *Resident `json:"resident,omitempty"`
 }
 
 // Validate checks what every reader of a result relies on.
