@@ -27,5 +27,10 @@ test: deps
 	$(GO) test -count=1 -timeout 15m ./...
 	$(GO) test -count=1 -race -timeout 10m $(PURE)
 
+## reliability: kafka-20616 at 20 seeds (about 20 minutes), then the calibration scenario at 10 seeds.
+reliability: build
+	./$(BIN) reliability --scenario kafka-20616 --seeds 20 $(ARGS)
+	./$(BIN) reliability --scenario calibration --seeds 10
+
 clean:
 	rm -rf bin

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/measure"
+	"github.com/rocksleak/rocksleak/scenarios"
 )
 
 // ChildEnvVar marks a process started by the parent as a model child.
@@ -28,7 +30,8 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err := json.NewDecoder(job).Decode(&j); err != nil {
 		return fmt.Errorf("child: reading job: %w", err)
 	}
-	model, err := lifecycle.ModelByName(j.Model)
+	base, synthetic := strings.CutSuffix(j.Model, scenarios.SyntheticSuffix)
+	model, err := lifecycle.ModelByName(base)
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
@@ -57,7 +60,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		return err
 	}
 
-	topo, err := newTopology(j.Scenario, model, j.Seed, j.StateDir)
+	topo, err := newTopology(j.Scenario, model, synthetic, j.Seed, j.StateDir)
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}

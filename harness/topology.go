@@ -73,7 +73,9 @@ type logKey struct {
 	ts  int64
 }
 
-func newTopology(sc scenarios.Scenario, model lifecycle.Model, seed int64, root string) (*topology, error) {
+// newTopology builds a model's topology; with synthetic, every lifecycle also
+// leaks the scenario's SyntheticLeakBytes (a "+synthetic" model).
+func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, seed int64, root string) (*topology, error) {
 	sem, err := lifecycle.ParseSemantics(sc.LeakSemantics)
 	if err != nil {
 		return nil, err
@@ -90,7 +92,9 @@ func newTopology(sc scenarios.Scenario, model lifecycle.Model, seed int64, root 
 		return nil, err
 	}
 	env := lifecycle.NewEnv(inj)
-	env.SyntheticLeakBytes = sc.SyntheticLeakBytes
+	if synthetic {
+		env.SyntheticLeakBytes = sc.SyntheticLeakBytes
+	}
 	t := &topology{sc: sc, model: model, sem: sem, env: env, faults: inj, seed: useed,
 		rng: rand.New(rand.NewPCG(useed, 0x5eed)), root: root, after: func() {}}
 	for i := range sc.Tasks {

@@ -3,9 +3,11 @@ package results
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/rocksleak/rocksleak/measure"
 	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/scenarios"
 )
 
 // The signals every model's samples are fitted on, in report order.
@@ -289,13 +291,53 @@ func Analyze(r *Result, samples map[string][]measure.Sample, floors VerdictFloor
 				continue
 			}
 			for _, sig := range []string{SignalNativeHeap, SignalRSS} {
-				d := stats.Difference(ra.Fits[sig].statsFit(), rb.Fits[sig].statsFit())
+				d := stats.Difference(ra.Fits[sig].Total.statsFit(), rb.Fits[sig].Total.statsFit())
 				r.Comparisons = append(r.Comparisons, Comparison{A: a, B: b, Signal: sig, Difference: fromStats(d)})
 			}
 		}
 	}
 	r.Attribution = attribute(r)
+	r.Calibration = calibrate(r)
 	return nil
+}
+
+// Calibration checks the estimators against a known leak: a "+synthetic"
+// model leaks KnownPerLifecycle bytes per lifecycle on top of its control
+// (the same model without the suffix, in the same run), so the difference of
+// their whole per-lifecycle growth should recover it. Errors are relative:
+// (estimate − known) / known.
+type Calibration struct {
+	Model             string   `json:"model"`
+	Control           string   `json:"control"`
+	KnownPerLifecycle float64  `json:"known_bytes_per_lifecycle"`
+	NativeHeap        Estimate `json:"native_heap"`
+	NativeHeapError   float64  `json:"native_heap_relative_error"`
+	RSS               Estimate `json:"rss"`
+	RSSError          float64  `json:"rss_relative_error"`
+}
+
+func calibrate(r *Result) []Calibration {
+	known := float64(r.Scenario.SyntheticLeakBytes)
+	if known <= 0 {
+		return nil
+	}
+	var out []Calibration
+	for _, m := range r.Models {
+		control, ok := strings.CutSuffix(m, scenarios.SyntheticSuffix)
+		rm, rc := r.Runs[m], r.Runs[control]
+		if !ok || rc == nil || rm.Fits == nil || rc.Fits == nil {
+			continue
+		}
+		diff := func(sig string) Estimate {
+			return fromStats(stats.Difference(rm.Fits[sig].Total.statsFit(), rc.Fits[sig].Total.statsFit()))
+		}
+		c := Calibration{Model: m, Control: control, KnownPerLifecycle: known,
+			NativeHeap: diff(SignalNativeHeap), RSS: diff(SignalRSS)}
+		c.NativeHeapError = (c.NativeHeap.Value - known) / known
+		c.RSSError = (c.RSS.Value - known) / known
+		out = append(out, c)
+	}
+	return out
 }
 
 func attribute(r *Result) []Attribution {

@@ -42,6 +42,7 @@ type Result struct {
 	Floors      VerdictFloors `json:"verdict_floors"`
 	Comparisons []Comparison  `json:"comparisons,omitempty"`
 	Attribution []Attribution `json:"attribution,omitempty"`
+	Calibration []Calibration `json:"calibration,omitempty"`
 }
 
 // Provenance says where and with what a result was produced.

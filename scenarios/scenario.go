@@ -74,6 +74,12 @@ const (
 	MinDerivedSegmentIntervalMs = 60_000
 )
 
+// SyntheticSuffix marks a model run with the scenario's synthetic leak
+// ("fixed+synthetic"): SyntheticLeakBytes are leaked per lifecycle by those
+// models only, so a run of the same model without the suffix is the control
+// the known leak is measured against.
+const SyntheticSuffix = "+synthetic"
+
 // ModelNames returns the known ownership model names in their canonical order.
 func ModelNames() []string {
 	return []string{ModelLeaky, ModelFixed, ModelOptionsFix, ModelFinallyFix}
@@ -145,7 +151,8 @@ type Scenario struct {
 	// ≥ MinSampleIntervalMs.
 	SampleIntervalMs int `yaml:"sample_interval_ms" json:"sample_interval_ms"`
 	// SyntheticLeakBytes is allocated, touched and never freed per lifecycle
-	// (calibration), ≥ 0.
+	// by the models named with SyntheticSuffix (calibration), ≥ 0; > 0 when
+	// such a model is listed.
 	SyntheticLeakBytes int `yaml:"synthetic_leak_bytes" json:"synthetic_leak_bytes"`
 	// RestoreScratchBytes is native memory held during each restore and then
 	// freed, ≥ 0.

@@ -93,7 +93,7 @@ func TestCatalogueShapes(t *testing.T) {
 	assert.GreaterOrEqual(t, r.RestoreScratchBytes, 8<<20)
 
 	cal := get("calibration")
-	assert.Equal(t, []string{ModelFixed}, cal.Models)
+	assert.Equal(t, []string{ModelFixed, ModelFixed + SyntheticSuffix}, cal.Models, "the synthetic leak is measured against a control run")
 	assert.Equal(t, StoreKV, cal.Store)
 	assert.Zero(t, cal.CloseFailureRate)
 	assert.Zero(t, cal.InitFailureRate)

@@ -130,18 +130,24 @@ func (v *validator) models() {
 		return
 	}
 	seen := make(map[string]bool, len(ms))
+	synthetic := false
 	for _, m := range ms {
+		base, syn := strings.CutSuffix(m, SyntheticSuffix)
+		synthetic = synthetic || syn
 		known := false
 		for _, k := range ModelNames() {
-			known = known || m == k
+			known = known || base == k
 		}
 		switch {
 		case !known:
-			v.add("models", m, "%q is not a model (known: %s)", m, strings.Join(ModelNames(), ", "))
+			v.add("models", m, "%q is not a model (known: %s, each optionally with %q)", m, strings.Join(ModelNames(), ", "), SyntheticSuffix)
 		case seen[m]:
 			v.add("models", m, "%q is listed twice", m)
 		}
 		seen[m] = true
+	}
+	if synthetic && v.s.SyntheticLeakBytes <= 0 {
+		v.add("synthetic_leak_bytes", v.s.SyntheticLeakBytes, "must be positive when a model has the %q suffix", SyntheticSuffix)
 	}
 }
 

@@ -90,6 +90,8 @@ func TestValidateRejects(t *testing.T) {
 		{"no stop condition", func(s *Scenario) { s.Lifecycles = 0 }, "lifecycles", "set at least one stop condition"},
 		{"zero sample period", func(s *Scenario) { s.SampleEveryLifecycles = 0 }, "sample_every_lifecycles", "0 is below 1"},
 		{"sample interval too short", func(s *Scenario) { s.SampleIntervalMs = 5 }, "sample_interval_ms", "5 is below 10"},
+		{"synthetic model without a synthetic leak", func(s *Scenario) { s.Models = []string{"fixed", "fixed+synthetic"} }, "synthetic_leak_bytes", "must be positive"},
+		{"unknown synthetic model", func(s *Scenario) { s.Models = []string{"sorta+synthetic"}; s.SyntheticLeakBytes = 1 }, "models", `"sorta+synthetic" is not a model`},
 		{"negative synthetic leak", func(s *Scenario) { s.SyntheticLeakBytes = -1 }, "synthetic_leak_bytes", "-1 is below 0"},
 		{"negative restore scratch", func(s *Scenario) { s.RestoreScratchBytes = -1 }, "restore_scratch_bytes", "-1 is below 0"},
 		{"too many open instances", func(s *Scenario) { s.Tasks = 64; s.SegmentIntervalMs = 60 }, "tasks", "64 tasks × 1 stores × 2001 live segments"},

@@ -89,6 +89,7 @@ const usage = `rocksleak reproduces KAFKA-20616 on real RocksDB and measures the
 Commands:
   run        run a scenario, each model in its own child process
   scenarios  list the scenario catalogue; "scenarios show NAME" prints one
+  reliability  run a scenario at many seeds and count each model's verdicts
 
 Run "rocksleak COMMAND -h" for a command's flags.
 `
@@ -105,6 +106,8 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return runCmd(ctx, stdout, stderr, args[1:])
 	case "scenarios":
 		return scenariosCmd(stdout, args[1:])
+	case "reliability":
+		return reliabilityCmd(ctx, stdout, stderr, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -110,23 +111,9 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 
 	fmt.Fprintf(stdout, "rocksleak: scenario %s, models %s, %s each, seed %d\n",
 		sc.Name, strings.Join(sc.Models, ","), stopOf(sc), sc.Seed)
-	prog := newProgress(stderr, sc)
-	out, runErr := harness.Run(ctx, harness.Config{
-		Scenario:  sc,
-		Models:    sc.Models,
-		Seed:      sc.Seed,
-		StateRoot: o.stateRoot,
-		Stderr:    stderr,
-		OnEvent:   prog.event,
-	})
-	prog.finish()
+	res, out, runErr := execute(ctx, stderr, sc, o.stateRoot, "rocksleak run "+strings.Join(args, " "))
 	if out == nil {
 		return runErr
-	}
-	prov := results.BuildProvenance(sc.Seed, gitCommit, "rocksleak run "+strings.Join(args, " "))
-	res := results.FromOutput(out, sc, prov)
-	if err := results.Analyze(res, results.SamplesByModel(out), results.DefaultFloors()); err != nil {
-		return fmt.Errorf("analysing samples: %w", err)
 	}
 	files, err := results.Render(res, out)
 	if err != nil {
@@ -145,4 +132,29 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		return runErr
 	}
 	return nil
+}
+
+// execute runs a resolved scenario's models in child processes, with a
+// progress display on stderr, and analyses what they sent back. A nil Output
+// means nothing ran; otherwise the Result is complete, interrupted or failed,
+// and the error (if any) says why.
+func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string) (*results.Result, *harness.Output, error) {
+	prog := newProgress(stderr, sc)
+	out, runErr := harness.Run(ctx, harness.Config{
+		Scenario:  sc,
+		Models:    sc.Models,
+		Seed:      sc.Seed,
+		StateRoot: stateRoot,
+		Stderr:    stderr,
+		OnEvent:   prog.event,
+	})
+	prog.finish()
+	if out == nil {
+		return nil, nil, runErr
+	}
+	res := results.FromOutput(out, sc, results.BuildProvenance(sc.Seed, gitCommit, command))
+	if err := results.Analyze(res, results.SamplesByModel(out), results.DefaultFloors()); err != nil {
+		return res, out, errors.Join(runErr, fmt.Errorf("analysing samples: %w", err))
+	}
+	return res, out, runErr
 }

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/results/plan"
+)
+
+// planUsage is the manual of "rocksleak plan".
+const planUsage = `rocksleak plan --result R.json [--model M] [--resident-model M] [--topology FILE]
+               [--tasks N] [--stores-per-task N] [--live-segments N] [--segment-interval D]
+               [--rebalances-per-day N] [--rebalance-share X] [--close-failure-rate X]
+               [--budget BYTES] [--horizon D] [--name NAME] [--format text|json] [--png FILE]
+
+Projects a model's measured costs onto a production topology:
+
+  lifecycles/day    = tasks × stores × (1 day / segment interval)
+                    + rebalances/day × rebalance share × tasks × stores × live segments
+  failed closes/day = lifecycles/day × close failure rate
+  growth/day        = cost per lifecycle × lifecycles/day + cost per failed close × failed closes/day
+  resident          = tasks × stores × live segments × resident cost per open DB
+
+for native heap and RSS, low / expected / high from the 95% intervals of the
+model's two-counter fit (clamped at 0), and when the budget is reached:
+(budget − resident) / growth per day. A signal whose total growth per
+lifecycle is not significantly positive gets "no sustained growth" and only
+its resident cost. Read the resident cost from a model that does not leak
+(--resident-model fixed) when planning for a leaky one.
+
+The topology file is YAML with the fields tasks, stores_per_task,
+live_segments, segment_interval ("1h"), rebalances_per_day, rebalance_share
+(default 1), close_failure_rate, budget ("4GiB"), horizon (default "30d") and
+name; flags override it. Sizes accept B, KiB, MiB, GiB, TiB (and kB, MB, GB,
+TB); durations accept Go durations and days ("30d").
+
+Exit status: 0 success, 2 bad input (unreadable result, unknown model,
+invalid topology, which the message names).
+`
+
+// planFlagKeys maps flags to topology fields.
+var planFlagKeys = map[string]string{
+	"name": "name", "tasks": "tasks", "stores-per-task": "stores_per_task", "live-segments": "live_segments",
+	"segment-interval": "segment_interval", "rebalances-per-day": "rebalances_per_day",
+	"rebalance-share": "rebalance_share", "close-failure-rate": "close_failure_rate", "budget": "budget",
+	"horizon": "horizon",
+}
+
+type planOptions struct {
+	result, model, residentModel string
+	topology                     string
+	format, png                  string
+	allowPartial                 bool
+	sets                         [][2]string // topology field, value: the flags given, in order
+}
+
+func parsePlanFlags(stderr io.Writer, args []string) (planOptions, error) {
+	var o planOptions
+	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, planUsage, "\nFlags:\n"); fs.PrintDefaults() }
+	fs.StringVar(&o.result, "result", "", "result.json (or its run directory) to take the costs from")
+	fs.StringVar(&o.model, "model", "", "model whose costs are projected (default: the result's only model)")
+	fs.StringVar(&o.residentModel, "resident-model", "", "model whose resident cost per open DB is used (default: --model)")
+	fs.StringVar(&o.topology, "topology", "", "topology YAML file")
+	fs.StringVar(&o.format, "format", "text", "output format: "+strings.Join(plan.Formats(), ", "))
+	fs.StringVar(&o.png, "png", "", "also write a plot of the projected usage to this PNG file")
+	fs.BoolVar(&o.allowPartial, "allow-partial", false, "plan from a failed or interrupted run")
+	help := map[string]string{
+		"name": "name of the topology", "tasks": "stream tasks", "stores-per-task": "window stores per task",
+		"live-segments": "open segments per store", "segment-interval": "segment interval (e.g. 1h)",
+		"rebalances-per-day": "rebalances per day", "rebalance-share": "share of tasks moved per rebalance, (0,1]",
+		"close-failure-rate": "share of closes that fail, [0,1]", "budget": "memory budget (e.g. 4GiB)",
+		"horizon": "projection horizon (default 30d)",
+	}
+	for flagName := range planFlagKeys {
+		fs.String(flagName, "", help[flagName])
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return o, usagef("plan: unexpected argument %q", fs.Arg(0))
+	}
+	if o.result == "" {
+		return o, usagef("plan: --result is required")
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if key, ok := planFlagKeys[f.Name]; ok {
+			o.sets = append(o.sets, [2]string{key, f.Value.String()})
+		}
+	})
+	return o, nil
+}
+
+// planCmd is "rocksleak plan": it prints the capacity plan (and writes the
+// PNG) and returns nil, or an error marked as bad input (exit 2).
+func planCmd(stdout, stderr io.Writer, args []string) error {
+	o, err := parsePlanFlags(stderr, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	render, err := plan.RendererFor(o.format)
+	if err != nil {
+		return usagef("--format: %v", err)
+	}
+	topo := plan.DefaultTopology()
+	if o.topology != "" {
+		if topo, err = plan.LoadTopology(o.topology); err != nil {
+			return inputErr{err}
+		}
+	}
+	for _, kv := range o.sets {
+		if err := topo.Set(kv[0], kv[1]); err != nil {
+			return inputErr{fmt.Errorf("--%s: %w", strings.ReplaceAll(kv[0], "_", "-"), err)}
+		}
+	}
+	res, err := loadResultFile(o.result)
+	if err != nil {
+		return err
+	}
+	p, err := plan.Project(res, topo, plan.Options{Model: o.model, ResidentModel: o.residentModel,
+		AllowPartial: o.allowPartial})
+	if err != nil {
+		return inputErr{err}
+	}
+	p.Source.Path = resultFilePath(o.result)
+	if o.png != "" {
+		b, err := plan.PNG(p)
+		if err != nil {
+			return fmt.Errorf("plotting: %w", err)
+		}
+		if err := results.WriteFileAtomic(o.png, b); err != nil {
+			return fmt.Errorf("--png: %w", err)
+		}
+	}
+	return render(stdout, p)
+}

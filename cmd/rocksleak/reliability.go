@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rocksleak/rocksleak/results"
+)
+
+// reliabilityReport is what "rocksleak reliability" writes to
+// reliability.json: how often each model was called a leak over many seeds.
+type reliabilityReport struct {
+	Scenario string                       `json:"scenario"`
+	Seeds    []int64                      `json:"seeds"`
+	Models   []string                     `json:"models"`
+	Tally    map[string]*reliabilityTally `json:"tally"`
+	Calib    map[string]*calibrationTally `json:"calibration,omitempty"`
+	Runs     []string                     `json:"runs"` // result directories, one per seed
+}
+
+type reliabilityTally struct {
+	Leak, NoLeak, Inconclusive, Failed int
+	// NativePerLifecycle are the per-seed whole native-heap growths per
+	// lifecycle (bytes), for their spread across seeds.
+	NativePerLifecycle []float64 `json:"native_per_lifecycle"`
+	RSSPerLifecycle    []float64 `json:"rss_per_lifecycle"`
+}
+
+type calibrationTally struct {
+	NativeErrors []float64 `json:"native_relative_errors"`
+	RSSErrors    []float64 `json:"rss_relative_errors"`
+}
+
+func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	fs := flag.NewFlagSet("reliability", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o runOptions
+	var seeds int
+	var first int64
+	fs.StringVar(&o.scenario, "scenario", "kafka-20616", "scenario name or YAML file")
+	fs.StringVar(&o.models, "models", "", "comma-separated models (default: the scenario's)")
+	fs.IntVar(&o.lifecycles, "lifecycles", -1, "lifecycles per model per seed (default: the scenario's)")
+	fs.IntVar(&seeds, "seeds", 20, "number of seeds")
+	fs.Int64Var(&first, "first-seed", 1, "first seed; the others follow it")
+	fs.StringVar(&o.out, "out", "", "output directory (default results/reliability/<UTC time>-<scenario>)")
+	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
+	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if seeds < 1 {
+		return usagef("--seeds: %d must be at least 1", seeds)
+	}
+	if o.lifecycles == 0 || o.lifecycles < -1 {
+		return usagef("--lifecycles: %d must be a positive count", o.lifecycles)
+	}
+	o.duration, o.seed = -1, -1
+	sc, err := resolveScenario(o)
+	if err != nil {
+		return err
+	}
+	outDir := o.out
+	if outDir == "" {
+		outDir = filepath.Join("results", "reliability", time.Now().UTC().Format("20060102T150405Z")+"-"+sc.Name)
+	}
+	if _, err := os.Stat(outDir); err == nil {
+		return usagef("--out: %s already exists", outDir)
+	}
+	rep := &reliabilityReport{Scenario: sc.Name, Models: sc.Models, Tally: map[string]*reliabilityTally{},
+		Calib: map[string]*calibrationTally{}}
+	for _, m := range sc.Models {
+		rep.Tally[m] = &reliabilityTally{}
+	}
+	fmt.Fprintf(stdout, "rocksleak reliability: scenario %s, models %s, %d seeds from %d, %s each\n",
+		sc.Name, strings.Join(sc.Models, ","), seeds, first, stopOf(sc))
+	for i := 0; i < seeds; i++ {
+		sc.Seed = first + int64(i)
+		res, out, runErr := execute(ctx, io.Discard, sc, o.stateRoot, fmt.Sprintf("rocksleak reliability seed %d", sc.Seed))
+		if out != nil && out.Interrupted {
+			return errInterrupted
+		}
+		if out == nil {
+			return runErr
+		}
+		dir := filepath.Join(outDir, fmt.Sprintf("seed-%d", sc.Seed))
+		files, err := results.Render(res, out)
+		if err != nil {
+			return err
+		}
+		if err := results.WriteDir(dir, files); err != nil {
+			return err
+		}
+		rep.Seeds = append(rep.Seeds, sc.Seed)
+		rep.Runs = append(rep.Runs, dir)
+		var words []string
+		for _, m := range sc.Models {
+			t := rep.Tally[m]
+			run := res.Runs[m]
+			switch {
+			case run == nil || run.Verdict == nil || run.Error != "":
+				t.Failed++
+				words = append(words, m+"=failed")
+				continue
+			case run.Verdict.Leak == nil:
+				t.Inconclusive++
+			case *run.Verdict.Leak:
+				t.Leak++
+			default:
+				t.NoLeak++
+			}
+			words = append(words, m+"="+verdictWord(run.Verdict))
+			t.NativePerLifecycle = append(t.NativePerLifecycle, run.Fits[results.SignalNativeHeap].Total.BytesPerLifecycle)
+			t.RSSPerLifecycle = append(t.RSSPerLifecycle, run.Fits[results.SignalRSS].Total.BytesPerLifecycle)
+		}
+		for _, c := range res.Calibration {
+			ct := rep.Calib[c.Model]
+			if ct == nil {
+				ct = &calibrationTally{}
+				rep.Calib[c.Model] = ct
+			}
+			ct.NativeErrors = append(ct.NativeErrors, c.NativeHeapError)
+			ct.RSSErrors = append(ct.RSSErrors, c.RSSError)
+			words = append(words, fmt.Sprintf("%s native %+.2f%% rss %+.2f%%", c.Model, 100*c.NativeHeapError, 100*c.RSSError))
+		}
+		fmt.Fprintf(stdout, "seed %d: %s\n", sc.Seed, strings.Join(words, " "))
+	}
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := results.WriteFileAtomic(filepath.Join(outDir, "reliability.json"), append(b, '\n')); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "model\tleak\tno leak\tinconclusive\tfailed\tnative/lifecycle mean ± sd\tRSS/lifecycle mean ± sd")
+	for _, m := range sc.Models {
+		t := rep.Tally[m]
+		n := len(rep.Seeds)
+		fmt.Fprintf(tw, "%s\t%d/%d\t%d/%d\t%d/%d\t%d/%d\t%s\t%s\n", m, t.Leak, n, t.NoLeak, n, t.Inconclusive, n, t.Failed, n,
+			meanSD(t.NativePerLifecycle), meanSD(t.RSSPerLifecycle))
+	}
+	tw.Flush()
+	for m, ct := range rep.Calib {
+		fmt.Fprintf(stdout, "calibration %s: native heap error %s, RSS error %s (relative, mean ± sd; max |error| %.2f%% and %.2f%%)\n",
+			m, pctMeanSD(ct.NativeErrors), pctMeanSD(ct.RSSErrors), 100*maxAbs(ct.NativeErrors), 100*maxAbs(ct.RSSErrors))
+	}
+	fmt.Fprintf(stdout, "\nresults: %s\n", outDir)
+	return nil
+}
+
+func verdictWord(v *results.Verdict) string {
+	switch {
+	case v == nil || v.Leak == nil:
+		return "inconclusive"
+	case *v.Leak:
+		return "leak"
+	}
+	return "no-leak"
+}
+
+func meanSD(x []float64) string {
+	if len(x) == 0 {
+		return "-"
+	}
+	m, sd := moments(x)
+	return fmt.Sprintf("%s ± %s", signedBytes(int64(math.Round(m))), humanBytes(sd))
+}
+
+func pctMeanSD(x []float64) string {
+	m, sd := moments(x)
+	return fmt.Sprintf("%+.2f%% ± %.2f%%", 100*m, 100*sd)
+}
+
+func moments(x []float64) (mean, sd float64) {
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	for _, v := range x {
+		sd += (v - mean) * (v - mean)
+	}
+	if len(x) > 1 {
+		sd = math.Sqrt(sd / float64(len(x)-1))
+	}
+	return mean, sd
+}
+
+func maxAbs(x []float64) float64 {
+	var m float64
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}

@@ -1,0 +1,313 @@
+package gate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/scenarios"
+)
+
+// ErrIncomparable marks two results that cannot be gated against each other:
+// different schema versions, different workloads, a run that did not
+// complete, or a model that is not in the result. The CLI exits 2 on it.
+var ErrIncomparable = errors.New("results cannot be compared")
+
+// Outcome is a check's or the gate's outcome.
+type Outcome string
+
+// The outcomes. WARN passes the gate.
+const (
+	Pass Outcome = "PASS"
+	Warn Outcome = "WARN"
+	Fail Outcome = "FAIL"
+)
+
+// Rule states how a check's outcome is decided; reports print it.
+const Rule = "ratio limit = max(baseline × factor, baseline + floor); an estimate FAILs only when its 95% " +
+	"interval's lower bound exceeds the limit (evidence of a regression), PASSes when its value is within the " +
+	"limit, and WARNs (passing) when its value is above the limit but its interval reaches below it"
+
+// Options selects what is compared and what is tolerated.
+type Options struct {
+	// BaselineModel and CandidateModel name the model compared on each side.
+	// When both are empty, the first of the candidate's models that the
+	// baseline also ran is compared on both sides; when one is empty it is
+	// the other one.
+	BaselineModel, CandidateModel string
+	// AllowScenarioMismatch gates results of different workloads (a warning
+	// is reported instead of ErrIncomparable).
+	AllowScenarioMismatch bool
+	// AllowPartial gates results whose status is failed or interrupted.
+	AllowPartial bool
+}
+
+// Side describes one of the two runs compared.
+type Side struct {
+	Path           string `json:"path,omitempty"` // set by the caller
+	Model          string `json:"model"`
+	Scenario       string `json:"scenario"`
+	ScenarioDigest string `json:"scenario_digest"` // as recorded in the result's provenance
+	WorkloadDigest string `json:"workload_digest"` // see WorkloadDigest
+	Seed           int64  `json:"seed"`
+	Status         string `json:"status"`
+	Lifecycles     int64  `json:"lifecycles"`
+	GitCommit      string `json:"git_commit"`
+}
+
+// CheckResult is one check's evaluation. Baseline is nil for max and equal
+// checks. Numbers are in Unit.
+type CheckResult struct {
+	Name      string    `json:"name"`
+	Metric    string    `json:"metric"`
+	Op        string    `json:"op"`
+	Unit      string    `json:"unit"`
+	Factor    float64   `json:"factor,omitempty"`
+	Floor     float64   `json:"floor,omitempty"`
+	Baseline  *Quantity `json:"baseline"`
+	Candidate *Quantity `json:"candidate"` // nil when it could not be read
+	Limit     float64   `json:"limit"`
+	Outcome   Outcome   `json:"outcome"`
+	Reason    string    `json:"reason"`
+}
+
+// Report is the gate's decision. Outcome is FAIL if any check failed, else
+// WARN if any warned, else PASS.
+type Report struct {
+	Baseline  Side          `json:"baseline"`
+	Candidate Side          `json:"candidate"`
+	Rule      string        `json:"rule"`
+	Checks    []CheckResult `json:"checks"`
+	Outcome   Outcome       `json:"outcome"`
+	Warnings  []string      `json:"warnings"`
+}
+
+// Passed reports whether the gate passed (PASS or WARN).
+func (r *Report) Passed() bool { return r.Outcome != Fail }
+
+// workloadFreeFields are the scenario fields that do not change what a
+// lifecycle costs: which models run, the seed and the stop condition. Two
+// runs that differ only in them measure the same workload.
+var workloadFreeFields = []string{"models", "seed", "lifecycles", "duration"}
+
+// WorkloadDigest is the scenario's digest with the run-plan fields (models,
+// seed, lifecycles, duration) cleared: two results with the same workload
+// digest measured the same workload, so their per-lifecycle and per-record
+// slopes and restore times are comparable. The recorded scenario digest
+// covers the seed and the model list, so an A/A pair of runs with different
+// seeds would never match on it.
+func WorkloadDigest(sc scenarios.Scenario) string {
+	sc.Models, sc.Seed, sc.Lifecycles, sc.Duration = nil, 0, 0, 0
+	return sc.Digest()
+}
+
+// scenarioDiff names the workload fields that differ between a and b.
+func scenarioDiff(a, b scenarios.Scenario) []string {
+	toMap := func(s scenarios.Scenario) map[string]any {
+		m := map[string]any{}
+		js, _ := json.Marshal(s)
+		_ = json.Unmarshal(js, &m)
+		return m
+	}
+	ma, mb := toMap(a), toMap(b)
+	var diff []string
+	for k, va := range ma {
+		if slices.Contains(workloadFreeFields, k) {
+			continue
+		}
+		if !reflect.DeepEqual(va, mb[k]) {
+			diff = append(diff, fmt.Sprintf("%s (%v vs %v)", k, va, mb[k]))
+		}
+	}
+	for k := range mb {
+		if _, ok := ma[k]; !ok && !slices.Contains(workloadFreeFields, k) {
+			diff = append(diff, fmt.Sprintf("%s (missing vs %v)", k, mb[k]))
+		}
+	}
+	slices.Sort(diff)
+	return diff
+}
+
+// SelectModels returns the models compared on each side (see Options).
+func SelectModels(base, cand *results.Result, opt Options) (string, string, error) {
+	bm, cm := opt.BaselineModel, opt.CandidateModel
+	switch {
+	case bm == "" && cm == "":
+		for _, m := range cand.Models {
+			if slices.Contains(base.Models, m) {
+				bm, cm = m, m
+				break
+			}
+		}
+		if bm == "" {
+			return "", "", fmt.Errorf("%w: no model in common (baseline ran %s, candidate ran %s): "+
+				"name them with --baseline-model and --candidate-model", ErrIncomparable,
+				listOrNone(base.Models), listOrNone(cand.Models))
+		}
+	case bm == "":
+		bm = cm
+	case cm == "":
+		cm = bm
+	}
+	for _, s := range []struct {
+		side, model string
+		r           *results.Result
+	}{{"baseline", bm, base}, {"candidate", cm, cand}} {
+		if _, ok := s.r.Runs[s.model]; !ok || !slices.Contains(s.r.Models, s.model) {
+			return "", "", fmt.Errorf("%w: the %s has no model %q (it ran %s)", ErrIncomparable, s.side, s.model,
+				listOrNone(s.r.Models))
+		}
+	}
+	return bm, cm, nil
+}
+
+func listOrNone(ms []string) string {
+	if len(ms) == 0 {
+		return "none"
+	}
+	return strings.Join(ms, ",")
+}
+
+// Evaluate gates cand against base under p. It returns an error wrapping
+// ErrInvalidPolicy for an invalid policy and ErrIncomparable when the
+// results cannot be compared (see Options); otherwise a Report, whose
+// Outcome is the decision.
+func Evaluate(p Policy, base, cand *results.Result, opt Options) (*Report, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if base == nil || cand == nil {
+		return nil, fmt.Errorf("%w: missing result", ErrIncomparable)
+	}
+	if base.SchemaVersion != cand.SchemaVersion {
+		return nil, fmt.Errorf("%w: schema_version differs: baseline %d, candidate %d", ErrIncomparable,
+			base.SchemaVersion, cand.SchemaVersion)
+	}
+	bm, cm, err := SelectModels(base, cand, opt)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Baseline: side(base, bm), Candidate: side(cand, cm), Rule: Rule, Warnings: []string{}}
+	for _, s := range []struct {
+		name string
+		r    *results.Result
+	}{{"baseline", base}, {"candidate", cand}} {
+		if s.r.Status == results.StatusComplete {
+			continue
+		}
+		msg := fmt.Sprintf("the %s's status is %s (%s)", s.name, s.r.Status, strings.Join(s.r.Errors, "; "))
+		if !opt.AllowPartial {
+			return nil, fmt.Errorf("%w: %s; --allow-partial gates it anyway", ErrIncomparable, msg)
+		}
+		rep.Warnings = append(rep.Warnings, msg)
+	}
+	if rep.Baseline.WorkloadDigest != rep.Candidate.WorkloadDigest {
+		diff := scenarioDiff(base.Scenario, cand.Scenario)
+		msg := fmt.Sprintf("different workloads: baseline scenario %s (workload digest %.12s), candidate %s (%.12s); differing fields: %s",
+			base.Scenario.Name, rep.Baseline.WorkloadDigest, cand.Scenario.Name, rep.Candidate.WorkloadDigest,
+			strings.Join(diff, ", "))
+		if !opt.AllowScenarioMismatch {
+			return nil, fmt.Errorf("%w: %s; --allow-scenario-mismatch gates them anyway", ErrIncomparable, msg)
+		}
+		rep.Warnings = append(rep.Warnings, msg)
+	}
+	if base == cand && bm == cm {
+		rep.Warnings = append(rep.Warnings, "the baseline and the candidate are the same run of the same model")
+	}
+	if bl, cl := rep.Baseline.Lifecycles, rep.Candidate.Lifecycles; bl > 0 && cl > 0 && (bl > 2*cl || cl > 2*bl) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf(
+			"the runs differ in length (baseline %d lifecycles, candidate %d): slopes compare, their intervals differ in width", bl, cl))
+	}
+	br, cr := base.Runs[bm], cand.Runs[cm]
+	rep.Outcome = Pass
+	for _, c := range p.Checks {
+		res := evaluate(c, br, cr)
+		rep.Checks = append(rep.Checks, res)
+		switch {
+		case res.Outcome == Fail:
+			rep.Outcome = Fail
+		case res.Outcome == Warn && rep.Outcome == Pass:
+			rep.Outcome = Warn
+		}
+	}
+	return rep, nil
+}
+
+func side(r *results.Result, model string) Side {
+	s := Side{Model: model, Scenario: r.Scenario.Name, ScenarioDigest: r.Provenance.ScenarioDigest,
+		WorkloadDigest: WorkloadDigest(r.Scenario), Seed: r.Provenance.Seed, Status: r.Status,
+		GitCommit: r.Provenance.GitCommit}
+	if run := r.Runs[model]; run != nil {
+		s.Lifecycles = run.Lifecycles
+	}
+	return s
+}
+
+// evaluate applies one check (valid by Policy.Validate) to the two runs.
+func evaluate(c Check, base, cand *results.Run) CheckResult {
+	m := metrics[c.Metric]
+	res := CheckResult{Name: c.Name, Metric: c.Metric, Op: c.Op, Unit: m.unit, Factor: c.Factor, Floor: c.Floor}
+	failf := func(format string, args ...any) CheckResult {
+		res.Outcome, res.Reason = Fail, fmt.Sprintf(format, args...)
+		return res
+	}
+	cq, err := m.read(cand)
+	if err != nil {
+		return failf("cannot evaluate the candidate: %v", err)
+	}
+	res.Candidate = &cq
+	switch c.Op {
+	case OpRatio:
+		bq, err := m.read(base)
+		if err != nil {
+			return failf("cannot set a limit from the baseline: %v", err)
+		}
+		res.Baseline = &bq
+		byFactor, byFloor := bq.Value*c.Factor, bq.Value+c.Floor
+		res.Limit = math.Max(byFactor, byFloor)
+	case OpMax:
+		res.Limit = *c.Value
+	case OpEqual:
+		res.Limit = *c.Value
+		if cq.Value == *c.Value {
+			res.Outcome, res.Reason = Pass, fmt.Sprintf("%s = %s", fmtQty(cq.Value, m.unit), fmtQty(*c.Value, m.unit))
+		} else {
+			res.Outcome, res.Reason = Fail, fmt.Sprintf("%s ≠ %s", fmtQty(cq.Value, m.unit), fmtQty(*c.Value, m.unit))
+		}
+		return res
+	}
+	limit := limitDesc(c, res, m.unit)
+	switch {
+	case cq.Value <= res.Limit:
+		res.Outcome = Pass
+		res.Reason = fmt.Sprintf("%s ≤ limit %s", fmtQty(cq.Value, m.unit), limit)
+	case !cq.Interval:
+		res.Outcome = Fail
+		res.Reason = fmt.Sprintf("%s > limit %s", fmtQty(cq.Value, m.unit), limit)
+	case cq.Low > res.Limit:
+		res.Outcome = Fail
+		res.Reason = fmt.Sprintf("95%% interval [%s, %s] lies above limit %s: a regression",
+			fmtNum(cq.Low, m.unit), fmtNum(cq.High, m.unit), limit)
+	default:
+		res.Outcome = Warn
+		res.Reason = fmt.Sprintf("%s > limit %s, but the 95%% interval reaches down to %s: not evidence of a regression; run longer to decide",
+			fmtQty(cq.Value, m.unit), limit, fmtNum(cq.Low, m.unit))
+	}
+	return res
+}
+
+// limitDesc says where a limit came from.
+func limitDesc(c Check, res CheckResult, unit string) string {
+	if c.Op != OpRatio {
+		return fmtQty(res.Limit, unit)
+	}
+	if res.Baseline.Value*c.Factor >= res.Baseline.Value+c.Floor {
+		return fmt.Sprintf("%s (baseline × %g)", fmtQty(res.Limit, unit), c.Factor)
+	}
+	return fmt.Sprintf("%s (baseline + floor %s)", fmtQty(res.Limit, unit), fmtNum(c.Floor, unit))
+}

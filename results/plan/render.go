@@ -1,0 +1,148 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+)
+
+// Renderer writes a Plan in one format. Renderers only format.
+type Renderer func(io.Writer, *Plan) error
+
+// Formats lists the text formats RendererFor knows.
+func Formats() []string { return []string{"text", "json"} }
+
+// RendererFor returns the renderer of a format: "text" (for people, bytes
+// scaled by 1024) or "json" (raw units).
+func RendererFor(format string) (Renderer, error) {
+	switch format {
+	case "text", "":
+		return WriteText, nil
+	case "json":
+		return WriteJSON, nil
+	}
+	return nil, fmt.Errorf("unknown format %q (one of %s)", format, strings.Join(Formats(), ", "))
+}
+
+// WriteJSON writes the plan as indented JSON, raw units.
+func WriteJSON(w io.Writer, p *Plan) error {
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// WriteText writes the plan for a terminal.
+func WriteText(w io.Writer, p *Plan) error {
+	var b strings.Builder
+	t, e := p.Topology, p.Events
+	name := t.Name
+	if name == "" {
+		name = "topology"
+	}
+	fmt.Fprintf(&b, "capacity plan: %s, model %s", name, p.Source.Model)
+	if p.Source.ResidentModel != p.Source.Model {
+		fmt.Fprintf(&b, " (resident cost from %s)", p.Source.ResidentModel)
+	}
+	fmt.Fprintf(&b, "\nfrom: scenario %s, seed %d, status %s", p.Source.Scenario, p.Source.Seed, p.Source.Status)
+	if p.Source.Path != "" {
+		fmt.Fprintf(&b, ", %s", p.Source.Path)
+	}
+	fmt.Fprintf(&b, "\ntopology: %d tasks × %d stores × %d live segments = %s open DBs; a segment every %s; "+
+		"%s rebalances/day moving %s of the tasks; %s of closes fail\n",
+		t.Tasks, t.StoresPerTask, t.LiveSegments, num(e.LiveDBs), t.SegmentInterval, num(t.RebalancesPerDay),
+		pct(t.RebalanceShare), pct(t.CloseFailureRate))
+	budget := "none"
+	if p.Budget > 0 {
+		budget = fmtBytes(p.Budget)
+	}
+	fmt.Fprintf(&b, "budget: %s; horizon: %s days\n", budget, num(p.Horizon))
+	fmt.Fprintf(&b, "events per day: %s lifecycles (%s segment rolls + %s rebalance reopens), %s failed closes\n",
+		num(e.Lifecycles), num(e.SegmentRolls), num(e.RebalanceReopens), num(e.FailedCloses))
+	fmt.Fprintf(&b, "measured: %d lifecycles at a close failure rate of %s\n", e.MeasuredLifecycles, pct(e.MeasuredCloseRate))
+	for _, s := range p.Signals {
+		fmt.Fprintf(&b, "\n%s: %s\n", signalName(s.Signal), s.Reason)
+		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "\tlow\texpected\thigh\t")
+		row := func(label string, r Range, f func(float64) string) {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t\n", label, f(r.Low), f(r.Expected), f(r.High))
+		}
+		if s.Sustained {
+			row("cost per lifecycle", s.CostPerLifecycle, fmtBytes)
+			row("cost per failed close", s.CostPerFailedClose, fmtBytes)
+			row("growth per day", s.GrowthPerDay, fmtBytes)
+		}
+		res := Range{s.Resident, s.Resident, s.Resident}
+		row(fmt.Sprintf("resident (%s DBs × %s)", num(e.LiveDBs), fmtBytes(s.ResidentPerDB)), res, fmtBytes)
+		for _, u := range s.Usage {
+			row(fmt.Sprintf("usage at day %s", num(u.Day)), u.Range, fmtBytes)
+		}
+		if s.UntilBudget != nil {
+			fmt.Fprintf(tw, "  %s budget reached in\t%s\t%s\t%s\t\n", fmtBytes(p.Budget), reach(s.UntilBudget.Low),
+				reach(s.UntilBudget.Expected), reach(s.UntilBudget.High))
+		}
+		tw.Flush()
+	}
+	if p.Budget > 0 {
+		fmt.Fprintln(&b, "\n(low/expected/high growth; the budget is reached last at the low growth)")
+	}
+	for _, wn := range p.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", wn)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func reach(r Reach) string {
+	switch r.State {
+	case ReachNever:
+		return "never"
+	case ReachAlreadyOver:
+		return "already over"
+	}
+	if r.Days < 1 {
+		return fmt.Sprintf("%.1f hours", r.Days*24)
+	}
+	return fmt.Sprintf("%.1f days", r.Days)
+}
+
+// num formats a count or a day for people: integers without decimals.
+func num(v float64) string {
+	if math.Abs(v) < 1e15 && v == math.Trunc(v) {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func pct(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%.3g%%", v*100), ".0%") }
+
+func signedBytes(b float64) string {
+	if b >= 0 {
+		return "+" + fmtBytes(b)
+	}
+	return fmtBytes(b)
+}
+
+// fmtBytes scales bytes by 1024, keeping the sign.
+func fmtBytes(b float64) string {
+	sign := ""
+	if b < 0 {
+		sign, b = "-", -b
+	}
+	switch {
+	case b >= 1<<40:
+		return fmt.Sprintf("%s%.2f TiB", sign, b/(1<<40))
+	case b >= 1<<30:
+		return fmt.Sprintf("%s%.2f GiB", sign, b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%s%.1f MiB", sign, b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%s%.1f KiB", sign, b/(1<<10))
+	}
+	return fmt.Sprintf("%s%.0f B", sign, b)
+}

@@ -1,0 +1,725 @@
+package results
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rocksleak/rocksleak/scenarios"
+)
+
+// The plots ReportMarkdown links to; Plots renders them.
+const (
+	PlotNativeHeap = "native_heap.png"
+	PlotRSS        = "rss.png"
+	PlotLedger     = "ledger.png"
+)
+
+// ReportMarkdown renders r as report.md: a reader's account of the run in
+// tables, with verdicts first and provenance last. It only formats what r
+// holds (Analyze has filled the fits, verdicts, comparisons and attribution);
+// bytes are scaled by 1024 for people, result.json keeps the raw numbers. The
+// report links to the PNGs of Plots by their file names, as siblings.
+func ReportMarkdown(r *Result) []byte {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+
+	p("# rocksleak report: %s — %s\n\n", r.Scenario.Name, statusTitle(r.Status))
+	if d := strings.TrimSpace(r.Scenario.Description); d != "" {
+		p("%s\n\n", d)
+	}
+	p("Models %s · RocksDB %s · %s · %s · started %s\n\n", strings.Join(r.Models, ", "),
+		orDash(r.Provenance.RocksDBVersion), orDash(r.Provenance.Host), orDash(r.Provenance.Allocator),
+		orDash(r.Provenance.StartTime))
+	switch r.Status {
+	case StatusInterrupted:
+		p("> **INTERRUPTED.** The run was stopped before every model finished: the numbers below come from partial runs, and a model that did not run is missing.\n")
+	case StatusFailed:
+		p("> **FAILED.** At least one model's run ended in an error: its numbers are partial or missing.\n")
+	case StatusComplete:
+	default:
+		p("> **Status %q** is not one this report knows.\n", r.Status)
+	}
+	if r.Status != StatusComplete {
+		for _, e := range r.Errors {
+			p(">\n> - %s\n", mdEscape(e))
+		}
+		p("\n")
+	}
+
+	p("## How to read this\n\n")
+	p("Every slope is the growth of a signal per store lifecycle (one store or window segment opened and closed), "+
+		"fitted after the warm-up is cut, with a 95%% interval that allows for autocorrelated samples. "+
+		"The verdict of a model needs the native heap (what the C allocator has handed out) and RSS (what the "+
+		"process occupies) to agree: a leak when the native heap's interval lies above its floor of %s/lifecycle "+
+		"and RSS rises too (interval above 0, or slope above its floor of %s/lifecycle); no leak when the native "+
+		"heap's interval lies below its floor and RSS does not rise beyond its own; otherwise inconclusive, with the reason. "+
+		"Verdicts use the lifecycle-only fit (column *per lifecycle*), which includes the failed closes at the run's rate; "+
+		"the two-counter fit separates the cost of a failed close. Bytes are scaled by 1024 (KiB, MiB); result.json "+
+		"and samples.csv hold the raw numbers.\n\n",
+		fmtBytes(r.Floors.NativeHeap), fmtBytes(r.Floors.RSS))
+
+	p("## Verdicts\n\n")
+	vt := newTable("l|l|l", "model", "verdict", "reason")
+	for _, m := range r.Models {
+		run := r.Runs[m]
+		vt.add(m, "**"+verdictWord(run)+"**", verdictReason(run))
+	}
+	vt.markdown(&b)
+
+	p("## Runs\n\n")
+	reportRuns(&b, r)
+
+	p("## Fits\n\n")
+	p("Slopes with their 95%% interval. *per lifecycle*: Y ~ 1 + lifecycles, the whole growth per lifecycle at this run's " +
+		"failure rate (the verdicts use it). *two-counter*: Y ~ 1 + lifecycles + failed closes, the cost of a lifecycle and of " +
+		"a failed close separately. *per 10⁶ records*: Y ~ 1 + records. R², samples, warm-up, Theil–Sen (a robust slope " +
+		"per lifecycle) and Mann–Kendall (trend test, autocorrelation-corrected) are those of the lifecycle-only fit.\n\n")
+	for _, sig := range Signals() {
+		reportFit(&b, r, sig)
+	}
+
+	if ws := reportWarnings(r); len(ws) > 0 {
+		p("## Warnings\n\n")
+		for _, w := range ws {
+			p("- %s\n", mdEscape(w))
+		}
+		p("\n")
+	}
+
+	if len(r.Comparisons) > 0 {
+		p("## Comparisons\n\n")
+		p("Difference of the per-lifecycle slopes of two models (A − B), measured in independent runs, with a Welch " +
+			"95%% interval. An interval that excludes 0 is a difference the run can tell apart.\n\n")
+		ct := newTable("l|l|l|r", "A", "B", "signal", "A − B per lifecycle [95% CI]")
+		for _, c := range r.Comparisons {
+			ct.add(c.A, c.B, signalName(c.Signal), fmtEst(c.Difference, unitOf(c.Signal), true))
+		}
+		ct.markdown(&b)
+	}
+
+	if len(r.Attribution) > 0 {
+		p("## Attribution\n\n")
+		p("The leaky model's growth split into the two leaks of KAFKA-20616, from the two-counter fits of the four " +
+			"models (differences of independent runs, 95%% intervals). The interaction is what the two leaks cost together " +
+			"beyond their sum (≈ 0 when they add up).\n\n")
+		attributionTable(r.Attribution).markdown(&b)
+	}
+
+	if len(r.Calibration) > 0 {
+		p("## Calibration\n\n")
+		p("A known leak, allocated and never freed per lifecycle by the synthetic model only, measured as the " +
+			"difference of its per-lifecycle growth from its control's (95%% intervals). The relative error says how " +
+			"well the estimators recover it.\n\n")
+		calibrationTable(r.Calibration).markdown(&b)
+	}
+
+	if hasResident(r) {
+		p("## Resident cost per open DB\n\n")
+		p("What one open store instance (a kv store or one window segment) costs at steady state: the median over the " +
+			"second half of the samples of (signal − its value before anything was opened) / open DBs. Under a leaky " +
+			"model it includes what leaked so far: read it from a model that does not leak.\n\n")
+		rt := newTable("l|r|r|r", "model", "native heap per DB", "RSS per DB", "open DBs (median)")
+		for _, m := range r.Models {
+			if res := r.Runs[m].Resident; res != nil {
+				rt.add(m, fmtBytes(res.NativeHeapPerDB), fmtBytes(res.RSSPerDB), fmtCount(res.OpenDBs))
+			}
+		}
+		rt.markdown(&b)
+	}
+
+	p("## Plots\n\n")
+	p("Each signal against lifecycles, one colour per model: the samples, the fitted line over the samples used, and a " +
+		"dashed line where the warm-up cut ends.\n\n")
+	p("![native heap against lifecycles](%s)\n\n", PlotNativeHeap)
+	p("![RSS against lifecycles](%s)\n\n", PlotRSS)
+	p("![live native objects against lifecycles](%s)\n\n", PlotLedger)
+
+	p("## Scenario\n\n")
+	scenarioTable(r.Scenario).markdown(&b)
+
+	p("## Provenance\n\n")
+	provenanceTable(r.Provenance).markdown(&b)
+	return b.Bytes()
+}
+
+func statusTitle(s string) string {
+	switch s {
+	case StatusComplete:
+		return "complete"
+	case "":
+		return "UNKNOWN STATUS"
+	}
+	return strings.ToUpper(s)
+}
+
+func reportRuns(b *bytes.Buffer, r *Result) {
+	align := "l"
+	header := []string{""}
+	for _, m := range r.Models {
+		align += "|r"
+		header = append(header, m)
+	}
+	t := newTable(align, header...)
+	row := func(name string, f func(run *Run) string) {
+		cells := []string{name}
+		for _, m := range r.Models {
+			cells = append(cells, f(r.Runs[m]))
+		}
+		t.add(cells...)
+	}
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	row("outcome", func(run *Run) string {
+		switch {
+		case run.Error != "":
+			return "**error**"
+		case run.Interrupted:
+			return "**interrupted**"
+		}
+		return "finished"
+	})
+	row("lifecycles", func(run *Run) string { return i(run.Lifecycles) })
+	row("failed closes", func(run *Run) string { return i(run.FailedCloses) })
+	row("init failures", func(run *Run) string { return i(run.InitFailures) })
+	row("records written", func(run *Run) string { return i(run.Records) })
+	row("task errors", func(run *Run) string { return i(run.TaskErrors) })
+	row("records lost / verified", func(run *Run) string { return i(run.RecordsLost) + " / " + i(run.Verified) })
+	row("restores (count, p50, max)", func(run *Run) string {
+		if run.Restore.Count == 0 {
+			return "0"
+		}
+		return fmt.Sprintf("%d, %s, %s", run.Restore.Count, fmtDuration(run.Restore.P50Ns), fmtDuration(run.Restore.MaxNs))
+	})
+	row("rebalances", func(run *Run) string { return i(run.Rebalances) })
+	row("pinned DBs", func(run *Run) string { return i(run.PinnedDBs) })
+	row("released late", func(run *Run) string { return ledgerString(run.ReleasedLate) })
+	row("ledger at end", func(run *Run) string { return ledgerString(run.LedgerAtEnd) })
+	row("native heap first → last", func(run *Run) string {
+		return startEnd(run.Samples, run.NativeHeapStart, run.NativeHeapEnd)
+	})
+	row("RSS first → last", func(run *Run) string { return startEnd(run.Samples, run.RSSStart, run.RSSEnd) })
+	row("samples", func(run *Run) string { return strconv.Itoa(run.Samples) })
+	row("elapsed", func(run *Run) string { return fmtDuration(run.ElapsedNs) })
+	t.markdown(b)
+
+	var notes []string
+	for _, m := range r.Models {
+		run := r.Runs[m]
+		if run.Error != "" {
+			notes = append(notes, fmt.Sprintf("%s: error: %s", m, run.Error))
+		}
+		for _, e := range run.TaskErrorList {
+			notes = append(notes, fmt.Sprintf("%s: task error: %s", m, e))
+		}
+	}
+	for _, n := range notes {
+		fmt.Fprintf(b, "- %s\n", mdEscape(n))
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n")
+	}
+}
+
+func startEnd(samples int, start, end int64) string {
+	if samples == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%s → %s (%s)", fmtBytes(float64(start)), fmtBytes(float64(end)), fmtSignedBytes(float64(end-start)))
+}
+
+func reportFit(b *bytes.Buffer, r *Result, sig string) {
+	unit := unitOf(sig)
+	fmt.Fprintf(b, "### %s\n\n", signalTitle(sig))
+	t := newTable("l|r|r|r|r|r|r|l|r|r", "model", "per lifecycle [95% CI]", "two-counter: per lifecycle [95% CI]",
+		"two-counter: per failed close [95% CI]", "per 10⁶ records [95% CI]", "R²", "used / cut",
+		"warm-up", "Theil–Sen", "Mann–Kendall p")
+	for _, m := range r.Models {
+		f, ok := r.Runs[m].Fits[sig]
+		if !ok {
+			t.add(m, "not analysed", "", "", "", "", "", "", "", "")
+			continue
+		}
+		tot := f.Total
+		if tot == nil {
+			// A result without the lifecycle-only fit: show what there is.
+			t.add(m, "—", fmtEst(f.PerLifecycle, unit, true), fmtEst(f.PerFailedClose, unit, true),
+				fmtEst(f.PerMillionRecords, unit, true), fmtR2(f.R2), usedCut(f), warmupCell(f),
+				fmtSignedQty(f.TheilSen, unit), fmtP(f.MannKendallP))
+			continue
+		}
+		uc := usedCut(*tot)
+		if f.SamplesUsed != tot.SamplesUsed || f.WarmupSamples != tot.WarmupSamples {
+			uc += " (two-counter " + usedCut(f) + ")"
+		}
+		t.add(m, fmtEst(tot.PerLifecycle, unit, true), fmtEst(f.PerLifecycle, unit, true),
+			fmtEst(f.PerFailedClose, unit, true), fmtEst(tot.PerMillionRecords, unit, true), fmtR2(tot.R2), uc,
+			warmupCell(*tot), fmtSignedQty(tot.TheilSen, unit), fmtP(tot.MannKendallP))
+	}
+	t.markdown(b)
+}
+
+func usedCut(f SignalFit) string { return fmt.Sprintf("%d / %d", f.SamplesUsed, f.WarmupSamples) }
+
+func warmupCell(f SignalFit) string {
+	s := f.WarmupReason
+	if f.Step != nil {
+		s += fmt.Sprintf("; level shift of %s at sample %d", fmtSignedQty(f.Step.Size, f.Unit), f.Step.Index)
+	}
+	return s
+}
+
+// reportWarnings lists every warning of the run, model by model, without
+// repeats: the lifecycle-only fits' (which the verdicts pass on), those only
+// the two-counter fits give, and the verdicts' own.
+func reportWarnings(r *Result) []string {
+	var out []string
+	for _, m := range r.Models {
+		run := r.Runs[m]
+		seen := map[string]bool{}
+		var ws []string
+		add := func(w string) {
+			if !seen[w] {
+				seen[w] = true
+				ws = append(ws, w)
+			}
+		}
+		for _, sig := range Signals() {
+			f, ok := run.Fits[sig]
+			if !ok {
+				continue
+			}
+			name := signalName(sig)
+			if f.Total != nil {
+				for _, w := range f.Total.Warnings {
+					add(name + ": " + w)
+				}
+			}
+			for _, w := range f.Warnings {
+				if !seen[name+": "+w] {
+					add(name + " (two-counter fit): " + w)
+				}
+			}
+		}
+		if run.Verdict != nil {
+			for _, w := range run.Verdict.Warnings {
+				add(w)
+			}
+		}
+		for _, w := range ws {
+			out = append(out, m+": "+w)
+		}
+	}
+	return out
+}
+
+// attributionTable has one row per quantity and one column per signal.
+func attributionTable(as []Attribution) *table {
+	align := "l"
+	header := []string{""}
+	for _, a := range as {
+		align += "|r"
+		header = append(header, signalName(a.Signal))
+	}
+	t := newTable(align, header...)
+	row := func(name string, f func(a Attribution) string) {
+		cells := []string{name}
+		for _, a := range as {
+			cells = append(cells, f(a))
+		}
+		t.add(cells...)
+	}
+	row("offsets-options leak per lifecycle (finally-fix − fixed)", func(a Attribution) string {
+		return fmtEst(a.OptionsLeakPerLifecycle, unitOf(a.Signal), true)
+	})
+	row("handle leak per lifecycle (options-fix − fixed)", func(a Attribution) string {
+		return fmtEst(a.HandleLeakPerLifecycle, unitOf(a.Signal), true)
+	})
+	row("handle leak per failed close (options-fix − fixed)", func(a Attribution) string {
+		return fmtEst(a.HandleLeakPerFailedClose, unitOf(a.Signal), true)
+	})
+	row("leaky total per lifecycle (leaky − fixed)", func(a Attribution) string {
+		return fmtEst(a.LeakyTotalPerLifecycle, unitOf(a.Signal), true)
+	})
+	row("interaction per lifecycle", func(a Attribution) string {
+		return fmtSignedQty(a.Interaction, unitOf(a.Signal))
+	})
+	return t
+}
+
+func calibrationTable(cs []Calibration) *table {
+	t := newTable("l|l|r|r|r|r|r", "model", "control", "known per lifecycle", "native heap [95% CI]", "error",
+		"RSS [95% CI]", "error")
+	for _, c := range cs {
+		t.add(c.Model, c.Control, fmtBytes(c.KnownPerLifecycle), fmtEst(c.NativeHeap, "bytes", true),
+			fmtSignedPercent(c.NativeHeapError), fmtEst(c.RSS, "bytes", true), fmtSignedPercent(c.RSSError))
+	}
+	return t
+}
+
+func hasResident(r *Result) bool {
+	for _, m := range r.Models {
+		if r.Runs[m].Resident != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func scenarioTable(s scenarios.Scenario) *table {
+	t := newTable("l|l", "", "")
+	yesNo := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	store := fmt.Sprintf("%s, %d task(s) × %d store(s)", s.Store, s.Tasks, s.StoresPerTask)
+	if s.Store == scenarios.StoreWindow {
+		store += fmt.Sprintf(", retention %d ms, segment interval %d ms, %d live segments per store",
+			s.RetentionMs, s.SegmentInterval(), s.LiveSegments())
+	}
+	t.add("name", s.Name)
+	t.add("models", strings.Join(s.Models, ", "))
+	t.add("store", store)
+	t.add("workload", fmt.Sprintf("%d records of %d B per store per step of %d ms, %d keys, %d changelog partition(s)",
+		s.RecordsPerStep, s.ValueBytes, s.StepMs, s.KeySpread, s.ChangelogPartitions))
+	t.add("failures", fmt.Sprintf("close %s %s, cascade %s; init %s; exactly-once %s; leak semantics %s",
+		fmtPercent(s.CloseFailureRate), s.CloseFailureKind, yesNo(s.Cascade), fmtPercent(s.InitFailureRate),
+		yesNo(s.ExactlyOnce), s.LeakSemantics))
+	reb := "never"
+	if s.RebalanceEverySteps > 0 {
+		reb = fmt.Sprintf("every %d steps, %s of tasks", s.RebalanceEverySteps, fmtPercent(s.RebalanceTasks))
+	}
+	t.add("rebalances", reb)
+	var stop []string
+	if s.Lifecycles > 0 {
+		stop = append(stop, fmt.Sprintf("%d lifecycles", s.Lifecycles))
+	}
+	if s.Duration > 0 {
+		stop = append(stop, s.Duration.String())
+	}
+	t.add("stop after", orDash(strings.Join(stop, " or ")))
+	t.add("sampling", fmt.Sprintf("every %d lifecycle(s) and every %d ms", s.SampleEveryLifecycles, s.SampleIntervalMs))
+	if s.SyntheticLeakBytes != 0 || s.RestoreScratchBytes != 0 {
+		t.add("calibration", fmt.Sprintf("synthetic leak %s per lifecycle, restore scratch %s",
+			fmtBytes(float64(s.SyntheticLeakBytes)), fmtBytes(float64(s.RestoreScratchBytes))))
+	}
+	t.add("seed", strconv.FormatInt(s.Seed, 10))
+	return t
+}
+
+func provenanceTable(p Provenance) *table {
+	t := newTable("l|l", "", "")
+	t.add("RocksDB", orDash(p.RocksDBVersion))
+	t.add("grocksdb", orDash(p.GrocksdbVersion))
+	t.add("Go", orDash(p.GoVersion))
+	t.add("commit", orDash(p.GitCommit))
+	t.add("host", fmt.Sprintf("%s (%s/%s, %d CPUs)", orDash(p.Host), p.OS, p.Arch, p.CPUs))
+	t.add("allocator", orDash(p.Allocator))
+	t.add("seed", strconv.FormatInt(p.Seed, 10))
+	t.add("scenario digest", "`"+orDash(p.ScenarioDigest)+"`")
+	t.add("started", orDash(p.StartTime))
+	t.add("ended", orDash(p.EndTime))
+	if p.Command != "" {
+		t.add("command", "`"+p.Command+"`")
+	}
+	return t
+}
+
+// Verdicts.
+
+func verdictWord(run *Run) string {
+	switch {
+	case run == nil || run.Verdict == nil:
+		return "not analysed"
+	case run.Verdict.Leak == nil:
+		return "inconclusive"
+	case *run.Verdict.Leak:
+		return "leak"
+	}
+	return "no leak"
+}
+
+func verdictReason(run *Run) string {
+	switch {
+	case run == nil:
+		return "no run"
+	case run.Verdict != nil:
+		return run.Verdict.Reason
+	case run.Error != "":
+		return "no samples to analyse: " + run.Error
+	}
+	return "no samples to analyse"
+}
+
+// Signals for people.
+
+func signalName(sig string) string {
+	switch sig {
+	case SignalNativeHeap:
+		return "native heap"
+	case SignalRSS:
+		return "RSS"
+	case SignalGoHeap:
+		return "Go heap"
+	case SignalFDs:
+		return "FDs"
+	}
+	return sig
+}
+
+func signalTitle(sig string) string {
+	switch sig {
+	case SignalNativeHeap:
+		return "Native heap in use (C allocator)"
+	case SignalRSS:
+		return "Resident set size (RSS)"
+	case SignalGoHeap:
+		return "Go heap in use"
+	case SignalFDs:
+		return "Open file descriptors"
+	}
+	return sig
+}
+
+// unitOf is the unit of a signal's values: "fds" for open file descriptors,
+// "bytes" otherwise.
+func unitOf(sig string) string {
+	if sig == SignalFDs {
+		return "fds"
+	}
+	return "bytes"
+}
+
+// Numbers for people.
+
+// fmtBytes renders a byte count scaled by 1024 with three significant digits:
+// "512 B", "1.50 KiB", "11.2 KiB", "-3.00 MiB".
+func fmtBytes(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Sprint(v)
+	}
+	a := math.Abs(v)
+	unit, div := "B", 1.0
+	switch {
+	case a >= 1<<30:
+		unit, div = "GiB", 1<<30
+	case a >= 1<<20:
+		unit, div = "MiB", 1<<20
+	case a >= 1<<10:
+		unit, div = "KiB", 1<<10
+	}
+	x := v / div
+	switch ax := math.Abs(x); {
+	case ax >= 99.95 || div == 1 && ax >= 9.995:
+		return fmt.Sprintf("%.0f %s", x, unit)
+	case ax >= 9.995:
+		return fmt.Sprintf("%.1f %s", x, unit)
+	case x == 0:
+		return "0 B"
+	default:
+		return fmt.Sprintf("%.2f %s", x, unit)
+	}
+}
+
+// fmtSignedBytes is fmtBytes with an explicit sign: "+11.2 KiB", "-512 B".
+func fmtSignedBytes(v float64) string {
+	if v >= 0 {
+		return "+" + fmtBytes(v)
+	}
+	return fmtBytes(v)
+}
+
+// fmtCount renders a count (or a slope of counts) with three significant
+// digits and no exponent, whole numbers as they are: "67", "1234", "12.5",
+// "0.969", "0.00415".
+func fmtCount(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Sprint(v)
+	}
+	a := math.Abs(v)
+	switch {
+	case a < 0.0005:
+		return "0"
+	case a >= 99.95 || math.Abs(v-math.Round(v)) < 1e-9*a:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	// Round to three significant digits first, so that 9.996 becomes 10.0.
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	digits := 2 - int(math.Floor(math.Log10(math.Abs(r))))
+	return strconv.FormatFloat(r, 'f', max(digits, 0), 64)
+}
+
+// fmtQty renders v in unit ("bytes" or "fds").
+func fmtQty(v float64, unit string) string {
+	if unit == "fds" {
+		return fmtCount(v) + " FDs"
+	}
+	return fmtBytes(v)
+}
+
+// fmtSignedQty is fmtQty with an explicit sign.
+func fmtSignedQty(v float64, unit string) string {
+	if v >= 0 {
+		return "+" + fmtQty(v, unit)
+	}
+	return fmtQty(v, unit)
+}
+
+// fmtEst renders an estimate with its interval: "+11.2 KiB [10.9 KiB, 11.5 KiB]";
+// without an interval "+11.2 KiB (no CI)", or "—" when there is nothing.
+func fmtEst(e Estimate, unit string, signed bool) string {
+	val := fmtQty(e.Value, unit)
+	if signed {
+		val = fmtSignedQty(e.Value, unit)
+	}
+	if !e.Valid {
+		if e.Value == 0 {
+			return "—"
+		}
+		return val + " (no CI)"
+	}
+	return fmt.Sprintf("%s [%s, %s]", val, fmtQty(e.Low, unit), fmtQty(e.High, unit))
+}
+
+func fmtR2(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+
+// fmtP renders a p-value: "< 0.0001", "0.032", "0.80".
+func fmtP(p float64) string {
+	if p < 1e-4 {
+		return "< 0.0001"
+	}
+	return strconv.FormatFloat(p, 'g', 2, 64)
+}
+
+func fmtPercent(f float64) string { return fmtCount(100*f) + "%" }
+
+func fmtSignedPercent(f float64) string {
+	if f >= 0 {
+		return "+" + fmtPercent(f)
+	}
+	return fmtPercent(f)
+}
+
+// fmtDuration renders nanoseconds with three significant digits: "37.7 ms".
+func fmtDuration(ns int64) string {
+	v := float64(ns)
+	switch a := math.Abs(v); {
+	case a >= 1e9:
+		return fmtCount(v/1e9) + " s"
+	case a >= 1e6:
+		return fmtCount(v/1e6) + " ms"
+	case a >= 1e3:
+		return fmtCount(v/1e3) + " µs"
+	}
+	return strconv.FormatInt(ns, 10) + " ns"
+}
+
+// ledgerString renders live counts by kind: "cf_handle=8 db=4", or "none".
+func ledgerString(m map[string]int64) string {
+	keys := make([]string, 0, len(m))
+	for k, v := range m {
+		if v != 0 {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return "none"
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// Tables.
+
+// table is rendered as Markdown or as aligned plain text. align has one
+// letter per column, 'l' or 'r', separated by '|'.
+type table struct {
+	align  []byte
+	header []string
+	rows   [][]string
+}
+
+func newTable(align string, header ...string) *table {
+	t := &table{header: header}
+	for _, a := range strings.Split(align, "|") {
+		t.align = append(t.align, a[0])
+	}
+	return t
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) markdown(b *bytes.Buffer) {
+	line := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" " + mdEscape(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	line(t.header)
+	b.WriteString("|")
+	for _, a := range t.align {
+		if a == 'r' {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range t.rows {
+		line(r)
+	}
+	b.WriteString("\n")
+}
+
+// text renders the table with columns padded to their widest cell, two
+// spaces apart; a header of empty strings is left out.
+func (t *table) text(b *strings.Builder) {
+	rows := t.rows
+	if strings.Join(t.header, "") != "" {
+		rows = append([][]string{t.header}, rows...)
+	}
+	width := make([]int, len(t.align))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range rows {
+		var line strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			if t.align[i] == 'r' {
+				line.WriteString(pad + c)
+			} else {
+				line.WriteString(c + pad)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+}
+
+func mdEscape(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}

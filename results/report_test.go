@@ -1,0 +1,201 @@
+package results
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The results under testdata/ are real runs: smoke (`rocksleak run --scenario
+// smoke`), smoke-seed7 (the same with --seed 7) and attribution (`--scenario
+// attribution --lifecycles 200`, four models). The *.md and *.txt files next
+// to them are golden renderings; `go test ./results/ -update` rewrites them.
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// readTestResult loads testdata/<name>/result.json; each call returns a fresh
+// copy that the test may change.
+func readTestResult(t *testing.T, name string) *Result {
+	t.Helper()
+	r, err := Read(filepath.Join("testdata", name, "result.json"))
+	require.NoError(t, err)
+	return r
+}
+
+// golden compares got with the file at path, or rewrites it under -update.
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run `go test ./results/ -update` to create the golden file")
+	assert.Equal(t, string(want), string(got), "%s differs; if the change is intended, run with -update and review the diff", path)
+}
+
+func TestReportGolden(t *testing.T) {
+	for _, name := range []string{"smoke", "attribution"} {
+		t.Run(name, func(t *testing.T) {
+			r := readTestResult(t, name)
+			golden(t, filepath.Join("testdata", name, "report.md"), ReportMarkdown(r))
+			golden(t, filepath.Join("testdata", name, "summary.txt"), []byte(Summary(r)))
+		})
+	}
+}
+
+func TestReportDeterministic(t *testing.T) {
+	r := readTestResult(t, "attribution")
+	first := ReportMarkdown(r)
+	for range 5 {
+		require.Equal(t, string(first), string(ReportMarkdown(r)))
+		require.Equal(t, Summary(r), Summary(r))
+	}
+}
+
+func TestReportSections(t *testing.T) {
+	r := readTestResult(t, "smoke")
+	md := string(ReportMarkdown(r))
+	assert.True(t, strings.HasPrefix(md, "# rocksleak report: smoke — complete\n"))
+	for _, want := range []string{
+		"## How to read this", "floor of 2.00 KiB/lifecycle", "floor of 4.00 KiB/lifecycle",
+		"## Verdicts", "## Runs", "## Fits", "### Native heap in use", "### Resident set size (RSS)",
+		"### Go heap in use", "### Open file descriptors", "## Comparisons", "## Resident cost per open DB",
+		"](native_heap.png)", "](rss.png)", "](ledger.png)", "## Scenario", "## Provenance",
+		r.Provenance.ScenarioDigest, r.Provenance.RocksDBVersion,
+	} {
+		assert.Contains(t, md, want)
+	}
+	assert.NotContains(t, md, "INTERRUPTED")
+	assert.NotContains(t, md, "FAILED")
+	// FDs are counts, not bytes.
+	fds := md[strings.Index(md, "### Open file descriptors"):]
+	fds = fds[:strings.Index(fds, "\n## ")]
+	assert.Contains(t, fds, " FDs")
+	assert.NotContains(t, fds, "KiB")
+	// Every verdict appears with its reason.
+	for _, m := range r.Models {
+		assert.Contains(t, md, "| "+m+" | **"+verdictWord(r.Runs[m])+"** | ")
+	}
+}
+
+func TestReportMarksInterruptedAndFailed(t *testing.T) {
+	r := readTestResult(t, "smoke")
+	r.Status, r.Interrupted = StatusInterrupted, true
+	r.Errors = []string{"fixed: interrupted by signal"}
+	md := string(ReportMarkdown(r))
+	assert.True(t, strings.HasPrefix(md, "# rocksleak report: smoke — INTERRUPTED\n"), md[:80])
+	assert.Contains(t, md, "> **INTERRUPTED.**")
+	assert.Contains(t, md, "> - fixed: interrupted by signal")
+	assert.True(t, strings.HasPrefix(Summary(r), "smoke: INTERRUPTED\n"))
+
+	// A failed model without samples has no fits and no verdict.
+	r = readTestResult(t, "smoke")
+	r.Status = StatusFailed
+	fixed := r.Runs["fixed"]
+	fixed.Error, fixed.Fits, fixed.Verdict, fixed.Resident, fixed.Samples = "child exited with status 1", nil, nil, nil, 0
+	r.Errors = []string{"fixed: child exited with status 1"}
+	r.Comparisons = nil
+	md = string(ReportMarkdown(r))
+	assert.True(t, strings.HasPrefix(md, "# rocksleak report: smoke — FAILED\n"))
+	assert.Contains(t, md, "> **FAILED.**")
+	assert.Contains(t, md, "| fixed | **not analysed** | no samples to analyse: child exited with status 1 |")
+	assert.Contains(t, md, "| fixed | not analysed |")
+	assert.Contains(t, md, "- fixed: error: child exited with status 1")
+	sum := Summary(r)
+	assert.Contains(t, sum, "fixed: no samples to analyse: child exited with status 1")
+	assert.Contains(t, sum, "not analysed")
+}
+
+func TestAttributionOnlyWhenPresent(t *testing.T) {
+	smoke := readTestResult(t, "smoke")
+	require.Empty(t, smoke.Attribution)
+	assert.NotContains(t, string(ReportMarkdown(smoke)), "## Attribution")
+	assert.NotContains(t, Summary(smoke), "attribution")
+
+	att := readTestResult(t, "attribution")
+	require.NotEmpty(t, att.Attribution)
+	md := string(ReportMarkdown(att))
+	assert.Contains(t, md, "## Attribution")
+	assert.Contains(t, md, "| offsets-options leak per lifecycle (finally-fix − fixed) |")
+	assert.Contains(t, md, "| handle leak per failed close (options-fix − fixed) |")
+	assert.Contains(t, md, "| interaction per lifecycle |")
+	sum := Summary(att)
+	assert.Contains(t, sum, "attribution")
+	assert.Contains(t, sum, "offsets-options leak per lifecycle")
+}
+
+func TestFormatting(t *testing.T) {
+	for _, tc := range []struct {
+		got, want string
+	}{
+		{fmtBytes(0), "0 B"},
+		{fmtBytes(9.5), "9.50 B"},
+		{fmtBytes(512), "512 B"},
+		{fmtBytes(1023), "1023 B"},
+		{fmtBytes(1024), "1.00 KiB"},
+		{fmtBytes(1536), "1.50 KiB"},
+		{fmtBytes(-1536), "-1.50 KiB"},
+		{fmtBytes(11.4 * 1024), "11.4 KiB"},
+		{fmtBytes(123.4 * 1024), "123 KiB"},
+		{fmtBytes(3 << 20), "3.00 MiB"},
+		{fmtBytes(5 << 30), "5.00 GiB"},
+		{fmtSignedBytes(1536), "+1.50 KiB"},
+		{fmtSignedBytes(0), "+0 B"},
+		{fmtSignedBytes(-512), "-512 B"},
+		{fmtSignedBytes(-48.7 * 1024), "-48.7 KiB"},
+		{fmtCount(67), "67"},
+		{fmtCount(1234), "1234"},
+		{fmtCount(12.34), "12.3"},
+		{fmtCount(9.996), "10.0"},
+		{fmtCount(0.9686), "0.969"},
+		{fmtCount(0.004151), "0.00415"},
+		{fmtCount(-0.0042842), "-0.00428"},
+		{fmtCount(0.0001), "0"},
+		{fmtQty(0.9686, "fds"), "0.969 FDs"},
+		{fmtQty(1536, "bytes"), "1.50 KiB"},
+		{fmtSignedQty(-2, "fds"), "-2 FDs"},
+		{fmtSignedQty(8.56, "fds"), "+8.56 FDs"},
+		{fmtEst(Estimate{}, "bytes", true), "—"},
+		{fmtEst(Estimate{Value: 5}, "bytes", true), "+5.00 B (no CI)"},
+		{fmtEst(Estimate{Value: 11.2 * 1024, Low: 10.9 * 1024, High: 11.5 * 1024, Valid: true}, "bytes", true),
+			"+11.2 KiB [10.9 KiB, 11.5 KiB]"},
+		{fmtEst(Estimate{Value: -78, Low: -6.9 * 1024, High: 7.05 * 1024, Valid: true}, "bytes", true),
+			"-78 B [-6.90 KiB, 7.05 KiB]"},
+		{fmtEst(Estimate{Value: 0.97, Low: 0.77, High: 1.17, Valid: true}, "fds", true), "+0.970 FDs [0.770 FDs, 1.17 FDs]"},
+		{fmtP(0.8002), "0.8"},
+		{fmtP(0.0041465), "0.0041"},
+		{fmtP(3e-9), "< 0.0001"},
+		{fmtDuration(37676505), "37.7 ms"},
+		{fmtDuration(1201160760), "1.20 s"},
+		{fmtDuration(512), "512 ns"},
+		{fmtPercent(0.1), "10%"},
+		{fmtPercent(0.125), "12.5%"},
+		{ledgerString(map[string]int64{"options": 67, "db": 4, "cf_handle": 8, "cache": 0}), "cf_handle=8 db=4 options=67"},
+		{ledgerString(nil), "none"},
+	} {
+		assert.Equal(t, tc.want, tc.got)
+	}
+}
+
+func TestTableText(t *testing.T) {
+	tb := newTable("l|r", "model", "slope")
+	tb.add("leaky", "+48.7 KiB")
+	tb.add("options-fix", "−1 B")
+	var b strings.Builder
+	tb.text(&b)
+	assert.Equal(t, "model            slope\nleaky        +48.7 KiB\noptions-fix       −1 B\n", b.String())
+}
+
+func TestMarkdownEscapesPipes(t *testing.T) {
+	tb := newTable("l|r", "x", "y")
+	tb.add("a|b\nc", "1")
+	var b bytes.Buffer
+	tb.markdown(&b)
+	assert.Equal(t, "| x | y |\n|---|---:|\n| a\\|b c | 1 |\n\n", b.String())
+}

@@ -1,0 +1,52 @@
+package results
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Summary renders the terminal's short version of the report: one table of
+// the models (counts, the per-lifecycle slopes of native heap and RSS with
+// their 95% intervals, live native objects at the end, the verdict), one line
+// per model with the verdict's reason, and the attribution when there is one.
+// Plain text, lines ending in "\n".
+func Summary(r *Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\n", r.Scenario.Name, statusTitle(r.Status))
+	if r.Status != StatusComplete {
+		for _, e := range r.Errors {
+			fmt.Fprintf(&b, "  %s\n", e)
+		}
+	}
+	b.WriteString("\n")
+	t := newTable("l|r|r|r|r|r|r|l|l", "model", "lifecycles", "failed closes", "task errors", "records lost",
+		"native heap/lifecycle [95% CI]", "RSS/lifecycle [95% CI]", "live natives at end", "verdict")
+	for _, m := range r.Models {
+		run := r.Runs[m]
+		i := func(v int64) string { return strconv.FormatInt(v, 10) }
+		t.add(m, i(run.Lifecycles), i(run.FailedCloses), i(run.TaskErrors), i(run.RecordsLost),
+			totalSlope(run, SignalNativeHeap), totalSlope(run, SignalRSS), ledgerString(run.LedgerAtEnd),
+			verdictWord(run))
+	}
+	t.text(&b)
+	b.WriteString("\n")
+	for _, m := range r.Models {
+		fmt.Fprintf(&b, "%s: %s\n", m, verdictReason(r.Runs[m]))
+	}
+	if len(r.Attribution) > 0 {
+		b.WriteString("\nattribution (two-counter fits, 95% CI):\n")
+		attributionTable(r.Attribution).text(&b)
+	}
+	return b.String()
+}
+
+// totalSlope renders the lifecycle-only fit's slope of sig with its
+// interval, or "—".
+func totalSlope(run *Run, sig string) string {
+	f, ok := run.Fits[sig]
+	if !ok || f.Total == nil {
+		return "—"
+	}
+	return fmtEst(f.Total.PerLifecycle, unitOf(sig), true)
+}
