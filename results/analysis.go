@@ -70,11 +70,14 @@ type SignalFit struct {
 	SamplesUsed            int        `json:"samples_used"`
 	WarmupSamples          int        `json:"warmup_samples"`
 	WarmupReason           string     `json:"warmup_reason"`
-	Step                   *StepInfo  `json:"step,omitempty"`
-	TheilSen               float64    `json:"theil_sen"`
-	MannKendallZ           float64    `json:"mann_kendall_z"`
-	MannKendallP           float64    `json:"mann_kendall_p"`
-	Lag1                   float64    `json:"lag1_autocorrelation"`
+	// WarmupEndLifecycles is the lifecycle count at the first used sample
+	// (samples are the model's non-timer samples; see FitSamples).
+	WarmupEndLifecycles float64   `json:"warmup_end_lifecycles"`
+	Step                *StepInfo `json:"step,omitempty"`
+	TheilSen            float64   `json:"theil_sen"`
+	MannKendallZ        float64   `json:"mann_kendall_z"`
+	MannKendallP        float64   `json:"mann_kendall_p"`
+	Lag1                float64   `json:"lag1_autocorrelation"`
 	// Intercept places the fitted line: Y ≈ Intercept + PerLifecycle·L +
 	// PerFailedClose·F over the used samples (the line through their centroid).
 	Intercept float64  `json:"intercept"`
@@ -188,8 +191,17 @@ func DefaultFloors() VerdictFloors {
 	return VerdictFloors{NativeHeap: 2048, RSS: 4096}
 }
 
-// FitSamples fits every signal of one model's samples.
-func FitSamples(samples []measure.Sample) (map[string]SignalFit, error) {
+// FitSamples fits every signal of one model's samples. Timer samples are left
+// out: the fits regress on event counters, and how many timer samples fall
+// between two lifecycles depends on how fast the machine ran, not on the
+// code under test.
+func FitSamples(all []measure.Sample) (map[string]SignalFit, error) {
+	samples := make([]measure.Sample, 0, len(all))
+	for _, s := range all {
+		if s.Trigger != measure.TriggerTimer {
+			samples = append(samples, s)
+		}
+	}
 	in := stats.Input{}
 	for _, s := range samples {
 		in.Lifecycles = append(in.Lifecycles, float64(s.Lifecycles))
@@ -237,6 +249,9 @@ func toSignalFit(f stats.Fit, unit string, in stats.Input) SignalFit {
 		Warnings: append([]string{}, f.Warnings...)}
 	if f.Step != nil {
 		sf.Step = &StepInfo{Index: f.Step.Index, Size: f.Step.Size}
+	}
+	if f.WarmupCut < len(in.Lifecycles) {
+		sf.WarmupEndLifecycles = in.Lifecycles[f.WarmupCut]
 	}
 	// The fitted line through the centroid of the used samples.
 	var sum float64

@@ -92,8 +92,8 @@ func signalPlot(r *Result, samples map[string][]measure.Sample, models []string,
 		p.Add(sc)
 		label, thumbs := m, []plot.Thumbnailer{sc}
 
-		if f := totalFit(r.Runs[m], sig); f != nil && f.WarmupSamples < len(ss) {
-			first, last := float64(ss[f.WarmupSamples].Lifecycles), float64(ss[len(ss)-1].Lifecycles)
+		if f := totalFit(r.Runs[m], sig); f != nil && len(ss) > 0 {
+			first, last := f.WarmupEndLifecycles, float64(ss[len(ss)-1].Lifecycles)
 			y := func(l float64) float64 { return (f.Intercept + f.PerLifecycle.Value*l) / mib }
 			line, err := plotter.NewLine(plotter.XYs{{X: first, Y: y(first)}, {X: last, Y: y(last)}})
 			if err != nil {

@@ -377,7 +377,7 @@ func scenarioTable(s scenarios.Scenario) *table {
 		}
 		return "no"
 	}
-	store := fmt.Sprintf("%s, %d task(s) × %d store(s)", s.Store, s.Tasks, s.StoresPerTask)
+	store := fmt.Sprintf("%s, %s × %s per task", s.Store, plural(s.Tasks, "task"), plural(s.StoresPerTask, "store"))
 	if s.Store == scenarios.StoreWindow {
 		store += fmt.Sprintf(", retention %d ms, segment interval %d ms, %d live segments per store",
 			s.RetentionMs, s.SegmentInterval(), s.LiveSegments())
@@ -385,8 +385,9 @@ func scenarioTable(s scenarios.Scenario) *table {
 	t.add("name", s.Name)
 	t.add("models", strings.Join(s.Models, ", "))
 	t.add("store", store)
-	t.add("workload", fmt.Sprintf("%d records of %d B per store per step of %d ms, %d keys, %d changelog partition(s)",
-		s.RecordsPerStep, s.ValueBytes, s.StepMs, s.KeySpread, s.ChangelogPartitions))
+	t.add("workload", fmt.Sprintf("%s of %d B per store per step of %d ms, %s, %s",
+		plural(s.RecordsPerStep, "record"), s.ValueBytes, s.StepMs, plural(s.KeySpread, "key"),
+		plural(s.ChangelogPartitions, "changelog partition")))
 	t.add("failures", fmt.Sprintf("close %s %s, cascade %s; init %s; exactly-once %s; leak semantics %s",
 		fmtPercent(s.CloseFailureRate), s.CloseFailureKind, yesNo(s.Cascade), fmtPercent(s.InitFailureRate),
 		yesNo(s.ExactlyOnce), s.LeakSemantics))
@@ -403,13 +404,21 @@ func scenarioTable(s scenarios.Scenario) *table {
 		stop = append(stop, s.Duration.String())
 	}
 	t.add("stop after", orDash(strings.Join(stop, " or ")))
-	t.add("sampling", fmt.Sprintf("every %d lifecycle(s) and every %d ms", s.SampleEveryLifecycles, s.SampleIntervalMs))
+	t.add("sampling", fmt.Sprintf("every %s and every %d ms", plural(s.SampleEveryLifecycles, "lifecycle"), s.SampleIntervalMs))
 	if s.SyntheticLeakBytes != 0 || s.RestoreScratchBytes != 0 {
 		t.add("calibration", fmt.Sprintf("synthetic leak %s per lifecycle, restore scratch %s",
 			fmtBytes(float64(s.SyntheticLeakBytes)), fmtBytes(float64(s.RestoreScratchBytes))))
 	}
 	t.add("seed", strconv.FormatInt(s.Seed, 10))
 	return t
+}
+
+// plural renders "1 task", "4 tasks".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 func provenanceTable(p Provenance) *table {

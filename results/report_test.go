@@ -130,6 +130,17 @@ func TestAttributionOnlyWhenPresent(t *testing.T) {
 	assert.Contains(t, sum, "offsets-options leak per lifecycle")
 }
 
+func TestCalibrationOnlyWhenPresent(t *testing.T) {
+	r := readTestResult(t, "smoke")
+	assert.NotContains(t, string(ReportMarkdown(r)), "## Calibration")
+	r.Calibration = []Calibration{{Model: "fixed+synthetic", Control: "fixed", KnownPerLifecycle: 10240,
+		NativeHeap:      Estimate{Value: 10000, Low: 9000, High: 11000, Valid: true},
+		NativeHeapError: -0.0234, RSS: Estimate{Value: 12000, Low: 8000, High: 16000, Valid: true}, RSSError: 0.171875}}
+	md := string(ReportMarkdown(r))
+	assert.Contains(t, md, "## Calibration")
+	assert.Contains(t, md, "| fixed+synthetic | fixed | 10.0 KiB | +9.77 KiB [8.79 KiB, 10.7 KiB] | -2.34% | +11.7 KiB [7.81 KiB, 15.6 KiB] | +17.2% |")
+}
+
 func TestFormatting(t *testing.T) {
 	for _, tc := range []struct {
 		got, want string
@@ -178,6 +189,8 @@ func TestFormatting(t *testing.T) {
 		{fmtPercent(0.125), "12.5%"},
 		{ledgerString(map[string]int64{"options": 67, "db": 4, "cf_handle": 8, "cache": 0}), "cf_handle=8 db=4 options=67"},
 		{ledgerString(nil), "none"},
+		{plural(1, "task"), "1 task"},
+		{plural(4, "store"), "4 stores"},
 	} {
 		assert.Equal(t, tc.want, tc.got)
 	}

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"errors"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -15,7 +16,8 @@ import (
 // Files is the set of files of one run directory, by name, in memory.
 type Files map[string][]byte
 
-// Render builds the run directory's files: result.json and samples.csv.
+// Render builds the run directory's files: result.json, samples.csv,
+// report.md and the PNG plots.
 func Render(r *Result, out *harness.Output) (Files, error) {
 	js, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
@@ -25,7 +27,15 @@ func Render(r *Result, out *harness.Output) (Files, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Files{"result.json": append(js, '\n'), "samples.csv": csvb}, nil
+	files := Files{"result.json": append(js, '\n'), "samples.csv": csvb, "report.md": ReportMarkdown(r)}
+	plots, err := Plots(r, SamplesByModel(out))
+	if err != nil && !errors.Is(err, ErrNoSamples) {
+		return nil, err
+	}
+	for name, b := range plots {
+		files[name] = b
+	}
+	return files, nil
 }
 
 // SamplesCSV renders one row per sample per model, with a live_<kind> column

@@ -89,6 +89,10 @@ const usage = `rocksleak reproduces KAFKA-20616 on real RocksDB and measures the
 Commands:
   run        run a scenario, each model in its own child process
   scenarios  list the scenario catalogue; "scenarios show NAME" prints one
+  report     re-render report.md and plots from a result.json
+  compare    compare two results model by model
+  gate       pass/fail a candidate result against a baseline (CI gate)
+  plan       project memory growth of a topology from a result (capacity plan)
   reliability  run a scenario at many seeds and count each model's verdicts
 
 Run "rocksleak COMMAND -h" for a command's flags.
@@ -108,6 +112,14 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return scenariosCmd(stdout, args[1:])
 	case "reliability":
 		return reliabilityCmd(ctx, stdout, stderr, args[1:])
+	case "report":
+		return reportCmd(stdout, stderr, args[1:])
+	case "compare":
+		return compareCmd(stdout, stderr, args[1:])
+	case "gate":
+		return gateCmd(stdout, stderr, args[1:])
+	case "plan":
+		return planCmd(stdout, stderr, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

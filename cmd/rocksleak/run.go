@@ -122,8 +122,8 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	if err := results.WriteDir(outDir, files); err != nil {
 		return fmt.Errorf("writing results: %w", err)
 	}
-	printSummary(stdout, res)
-	fmt.Fprintf(stdout, "\nresults: %s\n", outDir)
+	fmt.Fprint(stdout, results.Summary(res))
+	fmt.Fprintf(stdout, "\nresults: %s (report.md, result.json, samples.csv, plots)\n", outDir)
 	switch {
 	case out.Interrupted:
 		fmt.Fprintln(stderr, "rocksleak: interrupted; the result is marked \"interrupted\": true")

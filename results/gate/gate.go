@@ -256,7 +256,14 @@ func evaluate(c Check, base, cand *results.Run) CheckResult {
 		res.Outcome, res.Reason = Fail, fmt.Sprintf(format, args...)
 		return res
 	}
+	warnf := func(format string, args ...any) CheckResult {
+		res.Outcome, res.Reason = Warn, fmt.Sprintf(format, args...)
+		return res
+	}
 	cq, err := m.read(cand)
+	if errors.Is(err, errNoData) {
+		return warnf("nothing to check: the candidate %v", err)
+	}
 	if err != nil {
 		return failf("cannot evaluate the candidate: %v", err)
 	}
@@ -264,6 +271,9 @@ func evaluate(c Check, base, cand *results.Run) CheckResult {
 	switch c.Op {
 	case OpRatio:
 		bq, err := m.read(base)
+		if errors.Is(err, errNoData) {
+			return warnf("no limit: the baseline %v (candidate %s)", err, fmtQty(cq.Value, m.unit))
+		}
 		if err != nil {
 			return failf("cannot set a limit from the baseline: %v", err)
 		}

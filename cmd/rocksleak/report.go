@@ -1,0 +1,101 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/rocksleak/rocksleak/results"
+)
+
+// reportCmd re-renders report.md and the plots from a result.json (and the
+// samples.csv beside it, for the plots) and prints the summary.
+func reportCmd(stdout, stderr io.Writer, args []string) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	outDir := fs.String("out", "", "directory for report.md and the plots (default: the result's directory)")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if fs.NArg() != 1 {
+		return usagef("report takes one RESULT.json")
+	}
+	path := fs.Arg(0)
+	r, err := results.Read(path)
+	if err != nil {
+		return err
+	}
+	dir := *outDir
+	if dir == "" {
+		dir = filepath.Dir(path)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := results.WriteFileAtomic(filepath.Join(dir, "report.md"), results.ReportMarkdown(r)); err != nil {
+		return err
+	}
+	samples, err := results.ReadSamplesCSV(filepath.Join(filepath.Dir(path), "samples.csv"))
+	switch {
+	case err == nil:
+		plots, err := results.Plots(r, samples)
+		if err != nil && !errors.Is(err, results.ErrNoSamples) {
+			return err
+		}
+		for name, b := range plots {
+			if err := results.WriteFileAtomic(filepath.Join(dir, name), b); err != nil {
+				return err
+			}
+		}
+	default:
+		fmt.Fprintf(stderr, "rocksleak: no plots: %v\n", err)
+	}
+	fmt.Fprint(stdout, results.Summary(r))
+	fmt.Fprintf(stdout, "\nreport: %s\n", filepath.Join(dir, "report.md"))
+	return nil
+}
+
+// compareCmd compares two results model by model.
+func compareCmd(stdout, stderr io.Writer, args []string) error {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	md := fs.Bool("md", false, "print Markdown instead of text")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if fs.NArg() != 2 {
+		return usagef("compare takes two result files: A.json B.json")
+	}
+	a, err := results.Read(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	b, err := results.Read(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	if *md {
+		out, err := results.CompareMarkdown(a, b)
+		if err != nil {
+			return compareErr(err)
+		}
+		_, err = stdout.Write(out)
+		return err
+	}
+	out, err := results.CompareText(a, b)
+	if err != nil {
+		return compareErr(err)
+	}
+	_, err = fmt.Fprint(stdout, out)
+	return err
+}
+
+func compareErr(err error) error {
+	if errors.Is(err, results.ErrNothingToCompare) {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	return err
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/results"
+)
+
+// These tests run real scenarios end to end (children, RocksDB, samplers,
+// fits, verdicts). They are the short versions; "make reliability" runs the
+// same scenarios at many seeds.
+
+func analyse(t *testing.T, name string, sets ...string) *results.Result {
+	t.Helper()
+	sc := mustScenario(t, name, sets...)
+	res, out, err := execute(context.Background(), io.Discard, sc, t.TempDir(), "test")
+	require.NoError(t, err)
+	require.NotNil(t, out)
+	require.Equal(t, results.StatusComplete, res.Status)
+	return res
+}
+
+
+// TestCalibrationRecoversKnownLeak is the estimators' positive control with a
+// known answer: 16 KiB per lifecycle, malloc'd and touched in C, recovered
+// within ±2% from the native heap and ±10% from RSS against the control run.
+func TestCalibrationRecoversKnownLeak(t *testing.T) {
+	res := analyse(t, "calibration")
+	require.Len(t, res.Calibration, 1)
+	c := res.Calibration[0]
+	assert.Equal(t, 16384.0, c.KnownPerLifecycle)
+	assert.InDelta(t, 0, c.NativeHeapError, 0.02, "native heap estimate %.0f B/lifecycle", c.NativeHeap.Value)
+	assert.InDelta(t, 0, c.RSSError, 0.10, "RSS estimate %.0f B/lifecycle", c.RSS.Value)
+	assert.True(t, c.NativeHeap.Valid && c.NativeHeap.Low < 16384 && 16384 < c.NativeHeap.High+0.02*16384,
+		"the native interval [%.0f, %.0f] is near the known leak", c.NativeHeap.Low, c.NativeHeap.High)
+	syn := res.Runs["fixed+synthetic"].Verdict
+	require.NotNil(t, syn.Leak)
+	assert.True(t, *syn.Leak, "the synthetic leak is called a leak: %s", syn.Reason)
+	ctl := res.Runs["fixed"].Verdict
+	require.NotNil(t, ctl.Leak, ctl.Reason)
+	assert.False(t, *ctl.Leak, "the control is not a leak: %s", ctl.Reason)
+}
+
+// TestKafka20616Verdicts: on the default scenario the leaky model is a leak,
+// its per-lifecycle native cost is of the size of the offsets options
+// (~11 KB) with the per-failed-close cost (the pinned DB) separate and much
+// larger, and the fixed model is not a leak.
+func TestKafka20616Verdicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a full default run takes about a minute")
+	}
+	res := analyse(t, "kafka-20616")
+	leaky, fixed := res.Runs["leaky"], res.Runs["fixed"]
+	require.NotNil(t, leaky.Verdict.Leak, leaky.Verdict.Reason)
+	assert.True(t, *leaky.Verdict.Leak, leaky.Verdict.Reason)
+	nat := leaky.Fits[results.SignalNativeHeap]
+	assert.True(t, nat.PerLifecycle.Valid && nat.PerFailedClose.Valid)
+	assert.InDelta(t, 11000, nat.PerLifecycle.Value, 6000, "per-lifecycle native cost %.0f [%.0f, %.0f]",
+		nat.PerLifecycle.Value, nat.PerLifecycle.Low, nat.PerLifecycle.High)
+	assert.Greater(t, nat.PerFailedClose.Low, 50_000.0, "a failed close pins a whole DB: %.0f [%.0f, %.0f]",
+		nat.PerFailedClose.Value, nat.PerFailedClose.Low, nat.PerFailedClose.High)
+	require.NotNil(t, fixed.Verdict.Leak, fixed.Verdict.Reason)
+	assert.False(t, *fixed.Verdict.Leak, fixed.Verdict.Reason)
+	assert.Zero(t, fixed.TaskErrors)
+	assert.Zero(t, fixed.RecordsLost)
+	assert.Positive(t, leaky.TaskErrors, "reopening a path held by a pinned DB fails")
+}
+
+// TestRestorePeakIsNotALeak: large transient allocations during restores (a
+// negative control) are not called a leak.
+func TestRestorePeakIsNotALeak(t *testing.T) {
+	res := analyse(t, "restore-peak")
+	run := res.Runs["fixed"]
+	assert.Positive(t, run.Restore.Count, "restores happened")
+	require.NotNil(t, run.Verdict.Leak, run.Verdict.Reason)
+	assert.False(t, *run.Verdict.Leak, run.Verdict.Reason)
+}

@@ -1,0 +1,310 @@
+package gate
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/results"
+)
+
+func policyOf(checks ...Check) Policy { return Policy{Checks: checks} }
+
+var (
+	nativeRatio = Check{Name: "native", Metric: "native_growth_per_lifecycle", Op: OpRatio, Factor: 1.2, Floor: 2048}
+	rssRatio    = Check{Name: "rss", Metric: "rss_growth_per_million_records", Op: OpRatio, Factor: 1.2, Floor: 64 << 20}
+)
+
+func TestRatioWithFloor(t *testing.T) {
+	// A baseline slope of ~0: × 1.2 alone would allow nothing; the floor
+	// allows 2 KiB/lifecycle above it.
+	base := resultOf(t, 1, runOf("fixed", est(10, -300, 320), pt(0)))
+	for _, tc := range []struct {
+		name      string
+		candidate results.Estimate
+		want      Outcome
+		limitBy   string
+	}{
+		{"small growth passes", est(1500, 1200, 1800), Pass, "baseline + floor"},
+		{"negative growth passes", est(-800, -1000, -600), Pass, "baseline + floor"},
+		{"at the limit passes", pt(2058), Pass, "baseline + floor"},
+		{"big growth fails", est(29_000, 28_300, 29_700), Fail, "baseline + floor"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cand := resultOf(t, 2, runOf("fixed", tc.candidate, pt(0)))
+			rep, err := Evaluate(policyOf(nativeRatio), base, cand, Options{})
+			require.NoError(t, err)
+			c := checkNamed(t, rep, "native")
+			assert.Equal(t, 2058.0, c.Limit)
+			assert.Equal(t, tc.want, c.Outcome, c.Reason)
+			assert.Equal(t, tc.want, rep.Outcome)
+			assert.Contains(t, c.Reason, tc.limitBy)
+			require.NotNil(t, c.Baseline)
+			assert.Equal(t, 10.0, c.Baseline.Value)
+		})
+	}
+}
+
+func TestRatioFactorDominatesLargeBaseline(t *testing.T) {
+	base := resultOf(t, 1, runOf("fixed", pt(100_000), pt(0)))
+	cand := resultOf(t, 2, runOf("fixed", est(125_000, 121_000, 129_000), pt(0)))
+	rep, err := Evaluate(policyOf(nativeRatio), base, cand, Options{})
+	require.NoError(t, err)
+	c := checkNamed(t, rep, "native")
+	assert.Equal(t, 120_000.0, c.Limit)
+	assert.Equal(t, Fail, c.Outcome)
+	assert.Contains(t, c.Reason, "baseline × 1.2")
+}
+
+func TestIntervalAwareOutcome(t *testing.T) {
+	// limit = max(10000 × 1.2, 10000 + 2048) = 12048
+	base := resultOf(t, 1, runOf("fixed", est(10_000, 9_000, 11_000), pt(0)))
+	for _, tc := range []struct {
+		name      string
+		candidate results.Estimate
+		want      Outcome
+		reason    string
+	}{
+		{"value within the limit", est(12_000, 9_000, 15_000), Pass, "≤ limit"},
+		{"value above, interval reaches below: WARN", est(13_000, 11_000, 15_000), Warn, "not evidence of a regression"},
+		{"lower bound exactly at the limit: WARN", est(13_000, 12_048, 14_000), Warn, "not evidence"},
+		{"lower bound above the limit: FAIL", est(13_000, 12_500, 13_500), Fail, "a regression"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cand := resultOf(t, 2, runOf("fixed", tc.candidate, pt(0)))
+			rep, err := Evaluate(policyOf(nativeRatio), base, cand, Options{})
+			require.NoError(t, err)
+			c := checkNamed(t, rep, "native")
+			assert.Equal(t, 12_048.0, c.Limit)
+			assert.Equal(t, tc.want, c.Outcome, c.Reason)
+			assert.Contains(t, c.Reason, tc.reason)
+			assert.Equal(t, tc.want, rep.Outcome)
+			assert.Equal(t, tc.want != Fail, rep.Passed())
+			require.NotNil(t, c.Candidate)
+			assert.True(t, c.Candidate.Interval)
+			assert.Equal(t, tc.candidate.Low, c.Candidate.Low)
+		})
+	}
+}
+
+func TestMaxOnAnEstimateIsIntervalAware(t *testing.T) {
+	p := policyOf(Check{Name: "abs", Metric: "native_growth_per_lifecycle", Op: OpMax, Value: f64(2048)})
+	base := resultOf(t, 1, fixedRun())
+	for _, tc := range []struct {
+		cand results.Estimate
+		want Outcome
+	}{
+		{est(1000, 500, 1500), Pass},
+		{est(2500, 1500, 3500), Warn},
+		{est(2500, 2100, 2900), Fail},
+	} {
+		rep, err := Evaluate(p, base, resultOf(t, 2, runOf("fixed", tc.cand, pt(0))), Options{})
+		require.NoError(t, err)
+		c := checkNamed(t, rep, "abs")
+		assert.Equal(t, tc.want, c.Outcome, c.Reason)
+		assert.Nil(t, c.Baseline)
+		assert.Equal(t, 2048.0, c.Limit)
+	}
+}
+
+func TestEqualityChecks(t *testing.T) {
+	p := policyOf(Check{Name: "task_errors", Metric: "task_errors", Op: OpEqual, Value: f64(0)},
+		Check{Name: "records_lost", Metric: "records_lost", Op: OpEqual, Value: f64(0)})
+	base := resultOf(t, 1, fixedRun())
+	for _, tc := range []struct {
+		name             string
+		taskErrors, lost int64
+		want             map[string]Outcome
+		overall          Outcome
+	}{
+		{"clean", 0, 0, map[string]Outcome{"task_errors": Pass, "records_lost": Pass}, Pass},
+		{"task errors", 10, 0, map[string]Outcome{"task_errors": Fail, "records_lost": Pass}, Fail},
+		{"records lost", 0, 1, map[string]Outcome{"task_errors": Pass, "records_lost": Fail}, Fail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := fixedRun()
+			run.TaskErrors, run.RecordsLost = tc.taskErrors, tc.lost
+			rep, err := Evaluate(p, base, resultOf(t, 2, run), Options{})
+			require.NoError(t, err)
+			for name, want := range tc.want {
+				c := checkNamed(t, rep, name)
+				assert.Equal(t, want, c.Outcome, c.Reason)
+				assert.False(t, c.Candidate.Interval)
+			}
+			assert.Equal(t, tc.overall, rep.Outcome)
+		})
+	}
+	rep, err := Evaluate(p, base, resultOf(t, 2, func() *results.Run { r := fixedRun(); r.TaskErrors = 10; return r }()), Options{})
+	require.NoError(t, err)
+	assert.Equal(t, "10 ≠ 0", checkNamed(t, rep, "task_errors").Reason)
+}
+
+func TestRestoreTimeRatio(t *testing.T) {
+	// limit = max(40 ms × 1.25, 40 ms + 5 ms) = 50 ms; restore times are
+	// exact, so above the limit is a FAIL.
+	p := policyOf(Check{Name: "restore_time", Metric: "restore_time_p50", Op: OpRatio, Factor: 1.25, Floor: 5e6})
+	base := resultOf(t, 1, fixedRun())
+	for _, tc := range []struct {
+		p50  int64
+		want Outcome
+	}{{30e6, Pass}, {50e6, Pass}, {50_000_001, Fail}, {90e6, Fail}} {
+		run := fixedRun()
+		run.Restore.P50Ns = tc.p50
+		rep, err := Evaluate(p, base, resultOf(t, 2, run), Options{})
+		require.NoError(t, err)
+		c := checkNamed(t, rep, "restore_time")
+		assert.Equal(t, 50e6, c.Limit)
+		assert.Equal(t, tc.want, c.Outcome, "p50 %d: %s", tc.p50, c.Reason)
+		assert.Equal(t, UnitNanoseconds, c.Unit)
+	}
+	// Runs without restores measured no restore time: the check warns
+	// (passing) instead of inventing a limit or a value.
+	none := fixedRun()
+	none.Restore = harness.RestoreStats{}
+	for name, pair := range map[string][2]*results.Run{"baseline": {none, fixedRun()}, "candidate": {fixedRun(), none}} {
+		rep, err := Evaluate(p, resultOf(t, 1, pair[0]), resultOf(t, 2, pair[1]), Options{})
+		require.NoError(t, err)
+		c := checkNamed(t, rep, "restore_time")
+		assert.Equal(t, Warn, c.Outcome, name)
+		assert.Contains(t, c.Reason, "no restores", name)
+	}
+}
+
+func TestDefaultPolicyOnLeakyVsFixed(t *testing.T) {
+	// The measured slopes of the default scenario (leaky: 29 KiB/lifecycle
+	// native, 199 MiB of RSS per million records, 10 task errors).
+	fixed := fixedRun()
+	leaky := runOf("leaky", est(29_666, 28_967, 30_364), est(208e6, 195e6, 221e6))
+	leaky.TaskErrors = 10
+	r := resultOf(t, 20616, leaky, fixed)
+	rep, err := Evaluate(DefaultPolicy(), r, r, Options{BaselineModel: "fixed", CandidateModel: "leaky"})
+	require.NoError(t, err)
+	assert.Equal(t, Fail, rep.Outcome)
+	for name, want := range map[string]Outcome{"rss_growth_per_million_records": Fail, "native_growth_per_lifecycle": Fail,
+		"restore_time": Pass, "task_errors": Fail, "records_lost": Pass} {
+		assert.Equal(t, want, checkNamed(t, rep, name).Outcome, name)
+	}
+	// And fixed vs fixed of the same result passes, with a warning that it
+	// is one run.
+	rep, err = Evaluate(DefaultPolicy(), r, r, Options{BaselineModel: "fixed", CandidateModel: "fixed"})
+	require.NoError(t, err)
+	assert.Equal(t, Pass, rep.Outcome)
+	assert.Contains(t, rep.Warnings, "the baseline and the candidate are the same run of the same model")
+}
+
+func TestCannotEvaluateFails(t *testing.T) {
+	base := resultOf(t, 1, fixedRun())
+	noFits := fixedRun()
+	noFits.Fits = nil
+	invalid := fixedRun()
+	f := invalid.Fits["native_heap"]
+	tot := *f.Total
+	tot.PerLifecycle.Valid = false
+	f.Total = &tot
+	invalid.Fits["native_heap"] = f
+	for name, run := range map[string]*results.Run{"no fits": noFits, "invalid estimate": invalid} {
+		t.Run(name, func(t *testing.T) {
+			rep, err := Evaluate(policyOf(nativeRatio), base, resultOf(t, 2, run), Options{})
+			require.NoError(t, err)
+			c := checkNamed(t, rep, "native")
+			assert.Equal(t, Fail, c.Outcome)
+			assert.Contains(t, c.Reason, "cannot evaluate the candidate")
+			assert.Nil(t, c.Candidate)
+		})
+	}
+	rep, err := Evaluate(policyOf(nativeRatio), resultOf(t, 1, noFits), resultOf(t, 2, fixedRun()), Options{})
+	require.NoError(t, err)
+	assert.Equal(t, Fail, rep.Outcome)
+	assert.Contains(t, rep.Checks[0].Reason, "cannot set a limit from the baseline")
+}
+
+func TestIncomparableResults(t *testing.T) {
+	base := resultOf(t, 1, fixedRun())
+	otherSchema := resultOf(t, 2, fixedRun())
+	otherSchema.SchemaVersion = 2
+	otherWorkload := resultOf(t, 2, fixedRun())
+	otherWorkload.Scenario.Tasks = 8
+	failed := resultOf(t, 2, fixedRun())
+	failed.Status, failed.Errors = results.StatusFailed, []string{"fixed: child exited 1"}
+	interrupted := resultOf(t, 2, fixedRun())
+	interrupted.Status = results.StatusInterrupted
+	leakyOnly := resultOf(t, 2, runOf("leaky", pt(0), pt(0)))
+	for _, tc := range []struct {
+		name     string
+		cand     *results.Result
+		opt      Options
+		want     []string
+		allowOpt Options // with it, the gate runs and warns
+	}{
+		{"schema version", otherSchema, Options{}, []string{"schema_version", "baseline 1, candidate 2"}, Options{}},
+		{"workload", otherWorkload, Options{}, []string{"different workloads", "tasks (4 vs 8)", "--allow-scenario-mismatch"},
+			Options{AllowScenarioMismatch: true}},
+		{"failed", failed, Options{}, []string{"candidate's status is failed", "child exited 1", "--allow-partial"},
+			Options{AllowPartial: true}},
+		{"interrupted", interrupted, Options{}, []string{"status is interrupted"}, Options{AllowPartial: true}},
+		{"no common model", leakyOnly, Options{}, []string{"no model in common", "baseline ran fixed", "candidate ran leaky"}, Options{}},
+		{"unknown model", base, Options{BaselineModel: "fixed", CandidateModel: "options-fix"}, []string{`candidate has no model "options-fix"`}, Options{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Evaluate(DefaultPolicy(), base, tc.cand, tc.opt)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, ErrIncomparable)
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+			if tc.allowOpt != (Options{}) {
+				rep, err := Evaluate(DefaultPolicy(), base, tc.cand, tc.allowOpt)
+				require.NoError(t, err)
+				assert.NotEmpty(t, rep.Warnings)
+			}
+		})
+	}
+}
+
+func TestSameWorkloadDifferentSeedsAndModels(t *testing.T) {
+	// The recorded digests differ (seed, models, stop condition) but the
+	// workload is the same.
+	a := resultOf(t, 1, fixedRun())
+	b := resultOf(t, 2, runOf("leaky", pt(0), pt(0)), fixedRun())
+	b.Scenario.Lifecycles = 800
+	require.NotEqual(t, a.Provenance.ScenarioDigest, b.Provenance.ScenarioDigest)
+	assert.Equal(t, WorkloadDigest(a.Scenario), WorkloadDigest(b.Scenario))
+	rep, err := Evaluate(DefaultPolicy(), a, b, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, "fixed", rep.Candidate.Model, "the first of the candidate's models that the baseline ran")
+	assert.Equal(t, Pass, rep.Outcome)
+}
+
+func TestSelectModels(t *testing.T) {
+	both := resultOf(t, 1, runOf("leaky", pt(0), pt(0)), fixedRun())
+	fixedOnly := resultOf(t, 2, fixedRun())
+	for _, tc := range []struct {
+		name       string
+		base, cand string
+		wantB      string
+		wantC      string
+	}{
+		{"default: first in common", "", "", "fixed", "fixed"},
+		{"one side named", "fixed", "", "fixed", "fixed"},
+		{"other side named", "", "fixed", "fixed", "fixed"},
+	} {
+		b, c, err := SelectModels(both, fixedOnly, Options{BaselineModel: tc.base, CandidateModel: tc.cand})
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.wantB, b, tc.name)
+		assert.Equal(t, tc.wantC, c, tc.name)
+	}
+	b, c, err := SelectModels(both, both, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"leaky", "leaky"}, []string{b, c}, "candidate order decides")
+	b, c, err = SelectModels(both, both, Options{BaselineModel: "fixed", CandidateModel: "leaky"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"fixed", "leaky"}, []string{b, c})
+}
+
+func TestEvaluateRejectsInvalidPolicy(t *testing.T) {
+	r := resultOf(t, 1, fixedRun())
+	_, err := Evaluate(Policy{}, r, r, Options{})
+	assert.ErrorIs(t, err, ErrInvalidPolicy)
+}
