@@ -2,9 +2,9 @@ package results
 
 import (
 	"bytes"
-	"errors"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"

@@ -25,7 +25,6 @@ func analyse(t *testing.T, name string, sets ...string) *results.Result {
 	return res
 }
 
-
 // TestCalibrationRecoversKnownLeak is the estimators' positive control with a
 // known answer: 16 KiB per lifecycle, malloc'd and touched in C, recovered
 // within ±2% from the native heap and ±10% from RSS against the control run.
