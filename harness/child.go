@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 	"time"
 
@@ -72,7 +73,11 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err := rec.sample(measure.TriggerStart); err != nil {
 		return err
 	}
+	settled := make(chan os.Signal, 1)
+	signal.Notify(settled, StopSignal)
+	defer signal.Stop(settled)
 	runErr := topo.start(ctx)
+	stoppedEarly := false
 	limitLC := int64(j.Scenario.Lifecycles)
 	limitDur := time.Duration(j.Scenario.Duration)
 	for runErr == nil && rec.err == nil && ctx.Err() == nil {
@@ -80,6 +85,14 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 			break
 		}
 		if limitDur > 0 && time.Since(rec.begin) >= limitDur {
+			break
+		}
+		select {
+		case <-settled:
+			stoppedEarly = true
+		default:
+		}
+		if stoppedEarly {
 			break
 		}
 		topo.step(ctx)
@@ -90,6 +103,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	}
 	topo.stop()
 	sum := topo.summary(j.Model, interrupted, time.Since(rec.begin))
+	sum.StoppedEarly = stoppedEarly
 	if runErr == nil {
 		runErr = rec.err
 	}

@@ -40,14 +40,16 @@ type ChildInfo struct {
 
 // Summary is a model run's totals, sent once by the child at its end.
 type Summary struct {
-	Model        string `json:"model"`
-	Interrupted  bool   `json:"interrupted"`
-	Steps        int64  `json:"steps"`
-	Lifecycles   int64  `json:"lifecycles"`
-	FailedCloses int64  `json:"failed_closes"`
-	InitFailures int64  `json:"init_failures"`
-	Records      int64  `json:"records"`
-	Rebalances   int64  `json:"rebalances"`
+	Model       string `json:"model"`
+	Interrupted bool   `json:"interrupted"`
+	// StoppedEarly: the parent said the verdict was settled (--until-verdict).
+	StoppedEarly bool  `json:"stopped_early"`
+	Steps        int64 `json:"steps"`
+	Lifecycles   int64 `json:"lifecycles"`
+	FailedCloses int64 `json:"failed_closes"`
+	InitFailures int64 `json:"init_failures"`
+	Records      int64 `json:"records"`
+	Rebalances   int64 `json:"rebalances"`
 	// TaskErrors are errors that escaped a store to its task, e.g. a reopen
 	// refused because a pinned DB still holds the path's LOCK.
 	TaskErrors    int64            `json:"task_errors"`

@@ -38,6 +38,10 @@ type Config struct {
 	Stderr io.Writer
 	// OnEvent, if set, sees every event as it arrives (for progress).
 	OnEvent func(model string, e Event)
+	// Settled, if set, is asked after every sample whether the model's
+	// verdict is settled; once it says yes the child is told to stop (it
+	// finishes as at its stop condition, not as interrupted).
+	Settled func(model string, samples []measure.Sample) bool
 	// KillAfter is how long a child has to stop after SIGTERM before SIGKILL;
 	// default 20 s.
 	KillAfter time.Duration
@@ -60,6 +64,10 @@ type ModelRun struct {
 	// without a summary. The run's samples up to then are kept.
 	Error string
 }
+
+// StopSignal tells a child its verdict is settled: it stops as at its stop
+// condition.
+const StopSignal = syscall.SIGUSR1
 
 // ErrChild means at least one model's child failed; the Output still holds
 // what every child sent.
@@ -174,12 +182,17 @@ func runChild(ctx context.Context, cfg Config, model string) *ModelRun {
 		}
 	}()
 
+	told := false
 	decErr := decodeEvents(pr, func(e Event) {
 		switch {
 		case e.Info != nil:
 			run.Info = *e.Info
 		case e.Sample != nil:
 			run.Samples = append(run.Samples, *e.Sample)
+			if cfg.Settled != nil && !told && cfg.Settled(model, run.Samples) {
+				told = true
+				_ = cmd.Process.Signal(StopSignal)
+			}
 		case e.Summary != nil:
 			run.Summary = e.Summary
 		}

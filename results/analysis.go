@@ -78,6 +78,7 @@ type SignalFit struct {
 	MannKendallZ        float64   `json:"mann_kendall_z"`
 	MannKendallP        float64   `json:"mann_kendall_p"`
 	Lag1                float64   `json:"lag1_autocorrelation"`
+	Confidence          float64   `json:"confidence"` // of every interval in this fit
 	// Intercept places the fitted line: Y ≈ Intercept + PerLifecycle·L +
 	// PerFailedClose·F over the used samples (the line through their centroid).
 	Intercept float64  `json:"intercept"`
@@ -98,8 +99,15 @@ func (f SignalFit) statsFit() stats.Fit {
 	return stats.Fit{PerLifecycle: f.PerLifecycle.stats(), PerFailedClose: f.PerFailedClose.stats(),
 		PerMillionRecords: f.PerMillionRecords.stats(), R2: f.R2, N: f.Samples, Used: f.SamplesUsed,
 		WarmupCut: f.WarmupSamples, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
-		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Confidence: 0.95, Lag1: f.Lag1,
+		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Confidence: f.confidence(), Lag1: f.Lag1,
 		Warnings: f.Warnings}
+}
+
+func (f SignalFit) confidence() float64 {
+	if f.Confidence > 0 && f.Confidence < 1 {
+		return f.Confidence
+	}
+	return 0.95
 }
 
 // Resident is what one open store instance (a DB: a kv store or one window
@@ -196,6 +204,10 @@ func DefaultFloors() VerdictFloors {
 // between two lifecycles depends on how fast the machine ran, not on the
 // code under test.
 func FitSamples(all []measure.Sample) (map[string]SignalFit, error) {
+	return fitSamples(all, stats.DefaultOptions(), Signals())
+}
+
+func fitSamples(all []measure.Sample, opt stats.Options, signals []string) (map[string]SignalFit, error) {
 	samples := make([]measure.Sample, 0, len(all))
 	for _, s := range all {
 		if s.Trigger != measure.TriggerTimer {
@@ -209,7 +221,7 @@ func FitSamples(all []measure.Sample) (map[string]SignalFit, error) {
 		in.Records = append(in.Records, float64(s.Records))
 	}
 	fits := map[string]SignalFit{}
-	for _, sig := range Signals() {
+	for _, sig := range signals {
 		y := make([]float64, len(samples))
 		for i, s := range samples {
 			y[i] = signalValue(s, sig)
@@ -220,14 +232,14 @@ func FitSamples(all []measure.Sample) (map[string]SignalFit, error) {
 		if sig == SignalFDs {
 			in.Unit, unit = "FDs", "fds"
 		}
-		f, err := stats.FitSignal(in, stats.DefaultOptions())
+		f, err := stats.FitSignal(in, opt)
 		if err != nil {
 			return nil, fmt.Errorf("fitting %s: %w", sig, err)
 		}
 		sf := toSignalFit(f, unit, in)
 		total := in
 		total.FailedCloses = nil
-		tf, err := stats.FitSignal(total, stats.DefaultOptions())
+		tf, err := stats.FitSignal(total, opt)
 		if err != nil {
 			return nil, fmt.Errorf("fitting %s on lifecycles alone: %w", sig, err)
 		}
@@ -245,7 +257,7 @@ func toSignalFit(f stats.Fit, unit string, in stats.Input) SignalFit {
 		PerLifecycle: fromStats(f.PerLifecycle), PerFailedClose: fromStats(f.PerFailedClose),
 		PerMillionRecords: fromStats(f.PerMillionRecords), R2: f.R2, Samples: f.N, SamplesUsed: f.Used,
 		WarmupSamples: f.WarmupCut, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
-		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Lag1: f.Lag1,
+		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Lag1: f.Lag1, Confidence: f.Confidence,
 		Warnings: append([]string{}, f.Warnings...)}
 	if f.Step != nil {
 		sf.Step = &StepInfo{Index: f.Step.Index, Size: f.Step.Size}

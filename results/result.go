@@ -79,6 +79,19 @@ type Run struct {
 	Verdict *Verdict             `json:"verdict,omitempty"`
 	// Resident is the cost of one open store instance at steady state.
 	Resident *Resident `json:"resident,omitempty"`
+	// Sequential is set for runs with --until-verdict: when the native-heap
+	// verdict and the verdict settled.
+	Sequential *SequentialOutcome `json:"sequential,omitempty"`
+}
+
+// SequentialOutcome records the looks of a Sequential at which each verdict
+// settled (nil: not settled before the run's stop condition).
+type SequentialOutcome struct {
+	Confidence float64 `json:"confidence"` // of each look's intervals
+	MaxLooks   int     `json:"max_looks"`
+	Looks      int     `json:"looks"`
+	Native     *Look   `json:"native_heap,omitempty"`
+	Verdict    *Look   `json:"verdict,omitempty"`
 }
 
 // Validate checks what every reader of a result relies on.

@@ -33,6 +33,12 @@ type reliabilityTally struct {
 	// lifecycle (bytes), for their spread across seeds.
 	NativePerLifecycle []float64 `json:"native_per_lifecycle"`
 	RSSPerLifecycle    []float64 `json:"rss_per_lifecycle"`
+	// With --until-verdict: seconds from the child's start until the
+	// native-heap verdict and the verdict settled, and how often the early
+	// verdict was "leak".
+	NativeSettledS  []float64 `json:"native_settled_s,omitempty"`
+	VerdictSettledS []float64 `json:"verdict_settled_s,omitempty"`
+	EarlyLeak       int       `json:"early_leak"`
 }
 
 type calibrationTally struct {
@@ -45,6 +51,7 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	fs.SetOutput(stderr)
 	var o runOptions
 	var seeds int
+	var untilVerdict bool
 	var first int64
 	fs.StringVar(&o.scenario, "scenario", "kafka-20616", "scenario name or YAML file")
 	fs.StringVar(&o.models, "models", "", "comma-separated models (default: the scenario's)")
@@ -54,6 +61,7 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	fs.StringVar(&o.out, "out", "", "output directory (default results/reliability/<UTC time>-<scenario>)")
 	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go")
+	fs.BoolVar(&untilVerdict, "until-verdict", false, "stop each model as soon as its verdict is settled, and report when it settled")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -84,7 +92,7 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 		sc.Name, strings.Join(sc.Models, ","), seeds, first, stopOf(sc))
 	for i := 0; i < seeds; i++ {
 		sc.Seed = first + int64(i)
-		res, out, runErr := execute(ctx, io.Discard, sc, o.stateRoot, fmt.Sprintf("rocksleak reliability seed %d", sc.Seed))
+		res, out, runErr := execute(ctx, io.Discard, sc, o.stateRoot, fmt.Sprintf("rocksleak reliability seed %d", sc.Seed), untilVerdict)
 		if out != nil && out.Interrupted {
 			return errInterrupted
 		}
@@ -118,6 +126,23 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 				t.NoLeak++
 			}
 			words = append(words, m+"="+verdictWord(run.Verdict))
+			if q := run.Sequential; q != nil {
+				if q.Native != nil {
+					t.NativeSettledS = append(t.NativeSettledS, float64(q.Native.ElapsedNs)/1e9)
+					words = append(words, fmt.Sprintf("(native %s at %.1fs", leakWord(q.Native.Leak), float64(q.Native.ElapsedNs)/1e9))
+				} else {
+					words = append(words, "(native unsettled")
+				}
+				if q.Verdict != nil {
+					t.VerdictSettledS = append(t.VerdictSettledS, float64(q.Verdict.ElapsedNs)/1e9)
+					words = append(words, fmt.Sprintf("verdict %s at %.1fs)", leakWord(q.Verdict.Leak), float64(q.Verdict.ElapsedNs)/1e9))
+					if q.Verdict.Leak != nil && *q.Verdict.Leak {
+						t.EarlyLeak++
+					}
+				} else {
+					words = append(words, "verdict unsettled)")
+				}
+			}
 			t.NativePerLifecycle = append(t.NativePerLifecycle, run.Fits[results.SignalNativeHeap].Total.BytesPerLifecycle)
 			t.RSSPerLifecycle = append(t.RSSPerLifecycle, run.Fits[results.SignalRSS].Total.BytesPerLifecycle)
 		}
@@ -150,6 +175,13 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 			meanSD(t.NativePerLifecycle), meanSD(t.RSSPerLifecycle))
 	}
 	tw.Flush()
+	if untilVerdict {
+		for _, m := range sc.Models {
+			t := rep.Tally[m]
+			fmt.Fprintf(stdout, "until-verdict %s: native verdict settled in %d/%d runs, max %.1fs; verdict settled in %d/%d, max %.1fs; early verdict leak in %d\n",
+				m, len(t.NativeSettledS), len(rep.Seeds), maxOf(t.NativeSettledS), len(t.VerdictSettledS), len(rep.Seeds), maxOf(t.VerdictSettledS), t.EarlyLeak)
+		}
+	}
 	for m, ct := range rep.Calib {
 		fmt.Fprintf(stdout, "calibration %s: native heap error %s, RSS error %s (relative, mean ± sd; max |error| %.2f%% and %.2f%%)\n",
 			m, pctMeanSD(ct.NativeErrors), pctMeanSD(ct.RSSErrors), 100*maxAbs(ct.NativeErrors), 100*maxAbs(ct.RSSErrors))
@@ -199,6 +231,24 @@ func maxAbs(x []float64) float64 {
 	var m float64
 	for _, v := range x {
 		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
+
+func leakWord(l *bool) string {
+	switch {
+	case l == nil:
+		return "inconclusive"
+	case *l:
+		return "leak"
+	}
+	return "no-leak"
+}
+
+func maxOf(x []float64) float64 {
+	var m float64
+	for _, v := range x {
+		m = math.Max(m, v)
 	}
 	return m
 }

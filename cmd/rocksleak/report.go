@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,6 +18,7 @@ func reportCmd(stdout, stderr io.Writer, args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	outDir := fs.String("out", "", "directory for report.md and the plots (default: the result's directory)")
+	reanalyze := fs.Bool("reanalyze", false, "recompute fits, verdicts and comparisons from samples.csv with this rocksleak's statistics and floors, and rewrite result.json")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -35,10 +37,25 @@ func reportCmd(stdout, stderr io.Writer, args []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	samples, err := results.ReadSamplesCSV(filepath.Join(filepath.Dir(path), "samples.csv"))
+	if *reanalyze {
+		if err != nil {
+			return err
+		}
+		if err := results.Analyze(r, samples, results.DefaultFloors()); err != nil {
+			return err
+		}
+		js, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := results.WriteFileAtomic(filepath.Join(dir, "result.json"), append(js, '\n')); err != nil {
+			return err
+		}
+	}
 	if err := results.WriteFileAtomic(filepath.Join(dir, "report.md"), results.ReportMarkdown(r)); err != nil {
 		return err
 	}
-	samples, err := results.ReadSamplesCSV(filepath.Join(filepath.Dir(path), "samples.csv"))
 	switch {
 	case err == nil:
 		plots, err := results.Plots(r, samples)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/measure"
 	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/scenarios"
 )
@@ -23,14 +24,15 @@ func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
 // runOptions are the flags of "rocksleak run".
 type runOptions struct {
-	scenario   string
-	models     string
-	lifecycles int
-	duration   time.Duration
-	seed       int64
-	out        string
-	sets       setFlags
-	stateRoot  string
+	scenario     string
+	models       string
+	lifecycles   int
+	duration     time.Duration
+	seed         int64
+	out          string
+	sets         setFlags
+	stateRoot    string
+	untilVerdict bool
 }
 
 func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
@@ -44,6 +46,7 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs.Int64Var(&o.seed, "seed", -1, "seed for every random choice (default: the scenario's)")
 	fs.StringVar(&o.out, "out", "", "output directory (default results/runs/<UTC time>-<scenario>)")
 	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
+	fs.BoolVar(&o.untilVerdict, "until-verdict", false, "stop each model as soon as its verdict is settled (sequential looks, corrected for looking repeatedly); the stop condition stays the limit")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go (default: the system temp dir); removed at the end")
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("%w: %w", errUsage, err)
@@ -111,7 +114,7 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 
 	fmt.Fprintf(stdout, "rocksleak: scenario %s, models %s, %s each, seed %d\n",
 		sc.Name, strings.Join(sc.Models, ","), stopOf(sc), sc.Seed)
-	res, out, runErr := execute(ctx, stderr, sc, o.stateRoot, "rocksleak run "+strings.Join(args, " "))
+	res, out, runErr := execute(ctx, stderr, sc, o.stateRoot, "rocksleak run "+strings.Join(args, " "), o.untilVerdict)
 	if out == nil {
 		return runErr
 	}
@@ -138,9 +141,18 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 // progress display on stderr, and analyses what they sent back. A nil Output
 // means nothing ran; otherwise the Result is complete, interrupted or failed,
 // and the error (if any) says why.
-func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string) (*results.Result, *harness.Output, error) {
+func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool) (*results.Result, *harness.Output, error) {
 	prog := newProgress(stderr, sc)
+	seq := map[string]*results.Sequential{}
+	var settled func(string, []measure.Sample) bool
+	if untilVerdict {
+		for _, m := range sc.Models {
+			seq[m] = &results.Sequential{Floors: results.DefaultFloors()}
+		}
+		settled = func(m string, samples []measure.Sample) bool { return seq[m].Observe(samples) }
+	}
 	out, runErr := harness.Run(ctx, harness.Config{
+		Settled:   settled,
 		Scenario:  sc,
 		Models:    sc.Models,
 		Seed:      sc.Seed,
@@ -155,6 +167,11 @@ func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, state
 	res := results.FromOutput(out, sc, results.BuildProvenance(sc.Seed, gitCommit, command))
 	if err := results.Analyze(res, results.SamplesByModel(out), results.DefaultFloors()); err != nil {
 		return res, out, errors.Join(runErr, fmt.Errorf("analysing samples: %w", err))
+	}
+	for m, q := range seq {
+		if run := res.Runs[m]; run != nil {
+			run.Sequential = q.Outcome()
+		}
 	}
 	return res, out, runErr
 }

@@ -18,7 +18,7 @@ import (
 func analyse(t *testing.T, name string, sets ...string) *results.Result {
 	t.Helper()
 	sc := mustScenario(t, name, sets...)
-	res, out, err := execute(context.Background(), io.Discard, sc, t.TempDir(), "test")
+	res, out, err := execute(context.Background(), io.Discard, sc, t.TempDir(), "test", false)
 	require.NoError(t, err)
 	require.NotNil(t, out)
 	require.Equal(t, results.StatusComplete, res.Status)

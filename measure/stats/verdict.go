@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -136,7 +137,7 @@ func describe(e Estimate, conf float64) string {
 	}
 	s := fmt.Sprintf("%s/lifecycle [%s, %s]", formatSigned(e.Value), formatBytes(e.Low), formatBytes(e.High))
 	if conf > 0 {
-		s += fmt.Sprintf(" (%.0f%%)", 100*conf)
+		s += fmt.Sprintf(" (%s%%)", strconv.FormatFloat(100*conf, 'f', -1, 64))
 	}
 	return s
 }

@@ -1,0 +1,399 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/rocksleak/rocksleak/lifecycle"
+	"github.com/rocksleak/rocksleak/measure"
+)
+
+// The work of one benchmarked lifecycle is what one task step of the
+// kafka-20616 scenario does to one store: 50 records of 128 B, and the offsets
+// of 4 changelog partitions plus the position at the commit.
+const (
+	benchRecords    = 50
+	benchValueBytes = 128
+	benchPartitions = 4
+	// benchWarmup lifecycles run once per process before the first measured
+	// one: RocksDB's statics, its background threads and their malloc arenas
+	// settle in the first cycles (measurement.md), and that growth must not be
+	// charged to whichever variant happens to run first.
+	benchWarmup = 100
+)
+
+// benchWork is the fixed input of every benchmarked lifecycle, built once so
+// that no variant pays for generating it.
+type benchWork struct {
+	keys, values [][]byte
+	offsets      map[string]int64 // for Store.Commit
+
+	// The same bytes for the bare loop, which writes them itself: offsets-CF
+	// keys and 8-byte big-endian values, and the encoded position.
+	offsetKeys, offsetValues [][]byte
+	position                 []byte
+	statusOpen, statusClosed []byte
+}
+
+func newBenchWork() *benchWork {
+	w := &benchWork{offsets: map[string]int64{}}
+	h := uint64(20616)
+	for i := range benchRecords {
+		w.keys = append(w.keys, []byte(keyOf(i)))
+		v := make([]byte, benchValueBytes)
+		for j := 0; j < len(v); j += 8 {
+			h = splitmix(h)
+			binary.LittleEndian.PutUint64(v[j:], h)
+		}
+		w.values = append(w.values, v)
+	}
+	for p := range benchPartitions {
+		k := lifecycle.ChangelogKey("app-store-0-changelog", p)
+		w.offsets[k] = benchRecords / benchPartitions
+	}
+	names := make([]string, 0, len(w.offsets))
+	for k := range w.offsets {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	// The position as lifecycle encodes it: version 0, entry count, then per
+	// entry a length-prefixed key and an 8-byte offset.
+	w.position = binary.BigEndian.AppendUint32([]byte{0}, uint32(len(names)))
+	for _, k := range names {
+		w.offsetKeys = append(w.offsetKeys, []byte(k))
+		w.offsetValues = append(w.offsetValues, binary.BigEndian.AppendUint64(nil, uint64(w.offsets[k])))
+		w.position = binary.BigEndian.AppendUint16(w.position, uint16(len(k)))
+		w.position = append(w.position, k...)
+		w.position = binary.BigEndian.AppendUint64(w.position, uint64(w.offsets[k]))
+	}
+	w.statusOpen = binary.BigEndian.AppendUint64(nil, uint64(lifecycle.StatusOpen))
+	w.statusClosed = binary.BigEndian.AppendUint64(nil, uint64(lifecycle.StatusClosed))
+	return w
+}
+
+// benchRoot is a fresh directory for one benchmark's stores: under /dev/shm,
+// the harness's default state root, when it is writable, else b.TempDir().
+func benchRoot(b *testing.B) string {
+	if DefaultStateRoot() == "/dev/shm" {
+		if dir, err := os.MkdirTemp("/dev/shm", "rocksleak-bench-"); err == nil {
+			b.Cleanup(func() { _ = os.RemoveAll(dir) })
+			return dir
+		}
+	}
+	return b.TempDir()
+}
+
+// bareLifecycle is one store lifecycle written straight against grocksdb:
+// the RocksDB work of a fixed-model lifecycle with nothing of rocksleak
+// around it (no ledger, no accessor, no sampling). Its natives are created and
+// destroyed in the order lifecycle.Store creates and releases them.
+func bareLifecycle(path string, w *benchWork) error {
+	opts := grocksdb.NewDefaultOptions()
+	opts.SetCreateIfMissing(true)
+	opts.SetCreateIfMissingColumnFamilies(true)
+	opts.SetAtomicFlush(true)
+	opts.SetWriteBufferSize(16 << 20)
+	opts.SetMaxWriteBufferNumber(3)
+	opts.SetCompression(grocksdb.NoCompression)
+	tbl := grocksdb.NewDefaultBlockBasedTableOptions()
+	cache := grocksdb.NewLRUCache(50 << 20)
+	tbl.SetBlockCache(cache)
+	tbl.SetFilterPolicy(grocksdb.NewBloomFilter(10))
+	opts.SetBlockBasedTableFactory(tbl)
+	wo := grocksdb.NewDefaultWriteOptions()
+	wo.DisableWAL(true)
+	ro := grocksdb.NewDefaultReadOptions()
+	fo := grocksdb.NewDefaultFlushOptions()
+	fo.SetWait(true)
+	offOpts := grocksdb.NewDefaultOptions()
+	offOpts.SetCompression(grocksdb.NoCompression)
+	offOpts.SetWriteBufferSize(1 << 20)
+	offOpts.SetMaxWriteBufferNumber(2)
+	offTbl := grocksdb.NewDefaultBlockBasedTableOptions()
+	offTbl.SetNoBlockCache(true)
+	offOpts.SetBlockBasedTableFactory(offTbl)
+	offTbl.Destroy()
+	defer func() {
+		offOpts.Destroy()
+		fo.Destroy()
+		ro.Destroy()
+		wo.Destroy()
+		cache.Destroy()
+		tbl.Destroy()
+		opts.Destroy()
+	}()
+
+	db, hs, err := grocksdb.OpenDbColumnFamilies(opts, path, []string{"default", "offsets"},
+		[]*grocksdb.Options{opts, offOpts})
+	if err != nil {
+		return err
+	}
+	data, offsets := hs[0], hs[1]
+	err = bareWork(db, data, offsets, wo, ro, fo, w)
+	offsets.Destroy()
+	data.Destroy()
+	db.Close()
+	return errors.Join(err, os.RemoveAll(path))
+}
+
+func bareWork(db *grocksdb.DB, data, offsets *grocksdb.ColumnFamilyHandle,
+	wo *grocksdb.WriteOptions, ro *grocksdb.ReadOptions, fo *grocksdb.FlushOptions, w *benchWork) error {
+	// Open: read the status marker, then mark the store open.
+	sl, err := db.GetCF(ro, offsets, []byte("status"))
+	if err != nil {
+		return err
+	}
+	sl.Free()
+	if err := db.PutCF(wo, offsets, []byte("status"), w.statusOpen); err != nil {
+		return err
+	}
+	for i, k := range w.keys {
+		if err := db.PutCF(wo, data, k, w.values[i]); err != nil {
+			return err
+		}
+	}
+	// Commit: offsets and position, then flush both column families.
+	for i, k := range w.offsetKeys {
+		if err := db.PutCF(wo, offsets, k, w.offsetValues[i]); err != nil {
+			return err
+		}
+	}
+	if err := db.PutCF(wo, offsets, []byte("position"), w.position); err != nil {
+		return err
+	}
+	if err := db.FlushCF(offsets, fo); err != nil {
+		return err
+	}
+	if err := db.FlushCF(data, fo); err != nil {
+		return err
+	}
+	for i, k := range w.keys {
+		sl, err := db.GetCF(ro, data, k)
+		if err != nil {
+			return err
+		}
+		ok := bytes.Equal(sl.Data(), w.values[i])
+		sl.Free()
+		if !ok {
+			return fmt.Errorf("bare: record %q read back wrong", k)
+		}
+	}
+	// Close: the status marker says the close was clean.
+	return db.PutCF(wo, offsets, []byte("status"), w.statusClosed)
+}
+
+// storeLifecycle is the same lifecycle through lifecycle.Store, as the
+// harness drives a store: open, records, commit, read back, close. sample,
+// when not nil, runs where the harness samples, after the commit with the
+// store open. The directory is removed at the end, as the bare loop does.
+func storeLifecycle(env *lifecycle.Env, cfg lifecycle.Config, w *benchWork, sample func() error) error {
+	if err := os.MkdirAll(filepath.Dir(cfg.Path), 0o755); err != nil {
+		return err
+	}
+	st, err := lifecycle.Open(env, cfg)
+	if err != nil {
+		return err
+	}
+	err = storeWork(st, w, sample)
+	return errors.Join(err, st.Close(), os.RemoveAll(cfg.Path))
+}
+
+func storeWork(st *lifecycle.Store, w *benchWork, sample func() error) error {
+	for i, k := range w.keys {
+		if err := st.Put(k, w.values[i]); err != nil {
+			return err
+		}
+	}
+	if err := st.Commit(w.offsets); err != nil {
+		return err
+	}
+	if sample != nil {
+		if err := sample(); err != nil {
+			return err
+		}
+	}
+	for i, k := range w.keys {
+		v, err := st.Get(k)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(v, w.values[i]) {
+			return fmt.Errorf("store: record %q read back wrong", k)
+		}
+	}
+	return nil
+}
+
+var warmOnce sync.Once
+
+// warmUp runs benchWarmup bare lifecycles once per process.
+func warmUp(b *testing.B, w *benchWork) {
+	var err error
+	warmOnce.Do(func() {
+		path := filepath.Join(benchRoot(b), "warmup")
+		for range benchWarmup {
+			if err = bareLifecycle(path, w); err != nil {
+				return
+			}
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// benchRecorder is the harness's own recorder (the code the child runs after
+// each lifecycle) over env, emitting its events as JSON lines into a pipe that
+// a goroutine drains, as the child writes them to the parent.
+func benchRecorder(b *testing.B, env *lifecycle.Env, sampler *measure.Sampler, model string) *recorder {
+	r, w, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	drained := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, r)
+		close(drained)
+	}()
+	b.Cleanup(func() {
+		_ = w.Close()
+		<-drained
+		_ = r.Close()
+	})
+	enc := json.NewEncoder(w)
+	return &recorder{topo: &topology{env: env}, sampler: sampler, model: model, begin: time.Now(),
+		every: 1, interval: 250 * time.Millisecond, emit: func(e Event) error { return enc.Encode(e) }}
+}
+
+func newBenchSampler(b *testing.B) *measure.Sampler {
+	s, err := measure.NewSampler()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func nativeHeap(b *testing.B, s *measure.Sampler) int64 {
+	m, err := s.Read()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m.NativeHeap
+}
+
+// reportPerLifecycle reports the throughput and the native heap the loop left
+// behind per lifecycle (the mallinfo2 or jemalloc delta over the loop / b.N).
+func reportPerLifecycle(b *testing.B, s *measure.Sampler, heapBefore int64) {
+	heapAfter := nativeHeap(b, s)
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lifecycles/s")
+	b.ReportMetric(float64(heapAfter-heapBefore)/float64(b.N), "B/lifecycle")
+}
+
+// BenchmarkSampleCost measures one full harness sample (recorder.sample:
+// Sampler.Read, the counters, Ledger.Live, Env.RocksDBMemory over every open
+// DB and the JSON event to the parent) with k stores open, each holding one
+// flushed SST per column family. Besides ns/op it reports, as ns/sample
+// metrics, what each part costs on its own. It runs before BenchmarkLifecycle
+// so that no leaked memory of harness-leaky is in the heap it walks.
+func BenchmarkSampleCost(b *testing.B) {
+	w := newBenchWork()
+	for _, k := range []int{8, 64} {
+		b.Run(fmt.Sprintf("open=%d", k), func(b *testing.B) {
+			root := benchRoot(b)
+			env := lifecycle.NewEnv(nil)
+			for i := range k {
+				cfg := lifecycle.Config{Path: filepath.Join(root, fmt.Sprintf("store-%d", i)), Model: lifecycle.Fixed}
+				st, err := lifecycle.Open(env, cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { _ = st.Close() })
+				if err := storeWork(st, w, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			sampler := newBenchSampler(b)
+			rec := benchRecorder(b, env, sampler, "fixed")
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := rec.sample(measure.TriggerLifecycle); err != nil {
+					b.Fatal(err)
+				}
+			}
+			n := min(b.N, 1000)
+			reportPart := func(unit string, f func() error) {
+				start := time.Now()
+				for range n {
+					if err := f(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(n), unit)
+			}
+			reportPart("read-ns/sample", func() error { _, err := sampler.Read(); return err })
+			reportPart("ledger-ns/sample", func() error { _ = kindMap(env.Ledger.Live()); return nil })
+			reportPart("rocksdb-ns/sample", func() error { _, err := env.RocksDBMemory(); return err })
+		})
+	}
+}
+
+// BenchmarkLifecycle measures one store lifecycle three ways, in one process:
+//
+//   - bare: the RocksDB work alone, straight against grocksdb;
+//   - harness-fixed: the same work through lifecycle.Store (ledger on) under the
+//     fixed model, plus the harness's full sample (Sampler.Read, Ledger.Live,
+//     Env.RocksDBMemory, the JSON event to the parent) once per lifecycle;
+//   - harness-leaky: the same under the leaky model.
+//
+// Besides ns/op each reports lifecycles/s and B/lifecycle, the native heap
+// left behind per lifecycle; the harness variants also report natives/lifecycle,
+// the ledger's live objects left behind per lifecycle. The leaky variant runs
+// last: what it leaks stays in the process.
+func BenchmarkLifecycle(b *testing.B) {
+	w := newBenchWork()
+	warmUp(b, w)
+	b.Run("bare", func(b *testing.B) {
+		path := filepath.Join(benchRoot(b), "store")
+		sampler := newBenchSampler(b)
+		b.ReportAllocs()
+		heap := nativeHeap(b, sampler)
+		for b.Loop() {
+			if err := bareLifecycle(path, w); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportPerLifecycle(b, sampler, heap)
+	})
+	for _, m := range []lifecycle.Model{lifecycle.Fixed, lifecycle.Leaky} {
+		b.Run("harness-"+m.Name, func(b *testing.B) {
+			cfg := lifecycle.Config{Path: filepath.Join(benchRoot(b), "task-0", "gen-0", "store-0"),
+				Model: m, ExactlyOnce: true}
+			sampler := newBenchSampler(b)
+			env := lifecycle.NewEnv(nil)
+			rec := benchRecorder(b, env, sampler, m.Name)
+			sample := func() error { return rec.sample(measure.TriggerLifecycle) }
+			b.ReportAllocs()
+			heap, live := nativeHeap(b, sampler), env.Ledger.LiveTotal()
+			for b.Loop() {
+				if err := storeLifecycle(env, cfg, w, sample); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportPerLifecycle(b, sampler, heap)
+			b.ReportMetric(float64(env.Ledger.LiveTotal()-live)/float64(b.N), "natives/lifecycle")
+		})
+	}
+}
