@@ -27,10 +27,12 @@ test: deps
 	$(GO) test -count=1 -timeout 15m ./...
 	$(GO) test -count=1 -race -timeout 10m $(PURE)
 
-## reliability: kafka-20616 at 20 seeds (about 20 minutes), then the calibration scenario at 10 seeds.
+## reliability: kafka-20616 at 20 seeds, the same with --until-verdict, and calibration at 10 seeds
+## (two seeds at a time; about 40 minutes on 2 cores).
 reliability: build
-	./$(BIN) reliability --scenario kafka-20616 --seeds 20 $(ARGS)
-	./$(BIN) reliability --scenario calibration --seeds 10
+	./$(BIN) reliability --scenario kafka-20616 --seeds 20 --parallel 2 $(ARGS)
+	./$(BIN) reliability --scenario kafka-20616 --seeds 20 --parallel 2 --until-verdict $(ARGS)
+	./$(BIN) reliability --scenario calibration --seeds 10 --parallel 2
 
 clean:
 	rm -rf bin

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -236,6 +237,16 @@ func storeWork(st *lifecycle.Store, w *benchWork, sample func() error) error {
 	return nil
 }
 
+// processCPU is the CPU time the whole process has used (user and system, all
+// threads: RocksDB's background flushes and Go's GC included).
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 var warmOnce sync.Once
 
 // warmUp runs benchWarmup bare lifecycles once per process.
@@ -396,4 +407,51 @@ func BenchmarkLifecycle(b *testing.B) {
 			b.ReportMetric(float64(env.Ledger.LiveTotal()-live)/float64(b.N), "natives/lifecycle")
 		})
 	}
+	// paired runs one bare and one harness-fixed lifecycle per iteration, in
+	// alternating order, and reports the ratio of their total times: both see
+	// the same machine at the same moment, so load from other processes, which
+	// moves the separate variants' ns/op by tens of percent between counts,
+	// cancels out of it.
+	b.Run("paired", func(b *testing.B) {
+		root := benchRoot(b)
+		barePath := filepath.Join(root, "bare")
+		cfg := lifecycle.Config{Path: filepath.Join(root, "task-0", "gen-0", "store-0"),
+			Model: lifecycle.Fixed, ExactlyOnce: true}
+		sampler := newBenchSampler(b)
+		env := lifecycle.NewEnv(nil)
+		rec := benchRecorder(b, env, sampler, lifecycle.Fixed.Name)
+		sample := func() error { return rec.sample(measure.TriggerLifecycle) }
+		var bare, harness, bareCPU, harnessCPU time.Duration
+		runBare := func() {
+			start, cpu := time.Now(), processCPU(b)
+			if err := bareLifecycle(barePath, w); err != nil {
+				b.Fatal(err)
+			}
+			bare += time.Since(start)
+			bareCPU += processCPU(b) - cpu
+		}
+		runHarness := func() {
+			start, cpu := time.Now(), processCPU(b)
+			if err := storeLifecycle(env, cfg, w, sample); err != nil {
+				b.Fatal(err)
+			}
+			harness += time.Since(start)
+			harnessCPU += processCPU(b) - cpu
+		}
+		for i := 0; b.Loop(); i++ {
+			if i%2 == 0 {
+				runBare()
+				runHarness()
+			} else {
+				runHarness()
+				runBare()
+			}
+		}
+		b.ReportMetric(float64(bare.Nanoseconds())/float64(b.N), "bare-ns/lifecycle")
+		b.ReportMetric(float64(harness.Nanoseconds())/float64(b.N), "harness-ns/lifecycle")
+		b.ReportMetric(float64(harness)/float64(bare), "harness/bare")
+		b.ReportMetric(float64(bareCPU.Nanoseconds())/float64(b.N), "bare-cpu-ns/lifecycle")
+		b.ReportMetric(float64(harnessCPU.Nanoseconds())/float64(b.N), "harness-cpu-ns/lifecycle")
+		b.ReportMetric(float64(harnessCPU)/float64(bareCPU), "harness/bare-cpu")
+	})
 }

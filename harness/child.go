@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"time"
 
 	"github.com/rocksleak/rocksleak/lifecycle"
@@ -31,8 +30,11 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err := json.NewDecoder(job).Decode(&j); err != nil {
 		return fmt.Errorf("child: reading job: %w", err)
 	}
-	base, synthetic := strings.CutSuffix(j.Model, scenarios.SyntheticSuffix)
-	model, err := lifecycle.ModelByName(base)
+	rn, err := scenarios.ParseRunName(j.Model)
+	if err != nil {
+		return fmt.Errorf("child: %w", err)
+	}
+	model, err := lifecycle.ModelByName(rn.Model)
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
@@ -61,7 +63,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		return err
 	}
 
-	topo, err := newTopology(j.Scenario, model, synthetic, j.Seed, j.StateDir)
+	topo, err := newTopology(j.Scenario, model, rn.Synthetic, j.Seed, j.StateDir)
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}

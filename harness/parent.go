@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -130,6 +131,15 @@ func Run(ctx context.Context, cfg Config) (*Output, error) {
 
 func runChild(ctx context.Context, cfg Config, model string) *ModelRun {
 	run := &ModelRun{Model: model}
+	preload := ""
+	if rn, err := scenarios.ParseRunName(model); err == nil && rn.Allocator == scenarios.AllocatorJemalloc {
+		lib, err := JemallocPath()
+		if err != nil {
+			run.Error = err.Error()
+			return run
+		}
+		preload = lib
+	}
 	stateDir, err := os.MkdirTemp(cfg.StateRoot, "rocksleak-"+model+"-")
 	if err != nil {
 		run.Error = err.Error()
@@ -155,6 +165,9 @@ func runChild(ctx context.Context, cfg Config, model string) *ModelRun {
 	cmd.Stderr = io.MultiWriter(cfg.Stderr, tail)
 	cmd.ExtraFiles = []*os.File{pw}
 	cmd.Env = append(append(os.Environ(), ChildEnvVar+"=1"), cfg.ChildEnv...)
+	if preload != "" {
+		cmd.Env = append(cmd.Env, "LD_PRELOAD="+preload)
+	}
 	// Own process group: a terminal's Ctrl-C reaches the parent, which stops
 	// the child in order; the child dies with the parent.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
@@ -290,4 +303,14 @@ func DefaultStateRoot() string {
 		}
 	}
 	return os.TempDir()
+}
+
+// JemallocPath finds Debian's libjemalloc2 shared library.
+func JemallocPath() (string, error) {
+	for _, pat := range []string{"/usr/lib/*/libjemalloc.so.2", "/usr/lib/libjemalloc.so.2", "/usr/lib64/libjemalloc.so.2"} {
+		if m, _ := filepath.Glob(pat); len(m) > 0 {
+			return m[0], nil
+		}
+	}
+	return "", errors.New("libjemalloc.so.2 not found: install Debian's libjemalloc2 (make run and make test install it)")
 }

@@ -66,9 +66,12 @@ type Provenance struct {
 // Run is one model's results.
 type Run struct {
 	harness.Summary
-	ChildPID int    `json:"child_pid"`
-	Samples  int    `json:"samples"`
-	Error    string `json:"error,omitempty"`
+	ChildPID int `json:"child_pid"`
+	// Allocator is the C allocator the child ran with (glibc, or jemalloc
+	// preloaded), as its sampler detected it.
+	Allocator string `json:"allocator"`
+	Samples   int    `json:"samples"`
+	Error     string `json:"error,omitempty"`
 	// Change between the first and the last sample. Bytes.
 	NativeHeapStart int64 `json:"native_heap_start"`
 	NativeHeapEnd   int64 `json:"native_heap_end"`
@@ -145,7 +148,7 @@ func FromOutput(out *harness.Output, sc scenarios.Scenario, prov Provenance) *Re
 	r.Provenance.ScenarioDigest = sc.Digest()
 	for _, mr := range out.Runs {
 		r.Models = append(r.Models, mr.Model)
-		run := &Run{ChildPID: mr.Info.PID, Samples: len(mr.Samples), Error: mr.Error}
+		run := &Run{ChildPID: mr.Info.PID, Allocator: mr.Info.Allocator, Samples: len(mr.Samples), Error: mr.Error}
 		if mr.Summary != nil {
 			run.Summary = *mr.Summary
 		} else {

@@ -132,15 +132,11 @@ func (v *validator) models() {
 	seen := make(map[string]bool, len(ms))
 	synthetic := false
 	for _, m := range ms {
-		base, syn := strings.CutSuffix(m, SyntheticSuffix)
-		synthetic = synthetic || syn
-		known := false
-		for _, k := range ModelNames() {
-			known = known || base == k
-		}
+		rn, err := ParseRunName(m)
+		synthetic = synthetic || rn.Synthetic
 		switch {
-		case !known:
-			v.add("models", m, "%q is not a model (known: %s, each optionally with %q)", m, strings.Join(ModelNames(), ", "), SyntheticSuffix)
+		case err != nil:
+			v.add("models", m, "%s", err.Error())
 		case seen[m]:
 			v.add("models", m, "%q is listed twice", m)
 		}

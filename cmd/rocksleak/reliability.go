@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/results"
 )
 
@@ -52,6 +54,7 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	var o runOptions
 	var seeds int
 	var untilVerdict bool
+	var parallel int
 	var first int64
 	fs.StringVar(&o.scenario, "scenario", "kafka-20616", "scenario name or YAML file")
 	fs.StringVar(&o.models, "models", "", "comma-separated models (default: the scenario's)")
@@ -61,9 +64,13 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	fs.StringVar(&o.out, "out", "", "output directory (default results/reliability/<UTC time>-<scenario>)")
 	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go")
+	fs.IntVar(&parallel, "parallel", 1, "seeds run at once (each seed still runs its models one after another, each in its own process)")
 	fs.BoolVar(&untilVerdict, "until-verdict", false, "stop each model as soon as its verdict is settled, and report when it settled")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if parallel < 1 {
+		return usagef("--parallel: %d must be at least 1", parallel)
 	}
 	if seeds < 1 {
 		return usagef("--seeds: %d must be at least 1", seeds)
@@ -90,9 +97,37 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	}
 	fmt.Fprintf(stdout, "rocksleak reliability: scenario %s, models %s, %d seeds from %d, %s each\n",
 		sc.Name, strings.Join(sc.Models, ","), seeds, first, stopOf(sc))
+	type seedRun struct {
+		res    *results.Result
+		out    *harness.Output
+		err    error
+		done   chan struct{}
+		scSeed int64
+	}
+	runs := make([]*seedRun, seeds)
+	sem := make(chan struct{}, parallel)
+	for i := range runs {
+		runs[i] = &seedRun{done: make(chan struct{}), scSeed: first + int64(i)}
+		go func(r *seedRun) {
+			defer close(r.done)
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				r.err = errInterrupted
+				return
+			}
+			s := sc
+			s.Seed = r.scSeed
+			r.res, r.out, r.err = execute(ctx, io.Discard, s, o.stateRoot, fmt.Sprintf("rocksleak reliability seed %d", s.Seed), untilVerdict)
+		}(runs[i])
+	}
 	for i := 0; i < seeds; i++ {
-		sc.Seed = first + int64(i)
-		res, out, runErr := execute(ctx, io.Discard, sc, o.stateRoot, fmt.Sprintf("rocksleak reliability seed %d", sc.Seed), untilVerdict)
+		<-runs[i].done
+		sc.Seed = runs[i].scSeed
+		res, out, runErr := runs[i].res, runs[i].out, runs[i].err
+		if errors.Is(runErr, errInterrupted) {
+			return errInterrupted
+		}
 		if out != nil && out.Interrupted {
 			return errInterrupted
 		}

@@ -33,6 +33,7 @@ type runOptions struct {
 	sets         setFlags
 	stateRoot    string
 	untilVerdict bool
+	allocator    string
 }
 
 func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
@@ -46,6 +47,7 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs.Int64Var(&o.seed, "seed", -1, "seed for every random choice (default: the scenario's)")
 	fs.StringVar(&o.out, "out", "", "output directory (default results/runs/<UTC time>-<scenario>)")
 	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
+	fs.StringVar(&o.allocator, "allocator", "", "C allocator of the children: glibc, jemalloc (Debian's libjemalloc2 preloaded), or glibc,jemalloc to run every model under both")
 	fs.BoolVar(&o.untilVerdict, "until-verdict", false, "stop each model as soon as its verdict is settled (sequential looks, corrected for looking repeatedly); the stop condition stays the limit")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go (default: the system temp dir); removed at the end")
 	if err := fs.Parse(args); err != nil {
@@ -82,6 +84,13 @@ func resolveScenario(o runOptions) (scenarios.Scenario, error) {
 		if err := sc.Set("models=" + o.models); err != nil {
 			return sc, err
 		}
+	}
+	if o.allocator != "" {
+		models, err := withAllocators(sc.Models, o.allocator)
+		if err != nil {
+			return sc, err
+		}
+		sc.Models = models
 	}
 	if o.lifecycles > 0 {
 		sc.Lifecycles, sc.Duration = o.lifecycles, 0
@@ -174,4 +183,28 @@ func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, state
 		}
 	}
 	return res, out, runErr
+}
+
+// withAllocators runs every model under each listed allocator: "m" for glibc,
+// "m@jemalloc" for jemalloc.
+func withAllocators(models []string, list string) ([]string, error) {
+	var allocs []string
+	for _, a := range strings.Split(list, ",") {
+		if a != scenarios.AllocatorGlibc && a != scenarios.AllocatorJemalloc {
+			return nil, usagef("--allocator: %q is not one of glibc, jemalloc", a)
+		}
+		allocs = append(allocs, a)
+	}
+	var out []string
+	for _, m := range models {
+		base, _, _ := strings.Cut(m, "@")
+		for _, a := range allocs {
+			if a == scenarios.AllocatorGlibc {
+				out = append(out, base)
+			} else {
+				out = append(out, base+"@"+a)
+			}
+		}
+	}
+	return out, nil
 }
