@@ -305,12 +305,52 @@ func nativeHeap(b *testing.B, s *measure.Sampler) int64 {
 	return m.NativeHeap
 }
 
-// reportPerLifecycle reports the throughput and the native heap the loop left
-// behind per lifecycle (the mallinfo2 or jemalloc delta over the loop / b.N).
-func reportPerLifecycle(b *testing.B, s *measure.Sampler, heapBefore int64) {
-	heapAfter := nativeHeap(b, s)
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lifecycles/s")
-	b.ReportMetric(float64(heapAfter-heapBefore)/float64(b.N), "B/lifecycle")
+// harnessLoop is what the harness does per lifecycle: a store lifecycle
+// through lifecycle.Store (ledger on) under one model, in its own Env and
+// directory, with the recorder's full sample taken after the commit.
+type harnessLoop struct {
+	env     *lifecycle.Env
+	cfg     lifecycle.Config
+	rec     *recorder
+	sampled time.Duration // wall time spent in samples
+}
+
+func newHarnessLoop(b *testing.B, root string, sampler *measure.Sampler, m lifecycle.Model) *harnessLoop {
+	env := lifecycle.NewEnv(nil)
+	return &harnessLoop{env: env, rec: benchRecorder(b, env, sampler, m.Name),
+		cfg: lifecycle.Config{Path: filepath.Join(root, "task-0", "gen-0", "store-0"), Model: m, ExactlyOnce: true}}
+}
+
+func (h *harnessLoop) lifecycle(w *benchWork) error {
+	return storeLifecycle(h.env, h.cfg, w, func() error {
+		start := time.Now()
+		err := h.rec.sample(measure.TriggerLifecycle)
+		h.sampled += time.Since(start)
+		return err
+	})
+}
+
+// loopMeter reads the native heap and the process's CPU time before a
+// benchmark loop and reports, after it, per lifecycle: lifecycles/s,
+// B/lifecycle (native heap left behind: the mallinfo2 or jemalloc delta over
+// the loop / b.N) and cpu-ns/lifecycle (CPU time of the whole process).
+type loopMeter struct {
+	sampler *measure.Sampler
+	heap    int64
+	cpu     time.Duration
+}
+
+func startLoopMeter(b *testing.B, s *measure.Sampler) loopMeter {
+	return loopMeter{sampler: s, heap: nativeHeap(b, s), cpu: processCPU(b)}
+}
+
+func (m loopMeter) report(b *testing.B) {
+	cpu := processCPU(b) - m.cpu
+	heap := nativeHeap(b, m.sampler) - m.heap
+	n := float64(b.N)
+	b.ReportMetric(n/b.Elapsed().Seconds(), "lifecycles/s")
+	b.ReportMetric(float64(heap)/n, "B/lifecycle")
+	b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/lifecycle")
 }
 
 // BenchmarkSampleCost measures one full harness sample (recorder.sample:
@@ -337,7 +377,7 @@ func BenchmarkSampleCost(b *testing.B) {
 				}
 			}
 			sampler := newBenchSampler(b)
-			rec := benchRecorder(b, env, sampler, "fixed")
+			rec := benchRecorder(b, env, sampler, lifecycle.Fixed.Name)
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := rec.sample(measure.TriggerLifecycle); err != nil {
@@ -345,7 +385,7 @@ func BenchmarkSampleCost(b *testing.B) {
 				}
 			}
 			n := min(b.N, 1000)
-			reportPart := func(unit string, f func() error) {
+			part := func(unit string, f func() error) {
 				start := time.Now()
 				for range n {
 					if err := f(); err != nil {
@@ -354,25 +394,36 @@ func BenchmarkSampleCost(b *testing.B) {
 				}
 				b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(n), unit)
 			}
-			reportPart("read-ns/sample", func() error { _, err := sampler.Read(); return err })
-			reportPart("ledger-ns/sample", func() error { _ = kindMap(env.Ledger.Live()); return nil })
-			reportPart("rocksdb-ns/sample", func() error { _, err := env.RocksDBMemory(); return err })
+			part("read-ns/sample", func() error { _, err := sampler.Read(); return err })
+			part("ledger-ns/sample", func() error { _ = kindMap(env.Ledger.Live()); return nil })
+			part("rocksdb-ns/sample", func() error { _, err := env.RocksDBMemory(); return err })
 		})
 	}
 }
 
-// BenchmarkLifecycle measures one store lifecycle three ways, in one process:
+// BenchmarkLifecycle measures one store lifecycle, in one process:
 //
 //   - bare: the RocksDB work alone, straight against grocksdb;
-//   - harness-fixed: the same work through lifecycle.Store (ledger on) under the
-//     fixed model, plus the harness's full sample (Sampler.Read, Ledger.Live,
-//     Env.RocksDBMemory, the JSON event to the parent) once per lifecycle;
-//   - harness-leaky: the same under the leaky model.
+//   - harness-fixed: the same work as the harness does it: through
+//     lifecycle.Store (ledger on) under the fixed model, plus the recorder's
+//     full sample (Sampler.Read, Ledger.Live, Env.RocksDBMemory, the JSON event
+//     to the parent) once per lifecycle;
+//   - harness-leaky: the same under the leaky model;
+//   - paired: one bare and one harness-fixed lifecycle per iteration, in
+//     alternating order.
 //
-// Besides ns/op each reports lifecycles/s and B/lifecycle, the native heap
-// left behind per lifecycle; the harness variants also report natives/lifecycle,
-// the ledger's live objects left behind per lifecycle. The leaky variant runs
-// last: what it leaks stays in the process.
+// The first three report lifecycles/s, B/lifecycle (native heap left behind
+// per lifecycle) and cpu-ns/lifecycle (CPU time of the whole process, RocksDB's
+// background threads included); the harness variants also natives/lifecycle
+// (ledger objects left live) and sample-ns/lifecycle (wall time in the sample).
+//
+// paired reports harness/bare, the ratio of the two variants' total wall
+// times, and harness/bare-cpu, the same for CPU time. Both variants see the
+// machine at the same moments, so load from other processes, which moves the
+// separate variants' ns/op by tens of percent from one count to the next on a
+// shared 2-core machine, cancels out of the ratio.
+//
+// harness-leaky runs after the others: what it leaks stays in the process.
 func BenchmarkLifecycle(b *testing.B) {
 	w := newBenchWork()
 	warmUp(b, w)
@@ -380,64 +431,46 @@ func BenchmarkLifecycle(b *testing.B) {
 		path := filepath.Join(benchRoot(b), "store")
 		sampler := newBenchSampler(b)
 		b.ReportAllocs()
-		heap := nativeHeap(b, sampler)
+		meter := startLoopMeter(b, sampler)
 		for b.Loop() {
 			if err := bareLifecycle(path, w); err != nil {
 				b.Fatal(err)
 			}
 		}
-		reportPerLifecycle(b, sampler, heap)
+		meter.report(b)
 	})
 	for _, m := range []lifecycle.Model{lifecycle.Fixed, lifecycle.Leaky} {
 		b.Run("harness-"+m.Name, func(b *testing.B) {
-			cfg := lifecycle.Config{Path: filepath.Join(benchRoot(b), "task-0", "gen-0", "store-0"),
-				Model: m, ExactlyOnce: true}
 			sampler := newBenchSampler(b)
-			env := lifecycle.NewEnv(nil)
-			rec := benchRecorder(b, env, sampler, m.Name)
-			sample := func() error { return rec.sample(measure.TriggerLifecycle) }
+			h := newHarnessLoop(b, benchRoot(b), sampler, m)
 			b.ReportAllocs()
-			heap, live := nativeHeap(b, sampler), env.Ledger.LiveTotal()
+			live := h.env.Ledger.LiveTotal()
+			meter := startLoopMeter(b, sampler)
 			for b.Loop() {
-				if err := storeLifecycle(env, cfg, w, sample); err != nil {
+				if err := h.lifecycle(w); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportPerLifecycle(b, sampler, heap)
-			b.ReportMetric(float64(env.Ledger.LiveTotal()-live)/float64(b.N), "natives/lifecycle")
+			meter.report(b)
+			b.ReportMetric(float64(h.env.Ledger.LiveTotal()-live)/float64(b.N), "natives/lifecycle")
+			b.ReportMetric(float64(h.sampled.Nanoseconds())/float64(b.N), "sample-ns/lifecycle")
 		})
 	}
-	// paired runs one bare and one harness-fixed lifecycle per iteration, in
-	// alternating order, and reports the ratio of their total times: both see
-	// the same machine at the same moment, so load from other processes, which
-	// moves the separate variants' ns/op by tens of percent between counts,
-	// cancels out of it.
 	b.Run("paired", func(b *testing.B) {
 		root := benchRoot(b)
 		barePath := filepath.Join(root, "bare")
-		cfg := lifecycle.Config{Path: filepath.Join(root, "task-0", "gen-0", "store-0"),
-			Model: lifecycle.Fixed, ExactlyOnce: true}
-		sampler := newBenchSampler(b)
-		env := lifecycle.NewEnv(nil)
-		rec := benchRecorder(b, env, sampler, lifecycle.Fixed.Name)
-		sample := func() error { return rec.sample(measure.TriggerLifecycle) }
+		h := newHarnessLoop(b, root, newBenchSampler(b), lifecycle.Fixed)
 		var bare, harness, bareCPU, harnessCPU time.Duration
-		runBare := func() {
-			start, cpu := time.Now(), processCPU(b)
-			if err := bareLifecycle(barePath, w); err != nil {
+		timed := func(wall, cpu *time.Duration, f func() error) {
+			start, cpu0 := time.Now(), processCPU(b)
+			if err := f(); err != nil {
 				b.Fatal(err)
 			}
-			bare += time.Since(start)
-			bareCPU += processCPU(b) - cpu
+			*wall += time.Since(start)
+			*cpu += processCPU(b) - cpu0
 		}
-		runHarness := func() {
-			start, cpu := time.Now(), processCPU(b)
-			if err := storeLifecycle(env, cfg, w, sample); err != nil {
-				b.Fatal(err)
-			}
-			harness += time.Since(start)
-			harnessCPU += processCPU(b) - cpu
-		}
+		runBare := func() { timed(&bare, &bareCPU, func() error { return bareLifecycle(barePath, w) }) }
+		runHarness := func() { timed(&harness, &harnessCPU, func() error { return h.lifecycle(w) }) }
 		for i := 0; b.Loop(); i++ {
 			if i%2 == 0 {
 				runBare()
@@ -447,11 +480,13 @@ func BenchmarkLifecycle(b *testing.B) {
 				runBare()
 			}
 		}
-		b.ReportMetric(float64(bare.Nanoseconds())/float64(b.N), "bare-ns/lifecycle")
-		b.ReportMetric(float64(harness.Nanoseconds())/float64(b.N), "harness-ns/lifecycle")
+		n := float64(b.N)
+		b.ReportMetric(float64(bare.Nanoseconds())/n, "bare-ns/lifecycle")
+		b.ReportMetric(float64(harness.Nanoseconds())/n, "harness-ns/lifecycle")
 		b.ReportMetric(float64(harness)/float64(bare), "harness/bare")
-		b.ReportMetric(float64(bareCPU.Nanoseconds())/float64(b.N), "bare-cpu-ns/lifecycle")
-		b.ReportMetric(float64(harnessCPU.Nanoseconds())/float64(b.N), "harness-cpu-ns/lifecycle")
+		b.ReportMetric(float64(bareCPU.Nanoseconds())/n, "bare-cpu-ns/lifecycle")
+		b.ReportMetric(float64(harnessCPU.Nanoseconds())/n, "harness-cpu-ns/lifecycle")
 		b.ReportMetric(float64(harnessCPU)/float64(bareCPU), "harness/bare-cpu")
+		b.ReportMetric(float64(h.sampled.Nanoseconds())/n, "sample-ns/lifecycle")
 	})
 }

@@ -55,3 +55,16 @@ func TestRestoreStats(t *testing.T) {
 	rs := restoreStats([]time.Duration{5 * ms, 1 * ms, 9 * ms, 3 * ms}, 40)
 	assert.Equal(t, RestoreStats{Count: 4, P50Ns: int64(3 * ms), MaxNs: int64(9 * ms), Records: 40}, rs)
 }
+
+func TestPreflightNamesTheLimitARunNeeds(t *testing.T) {
+	sc, err := scenarios.Get("scale")
+	require.NoError(t, err)
+	need := NeededFDs(sc)
+	assert.Greater(t, need, 48*32*FDsPerDB, "every live segment, plus pinned DBs")
+	require.NoError(t, Preflight(sc), "the catalogue's scale scenario fits this machine's limit")
+	require.NoError(t, sc.Set("tasks=100"))
+	err = Preflight(sc)
+	require.ErrorIs(t, err, ErrLimits)
+	assert.Contains(t, err.Error(), "ulimit -n")
+	assert.Contains(t, err.Error(), "100 tasks × 1 stores × 32 live segments")
+}

@@ -103,6 +103,9 @@ func Run(ctx context.Context, cfg Config) (*Output, error) {
 	if len(models) == 0 {
 		models = cfg.Scenario.Models
 	}
+	if err := Preflight(cfg.Scenario); err != nil {
+		return nil, err
+	}
 	out := &Output{Started: time.Now().UTC()}
 	var failed []string
 	for _, m := range models {

@@ -121,11 +121,11 @@ func TestCatalogueShapes(t *testing.T) {
 	assert.Zero(t, sm.Duration)
 
 	sc := get("scale")
-	assert.Equal(t, 64, sc.Tasks)
+	assert.Equal(t, 48, sc.Tasks)
 	assert.Equal(t, 1, sc.StoresPerTask)
 	assert.Equal(t, 32, sc.LiveSegments())
 	assert.Equal(t, 31*sc.SegmentInterval(), sc.RetentionMs)
-	assert.Contains(t, sc.Description, "6,500 file descriptors")
+	assert.Contains(t, sc.Description, "about 11 file descriptors")
 }
 
 func TestGetUnknown(t *testing.T) {

@@ -37,7 +37,8 @@ below it.
 
 The model compared is the first of the candidate's models that the baseline
 also ran; --model names it for both sides, --baseline-model and
---candidate-model for one side each (so one result can gate leaky vs fixed).
+--candidate-model for one side each (so one result can gate leaky vs fixed;
+the side not named compares the same model, or its only one).
 Both results must have the same schema version and the same workload (the
 scenario without models, seed and stop condition) and be complete.
 

@@ -78,7 +78,8 @@ func exitCode(err error) int {
 		return 0
 	case errors.Is(err, errInterrupted):
 		return 130
-	case errors.Is(err, errUsage), errors.Is(err, scenarios.ErrInvalid), errors.Is(err, results.ErrBadResult):
+	case errors.Is(err, errUsage), errors.Is(err, scenarios.ErrInvalid), errors.Is(err, results.ErrBadResult),
+		errors.Is(err, harness.ErrLimits):
 		return 2
 	}
 	return 1
