@@ -4,10 +4,14 @@ BIN     := bin/rocksleak
 # Packages with no cgo in their tests run under the race detector too.
 PURE    := ./measure/stats/... ./scenarios/... ./results/...
 ARGS    ?=
+# Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
+FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./results:FuzzParseSamplesCSV \
+           ./results/gate:FuzzParsePolicy ./results/plan:FuzzParseTopology
+FUZZTIME ?= 2m
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS := -X main.gitCommit=$(COMMIT)
 
-.PHONY: all deps build run test race bench reliability fuzz clean
+.PHONY: all deps build run test bench reliability fuzz clean
 
 all: build
 
@@ -26,6 +30,13 @@ test: deps
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
 	$(GO) test -count=1 -race -timeout 10m $(PURE)
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=5s
+
+## fuzz: every fuzz target for FUZZTIME (default 2m) each.
+fuzz:
+	@for t in $(FUZZ); do pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
 
 ## reliability: kafka-20616 at 20 seeds, the same with --until-verdict, and calibration at 10 seeds
 ## (two seeds at a time; about 40 minutes on 2 cores).

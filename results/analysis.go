@@ -114,6 +114,8 @@ func (f SignalFit) confidence() float64 {
 // segment) costs while it is open, from the run's steady state: the median,
 // over the second half of the samples, of (signal − the signal at the first
 // sample, taken before anything was opened) / open DBs. Bytes per open DB.
+// For RSS the Go heap (the harness's own memory: changelog, samples) is
+// subtracted first.
 // Under a leaky model it includes what leaked so far, so read it from a
 // model that does not leak.
 type Resident struct {
@@ -135,7 +137,8 @@ func residentOf(samples []measure.Sample) *Resident {
 		}
 		n := float64(s.RocksDB.OpenDBs)
 		nat = append(nat, float64(s.NativeHeap-base.NativeHeap)/n)
-		rss = append(rss, float64(s.RSS-base.RSS)/n)
+		// The harness's own memory is Go heap; keep it out of the RSS figure.
+		rss = append(rss, float64((s.RSS-s.GoHeap)-(base.RSS-base.GoHeap))/n)
 		dbs = append(dbs, n)
 	}
 	if len(dbs) == 0 {

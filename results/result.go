@@ -129,12 +129,27 @@ func Read(path string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
 	}
+	r, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, errors.Unwrap(err))
+	}
+	return r, nil
+}
+
+// Parse decodes and validates the content of a result.json. Errors wrap
+// ErrBadResult.
+func Parse(b []byte) (*Result, error) {
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
 	}
 	if err := r.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
+	}
+	for name, run := range r.Runs {
+		if run == nil {
+			return nil, fmt.Errorf("%w: runs.%s: null", ErrBadResult, name)
+		}
 	}
 	return &r, nil
 }
