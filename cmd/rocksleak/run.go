@@ -34,6 +34,7 @@ type runOptions struct {
 	stateRoot    string
 	untilVerdict bool
 	allocator    string
+	format       string
 }
 
 func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
@@ -48,6 +49,7 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs.StringVar(&o.out, "out", "", "output directory (default results/runs/<UTC time>-<scenario>)")
 	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
 	fs.StringVar(&o.allocator, "allocator", "", "C allocator of the children: glibc, jemalloc (Debian's libjemalloc2 preloaded), or glibc,jemalloc to run every model under both")
+	fs.StringVar(&o.format, "format", "text", "text, or bench: also print Go benchmark lines (BenchmarkLifecycle/<scenario>/<model>) that benchstat reads")
 	fs.BoolVar(&o.untilVerdict, "until-verdict", false, "stop each model as soon as its verdict is settled (sequential looks, corrected for looking repeatedly); the stop condition stays the limit")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go (default: the system temp dir); removed at the end")
 	if err := fs.Parse(args); err != nil {
@@ -55,6 +57,9 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	}
 	if fs.NArg() > 0 {
 		return o, usagef("run: unexpected argument %q", fs.Arg(0))
+	}
+	if o.format != "text" && o.format != "bench" {
+		return o, usagef("--format: %q is not one of text, bench", o.format)
 	}
 	if o.lifecycles != -1 && o.duration != -1 {
 		return o, usagef("run: --lifecycles and --duration are alternatives; give one")
@@ -135,6 +140,10 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		return fmt.Errorf("writing results: %w", err)
 	}
 	fmt.Fprint(stdout, results.Summary(res))
+	if o.format == "bench" {
+		fmt.Fprintln(stdout)
+		fmt.Fprint(stdout, results.BenchLines(res))
+	}
 	fmt.Fprintf(stdout, "\nresults: %s (report.md, result.json, samples.csv, plots)\n", outDir)
 	switch {
 	case out.Interrupted:
