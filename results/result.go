@@ -131,7 +131,7 @@ func Read(path string) (*Result, error) {
 	}
 	r, err := Parse(b)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, errors.Unwrap(err))
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
 }

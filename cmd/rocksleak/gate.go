@@ -24,7 +24,7 @@ Gates a candidate run (e.g. a new build's) against a baseline run (e.g. the
 fixed model, Kafka 4.3.1) under a policy of named checks; the default policy is
 the canary gate of the KAFKA-20616 upgrade (--print-policy prints it):
 
-  rss_growth_per_million_records  ≤ max(baseline × 1.2,  baseline + 80 MiB)
+  rss_growth_per_million_records  ≤ max(baseline × 1.2,  baseline + 40 MiB)
   native_growth_per_lifecycle     ≤ max(baseline × 1.2,  baseline + 2 KiB)
   restore_time (p50)              ≤ max(baseline × 1.25, baseline + 20 ms)
   task_errors = 0, records_lost = 0

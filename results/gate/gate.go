@@ -37,8 +37,9 @@ const Rule = "ratio limit = max(baseline × factor, baseline + floor); an estima
 type Options struct {
 	// BaselineModel and CandidateModel name the model compared on each side.
 	// When both are empty, the first of the candidate's models that the
-	// baseline also ran is compared on both sides; when one is empty it is
-	// the other one.
+	// baseline also ran is compared on both sides. When one is empty, that
+	// side compares the same model as the other if it ran it, else its only
+	// model.
 	BaselineModel, CandidateModel string
 	// AllowScenarioMismatch gates results of different workloads (a warning
 	// is reported instead of ErrIncomparable).
@@ -58,6 +59,9 @@ type Side struct {
 	Status         string `json:"status"`
 	Lifecycles     int64  `json:"lifecycles"`
 	GitCommit      string `json:"git_commit"`
+	Host           string `json:"host"`
+	Allocator      string `json:"allocator"` // the compared run's C allocator
+	RocksDBVersion string `json:"rocksdb_version"`
 }
 
 // CheckResult is one check's evaluation. Baseline is nil for max and equal
@@ -150,9 +154,9 @@ func SelectModels(base, cand *results.Result, opt Options) (string, string, erro
 				listOrNone(base.Models), listOrNone(cand.Models))
 		}
 	case bm == "":
-		bm = cm
+		bm = counterpart(cm, base)
 	case cm == "":
-		cm = bm
+		cm = counterpart(bm, cand)
 	}
 	for _, s := range []struct {
 		side, model string
@@ -164,6 +168,22 @@ func SelectModels(base, cand *results.Result, opt Options) (string, string, erro
 		}
 	}
 	return bm, cm, nil
+}
+
+// counterpart is the model of r to compare with model of the other side: the
+// same model if r ran it, else r's only model, else model (reported missing).
+func counterpart(model string, r *results.Result) string {
+	if !slices.Contains(r.Models, model) && len(r.Models) == 1 {
+		return r.Models[0]
+	}
+	return model
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 func listOrNone(ms []string) string {
@@ -219,6 +239,11 @@ func Evaluate(p Policy, base, cand *results.Result, opt Options) (*Report, error
 	if base == cand && bm == cm {
 		rep.Warnings = append(rep.Warnings, "the baseline and the candidate are the same run of the same model")
 	}
+	if b, c := rep.Baseline, rep.Candidate; b.Allocator != c.Allocator || b.RocksDBVersion != c.RocksDBVersion {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runs differ in allocator or RocksDB (baseline: %s, RocksDB %s; "+
+			"candidate: %s, RocksDB %s): a difference may come from them, not the code", orUnknown(b.Allocator),
+			orUnknown(b.RocksDBVersion), orUnknown(c.Allocator), orUnknown(c.RocksDBVersion)))
+	}
 	if bl, cl := rep.Baseline.Lifecycles, rep.Candidate.Lifecycles; bl > 0 && cl > 0 && (bl > 2*cl || cl > 2*bl) {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf(
 			"the runs differ in length (baseline %d lifecycles, candidate %d): slopes compare, their intervals differ in width", bl, cl))
@@ -243,8 +268,12 @@ func side(r *results.Result, model string) Side {
 		WorkloadDigest: WorkloadDigest(r.Scenario), Seed: r.Provenance.Seed, Status: r.Status,
 		GitCommit: r.Provenance.GitCommit}
 	if run := r.Runs[model]; run != nil {
-		s.Lifecycles = run.Lifecycles
+		s.Lifecycles, s.Allocator = run.Lifecycles, run.Allocator
 	}
+	if s.Allocator == "" {
+		s.Allocator = r.Provenance.Allocator
+	}
+	s.Host, s.RocksDBVersion = r.Provenance.Host, r.Provenance.RocksDBVersion
 	return s
 }
 
@@ -290,6 +319,11 @@ func evaluate(c Check, base, cand *results.Run) CheckResult {
 			res.Outcome, res.Reason = Fail, fmt.Sprintf("%s ≠ %s", fmtQty(cq.Value, m.unit), fmtQty(*c.Value, m.unit))
 		}
 		return res
+	}
+	if math.IsNaN(res.Limit) || math.IsInf(res.Limit, 0) {
+		lim := res.Limit
+		res.Limit = 0 // JSON has no infinities
+		return failf("the limit is not a finite number (%v)", lim)
 	}
 	limit := limitDesc(c, res, m.unit)
 	switch {

@@ -277,6 +277,16 @@ func TestSameWorkloadDifferentSeedsAndModels(t *testing.T) {
 	assert.Equal(t, Pass, rep.Outcome)
 }
 
+func TestDifferentAllocatorWarns(t *testing.T) {
+	base := resultOf(t, 1, fixedRun())
+	jem := fixedRun()
+	jem.Allocator = "jemalloc"
+	rep, err := Evaluate(DefaultPolicy(), base, resultOf(t, 2, jem), Options{})
+	require.NoError(t, err)
+	require.Len(t, rep.Warnings, 1)
+	assert.Contains(t, rep.Warnings[0], "differ in allocator or RocksDB (baseline: unknown, RocksDB unknown; candidate: jemalloc")
+}
+
 func TestSelectModels(t *testing.T) {
 	both := resultOf(t, 1, runOf("leaky", pt(0), pt(0)), fixedRun())
 	fixedOnly := resultOf(t, 2, fixedRun())
@@ -295,7 +305,12 @@ func TestSelectModels(t *testing.T) {
 		assert.Equal(t, tc.wantB, b, tc.name)
 		assert.Equal(t, tc.wantC, c, tc.name)
 	}
-	b, c, err := SelectModels(both, both, Options{})
+	// One side named, the other ran a single other model: that one.
+	leakyOnly := resultOf(t, 3, runOf("leaky", pt(0), pt(0)))
+	b, c, err := SelectModels(fixedOnly, leakyOnly, Options{CandidateModel: "leaky"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"fixed", "leaky"}, []string{b, c})
+	b, c, err = SelectModels(both, both, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"leaky", "leaky"}, []string{b, c}, "candidate order decides")
 	b, c, err = SelectModels(both, both, Options{BaselineModel: "fixed", CandidateModel: "leaky"})

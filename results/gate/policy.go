@@ -42,8 +42,16 @@ import (
 // check and the field. The CLI exits 2 on it.
 var ErrInvalidPolicy = errors.New("invalid policy")
 
-// MaxPolicyBytes is the largest policy file ParsePolicy accepts.
-const MaxPolicyBytes = 1 << 20
+// Limits enforced by Validate.
+const (
+	// MaxPolicyBytes is the largest policy file ParsePolicy accepts.
+	MaxPolicyBytes = 1 << 20
+	// MaxFactor is the largest ratio factor: beyond it a check checks nothing.
+	MaxFactor = 1000
+	// MaxMagnitude bounds floors and values (1 EB, 31 years in ns): beyond it
+	// a number is a units mistake.
+	MaxMagnitude = 1e18
+)
 
 // The check operators.
 const (
@@ -123,14 +131,14 @@ func ParsePolicy(data []byte) (Policy, error) {
 	var p Policy
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&p); err != nil {
+	if err := decode(dec, &p); err != nil {
 		if errors.Is(err, io.EOF) {
 			return Policy{}, fmt.Errorf("%w: the document is empty", ErrInvalidPolicy)
 		}
 		return Policy{}, fmt.Errorf("%w: %w", ErrInvalidPolicy, yamlError(err))
 	}
 	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+	if err := decode(dec, &extra); !errors.Is(err, io.EOF) {
 		if err != nil {
 			return Policy{}, fmt.Errorf("%w: %w", ErrInvalidPolicy, yamlError(err))
 		}
@@ -202,19 +210,26 @@ func (p Policy) Validate() error {
 			}
 		}
 		finite := func(field string, v float64) bool {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+			switch {
+			case math.IsNaN(v) || math.IsInf(v, 0):
 				bad(field, "%v is not a finite number", v)
+				return false
+			case math.Abs(v) > MaxMagnitude:
+				bad(field, "%g is beyond ±%g: a units mistake?", v, float64(MaxMagnitude))
 				return false
 			}
 			return true
 		}
 		switch c.Op {
 		case OpRatio:
-			if finite("factor", c.Factor) && c.Factor <= 0 {
-				if c.Factor == 0 {
+			if finite("factor", c.Factor) {
+				switch {
+				case c.Factor == 0:
 					bad("factor", "missing or 0: a ratio check needs a factor > 0")
-				} else {
+				case c.Factor < 0:
 					bad("factor", "%v is negative: a ratio check needs a factor > 0", c.Factor)
+				case c.Factor > MaxFactor:
+					bad("factor", "%v is above %d", c.Factor, MaxFactor)
 				}
 			}
 			if finite("floor", c.Floor) && c.Floor < 0 {
@@ -258,4 +273,15 @@ func Metrics() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// decode is dec.Decode that turns a panic of the YAML decoder (yaml.v3
+// panics on some malformed merge keys) into an error.
+func decode(dec *yaml.Decoder, v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed YAML: %v", r)
+		}
+	}()
+	return dec.Decode(v)
 }

@@ -35,17 +35,18 @@ func RendererFor(format string) (Renderer, error) {
 // WriteJSON writes the report as indented JSON; numbers are raw (bytes,
 // nanoseconds, counts), units are named per check.
 func WriteJSON(w io.Writer, r *Report) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }
 
 func sideLine(label string, s Side) string {
 	line := fmt.Sprintf("%s: model %s, scenario %s, seed %d, %d lifecycles, status %s", label, s.Model, s.Scenario,
 		s.Seed, s.Lifecycles, s.Status)
+	if s.Allocator != "" {
+		line += ", " + s.Allocator
+	}
 	if s.Path != "" {
 		line += ", " + s.Path
 	}

@@ -309,8 +309,11 @@ func projectSignal(sig string, run, resRun *results.Run, floors results.VerdictF
 		if sig == results.SignalRSS {
 			floor = floors.RSS
 		}
-		if floor > 0 && tot.Value < floor {
+		switch {
+		case floor > 0 && tot.Value < floor:
 			s.Reason += fmt.Sprintf(", below the leak verdict's floor of %s/lifecycle: warm-up, allocator or cache growth rather than a leak, projected as measured", fmtBytes(floor))
+		case run.Verdict != nil && run.Verdict.Leak != nil && !*run.Verdict.Leak:
+			s.Reason += "; the model's verdict is no leak, so this is likely allocator or cache growth that may level off over a longer run: projected linearly as measured"
 		}
 		s.CostPerLifecycle = clamped(fit.PerLifecycle)
 		if fit.PerFailedClose.Valid {

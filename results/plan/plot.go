@@ -33,7 +33,8 @@ func PNG(p *Plan) ([]byte, error) {
 		unit, div = "GiB", float64(1<<30)
 	}
 	pl.Y.Label.Text = "usage (" + unit + ")"
-	pl.X.Min, pl.X.Max, pl.Y.Min = 0, p.Horizon, 0
+	// Headroom above the highest line for the legend.
+	pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = 0, p.Horizon, 0, max(top, 1)*1.3/div
 	pl.Legend.Top, pl.Legend.Left = true, true
 	colors := map[string]color.NRGBA{
 		"native_heap": {R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 )
 
 // Renderer writes a Plan in one format. Renderers only format.
@@ -29,12 +30,10 @@ func RendererFor(format string) (Renderer, error) {
 
 // WriteJSON writes the plan as indented JSON, raw units.
 func WriteJSON(w io.Writer, p *Plan) error {
-	b, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p)
 }
 
 // WriteText writes the plan for a terminal.
@@ -67,10 +66,13 @@ func WriteText(w io.Writer, p *Plan) error {
 	fmt.Fprintf(&b, "measured: %d lifecycles at a close failure rate of %s\n", e.MeasuredLifecycles, pct(e.MeasuredCloseRate))
 	for _, s := range p.Signals {
 		fmt.Fprintf(&b, "\n%s: %s\n", signalName(s.Signal), s.Reason)
-		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "\tlow\texpected\thigh\t")
+		type line struct {
+			label string
+			cells [3]string
+		}
+		var lines []line
 		row := func(label string, r Range, f func(float64) string) {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t\n", label, f(r.Low), f(r.Expected), f(r.High))
+			lines = append(lines, line{label, [3]string{f(r.Low), f(r.Expected), f(r.High)}})
 		}
 		if s.Sustained {
 			row("cost per lifecycle", s.CostPerLifecycle, fmtBytes)
@@ -83,8 +85,19 @@ func WriteText(w io.Writer, p *Plan) error {
 			row(fmt.Sprintf("usage at day %s", num(u.Day)), u.Range, fmtBytes)
 		}
 		if s.UntilBudget != nil {
-			fmt.Fprintf(tw, "  %s budget reached in\t%s\t%s\t%s\t\n", fmtBytes(p.Budget), reach(s.UntilBudget.Low),
-				reach(s.UntilBudget.Expected), reach(s.UntilBudget.High))
+			lines = append(lines, line{fmt.Sprintf("%s budget reached in", fmtBytes(p.Budget)),
+				[3]string{reach(s.UntilBudget.Low), reach(s.UntilBudget.Expected), reach(s.UntilBudget.High)}})
+		}
+		// Labels left-aligned (padded to one width), numbers right-aligned.
+		width := 0
+		for _, l := range lines {
+			width = max(width, utf8.RuneCountInString(l.label))
+		}
+		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "  %s\tlow\texpected\thigh\t\n", strings.Repeat(" ", width))
+		for _, l := range lines {
+			pad := strings.Repeat(" ", width-utf8.RuneCountInString(l.label))
+			fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s\t\n", l.label, pad, l.cells[0], l.cells[1], l.cells[2])
 		}
 		tw.Flush()
 	}

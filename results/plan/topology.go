@@ -31,6 +31,10 @@ const (
 	MaxHorizon = 10 * 365 * Day
 	// Day is 86,400,000 ms.
 	Day = 24 * time.Hour
+	// MaxCount bounds tasks, stores per task, live segments and rebalances
+	// per day: beyond it a topology is a units mistake (and products of
+	// counts stay finite).
+	MaxCount = 1_000_000
 )
 
 // Topology is the production deployment a plan projects to: how many store
@@ -39,11 +43,12 @@ const (
 type Topology struct {
 	// Name labels the plan (optional).
 	Name string `yaml:"name" json:"name"`
-	// Tasks is the number of stream tasks, ≥ 1.
+	// Tasks is the number of stream tasks, in [1, MaxCount].
 	Tasks int `yaml:"tasks" json:"tasks"`
-	// StoresPerTask is the number of (window) stores per task, ≥ 1.
+	// StoresPerTask is the number of (window) stores per task, in [1, MaxCount].
 	StoresPerTask int `yaml:"stores_per_task" json:"stores_per_task"`
-	// LiveSegments is the number of open RocksDB instances per store, ≥ 1
+	// LiveSegments is the number of open RocksDB instances per store, in
+	// [1, MaxCount]
 	// (1 for a key-value store; retention / segment interval + 1 for a
 	// window store).
 	LiveSegments int `yaml:"live_segments" json:"live_segments"`
@@ -51,7 +56,7 @@ type Topology struct {
 	// segment and closes its oldest, ≥ 1ms. YAML: a duration such as "1h"
 	// or "1d".
 	SegmentInterval Duration `yaml:"segment_interval" json:"segment_interval_ns"`
-	// RebalancesPerDay is how many rebalances move tasks per day, ≥ 0.
+	// RebalancesPerDay is how many rebalances move tasks per day, in [0, MaxCount].
 	RebalancesPerDay float64 `yaml:"rebalances_per_day" json:"rebalances_per_day"`
 	// RebalanceShare is the share of tasks moved by a rebalance, in (0, 1];
 	// default 1 (every task moves).
@@ -110,14 +115,14 @@ func ParseTopology(data []byte) (Topology, error) {
 	t := DefaultTopology()
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&t); err != nil {
+	if err := decode(dec, &t); err != nil {
 		if errors.Is(err, io.EOF) {
 			return Topology{}, fmt.Errorf("%w: the document is empty", ErrInvalidTopology)
 		}
 		return Topology{}, fmt.Errorf("%w: %w", ErrInvalidTopology, yamlError(err))
 	}
 	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+	if err := decode(dec, &extra); !errors.Is(err, io.EOF) {
 		if err != nil {
 			return Topology{}, fmt.Errorf("%w: %w", ErrInvalidTopology, yamlError(err))
 		}
@@ -152,8 +157,11 @@ func (t Topology) Validate() error {
 		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
 	}
 	count := func(field string, v int) {
-		if v < 1 {
+		switch {
+		case v < 1:
 			bad(field, "%d must be ≥ 1", v)
+		case v > MaxCount:
+			bad(field, "%d is above %d", v, MaxCount)
 		}
 	}
 	count("tasks", t.Tasks)
@@ -171,8 +179,13 @@ func (t Topology) Validate() error {
 		}
 		return true
 	}
-	if finite("rebalances_per_day", t.RebalancesPerDay) && t.RebalancesPerDay < 0 {
-		bad("rebalances_per_day", "%v must be ≥ 0", t.RebalancesPerDay)
+	if finite("rebalances_per_day", t.RebalancesPerDay) {
+		switch {
+		case t.RebalancesPerDay < 0:
+			bad("rebalances_per_day", "%v must be ≥ 0", t.RebalancesPerDay)
+		case t.RebalancesPerDay > MaxCount:
+			bad("rebalances_per_day", "%v is above %d", t.RebalancesPerDay, MaxCount)
+		}
 	}
 	if finite("rebalance_share", t.RebalanceShare) && (t.RebalanceShare <= 0 || t.RebalanceShare > 1) {
 		bad("rebalance_share", "%v must be in (0, 1]", t.RebalanceShare)
@@ -251,12 +264,19 @@ func parseFinite(s string) (float64, error) {
 type Duration time.Duration
 
 // String formats d in days when it is a whole number of days, else as
-// time.Duration does.
+// time.Duration does without zero minutes and seconds ("1h", "1h30m").
 func (d Duration) String() string {
 	if d != 0 && time.Duration(d)%Day == 0 {
 		return fmt.Sprintf("%dd", time.Duration(d)/Day)
 	}
-	return time.Duration(d).String()
+	s := time.Duration(d).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // Days returns d in days.
@@ -366,4 +386,15 @@ func (b *Bytes) UnmarshalYAML(n *yaml.Node) error {
 	}
 	*b = v
 	return nil
+}
+
+// decode is dec.Decode that turns a panic of the YAML decoder (yaml.v3
+// panics on some malformed merge keys) into an error.
+func decode(dec *yaml.Decoder, v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed YAML: %v", r)
+		}
+	}()
+	return dec.Decode(v)
 }

@@ -1,0 +1,225 @@
+package plan
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/results"
+)
+
+func TestEventsPerDay(t *testing.T) {
+	for _, tc := range []struct {
+		name                       string
+		mut                        func(*Topology)
+		rolls, reopens, lifecycles float64
+		failedCloses, liveDBs      float64
+	}{
+		{"10 tasks × 2 stores, 1 h segments", func(*Topology) {}, 480, 0, 480, 0, 60},
+		{"30 min segments", func(t *Topology) { t.SegmentInterval = Duration(30 * time.Minute) }, 960, 0, 960, 0, 60},
+		{"1 d segments", func(t *Topology) { t.SegmentInterval = Duration(Day) }, 20, 0, 20, 0, 60},
+		{"4 rebalances moving every task", func(t *Topology) { t.RebalancesPerDay = 4 }, 480, 240, 720, 0, 60},
+		{"4 rebalances moving half the tasks", func(t *Topology) { t.RebalancesPerDay, t.RebalanceShare = 4, 0.5 }, 480, 120, 600, 0, 60},
+		{"1% of closes fail", func(t *Topology) { t.RebalancesPerDay, t.CloseFailureRate = 4, 0.01 }, 480, 240, 720, 7.2, 60},
+		{"orders-aggregator", func(t *Topology) {
+			t.Tasks, t.StoresPerTask, t.LiveSegments, t.RebalancesPerDay, t.CloseFailureRate = 32, 2, 3, 4, 0.01
+		}, 1536, 768, 2304, 23.04, 192},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			topo := topo10x2()
+			tc.mut(&topo)
+			require.NoError(t, topo.Validate())
+			e := EventsPerDay(topo)
+			assert.Equal(t, tc.rolls, e.SegmentRolls)
+			assert.Equal(t, tc.reopens, e.RebalanceReopens)
+			assert.Equal(t, tc.lifecycles, e.Lifecycles)
+			assert.InDelta(t, tc.failedCloses, e.FailedCloses, 1e-9)
+			assert.Equal(t, tc.liveDBs, e.LiveDBs)
+		})
+	}
+}
+
+// Growth per day is cost × events per day, exactly.
+func TestGrowthPerDayExact(t *testing.T) {
+	native := costs{perLifecycle: pt(11_000), perFailedClose: pt(0), total: est(11_000, 10_000, 12_000)}
+	rss := costs{perLifecycle: est(12_000, 10_000, 14_000), perFailedClose: est(50_000, 30_000, 70_000), total: est(13_000, 11_000, 15_000)}
+	r := resultWith(t, runWith("leaky", native, rss, 400_000, 1_000_000))
+
+	p, err := Project(r, topo10x2(), Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 480.0, p.Events.Lifecycles)
+	nat := p.Signals[0]
+	require.Equal(t, results.SignalNativeHeap, nat.Signal)
+	assert.True(t, nat.Sustained, nat.Reason)
+	assert.Equal(t, Range{5_280_000, 5_280_000, 5_280_000}, nat.GrowthPerDay, "11,000 B × 480 lifecycles/day")
+	assert.Equal(t, 60*400_000.0, nat.Resident, "10 tasks × 2 stores × 3 live segments × 400 kB")
+
+	// With 1% failed closes (4.8 per day) the failed-close cost adds in.
+	topo := topo10x2()
+	topo.CloseFailureRate = 0.01
+	p, err = Project(r, topo, Options{})
+	require.NoError(t, err)
+	rs := p.Signals[1]
+	require.Equal(t, results.SignalRSS, rs.Signal)
+	assert.InDelta(t, 4.8, p.Events.FailedCloses, 1e-12)
+	assert.InDelta(t, 10_000*480+30_000*4.8, rs.GrowthPerDay.Low, 1e-6)
+	assert.InDelta(t, 12_000*480+50_000*4.8, rs.GrowthPerDay.Expected, 1e-6)
+	assert.InDelta(t, 14_000*480+70_000*4.8, rs.GrowthPerDay.High, 1e-6)
+	// Usage at day d = resident + growth × d.
+	require.Equal(t, []float64{1, 7, 30}, p.Days)
+	for i, d := range p.Days {
+		assert.InDelta(t, 60_000_000+rs.GrowthPerDay.Expected*d, rs.Usage[i].Expected, 1e-6)
+	}
+}
+
+func TestLowClampedAtZero(t *testing.T) {
+	native := costs{perLifecycle: est(2_000, -1_000, 5_000), perFailedClose: est(-3_000, -9_000, 3_000), total: est(2_500, 500, 4_500)}
+	r := resultWith(t, runWith("fixed", native, native, 1, 1))
+	topo := topo10x2()
+	topo.CloseFailureRate = 0.5
+	p, err := Project(r, topo, Options{})
+	require.NoError(t, err)
+	s := p.Signals[0]
+	assert.Equal(t, Range{0, 2_000, 5_000}, s.CostPerLifecycle)
+	assert.Equal(t, Range{0, 0, 3_000}, s.CostPerFailedClose)
+	assert.Equal(t, Range{0, 2_000 * 480, 5_000*480 + 3_000*240}, s.GrowthPerDay)
+	assert.NotContains(t, s.Reason, "below the leak verdict", "2.4 KiB > the native floor of 2 KiB")
+	assert.Contains(t, p.Signals[1].Reason, "below the leak verdict's floor", "2.4 KiB < the RSS floor of 4 KiB")
+}
+
+func TestNoLeakVerdictCaveat(t *testing.T) {
+	c := costs{perLifecycle: pt(5_000), perFailedClose: pt(0), total: est(5_200, 4_600, 5_900)}
+	run := runWith("fixed", c, c, 1, 1)
+	no := false
+	run.Verdict = &results.Verdict{Leak: &no}
+	p, err := Project(resultWith(t, run), topo10x2(), Options{})
+	require.NoError(t, err)
+	assert.True(t, p.Signals[1].Sustained)
+	assert.Contains(t, p.Signals[1].Reason, "verdict is no leak")
+	assert.Equal(t, 5_000*480.0, p.Signals[1].GrowthPerDay.Expected, "still projected as measured")
+}
+
+func TestNoSustainedGrowthRefused(t *testing.T) {
+	for name, total := range map[string]results.Estimate{
+		"interval includes 0":   est(300, -200, 800),
+		"lower bound exactly 0": est(300, 0, 600),
+		"negative":              est(-500, -900, -100),
+		"invalid":               {Value: 9_000},
+	} {
+		t.Run(name, func(t *testing.T) {
+			// The two-counter costs would project growth; the total says
+			// there is none to project.
+			c := costs{perLifecycle: pt(9_000), perFailedClose: pt(50_000), total: total}
+			r := resultWith(t, runWith("fixed", c, c, 500_000, 1_000_000))
+			topo := topo10x2()
+			topo.Budget = 1 << 30
+			p, err := Project(r, topo, Options{})
+			require.NoError(t, err)
+			for _, s := range p.Signals {
+				assert.False(t, s.Sustained)
+				assert.Contains(t, s.Reason, "no sustained growth")
+				assert.Equal(t, Range{}, s.GrowthPerDay)
+				for _, u := range s.Usage {
+					assert.Equal(t, s.Resident, u.Expected, "only the resident cost")
+				}
+				assert.Equal(t, ReachNever, s.UntilBudget.Expected.State)
+			}
+		})
+	}
+}
+
+func TestReachBudget(t *testing.T) {
+	const GiB = 1 << 30
+	assert.Equal(t, Reach{State: ReachDays, Days: 10.24}, ReachBudget(2*GiB, GiB, 100<<20))
+	assert.Equal(t, Reach{State: ReachNever}, ReachBudget(2*GiB, GiB, 0))
+	assert.Equal(t, Reach{State: ReachAlreadyOver}, ReachBudget(GiB, 2*GiB, 100))
+	assert.Equal(t, Reach{State: ReachAlreadyOver}, ReachBudget(GiB, 2*GiB, 0))
+	assert.Equal(t, Reach{State: ReachDays, Days: 0}, ReachBudget(GiB, GiB, 100), "exactly at the budget: reached now")
+}
+
+func TestBudgetTimes(t *testing.T) {
+	// Growth low / expected / high = 480 × 1, 2, 4 MiB; resident 60 × 1 MiB.
+	c := costs{perLifecycle: est(2<<20, 1<<20, 4<<20), perFailedClose: pt(0), total: est(2<<20, 1<<20, 4<<20)}
+	r := resultWith(t, runWith("leaky", c, c, 1<<20, 1<<20))
+	topo := topo10x2()
+	topo.Budget = 4 << 30
+	p, err := Project(r, topo, Options{})
+	require.NoError(t, err)
+	s := p.Signals[0]
+	free := float64(4<<30 - 60<<20)
+	require.NotNil(t, s.UntilBudget)
+	assert.InDelta(t, free/(480<<20), s.UntilBudget.Low.Days, 1e-9, "the low growth reaches it last")
+	assert.InDelta(t, free/(960<<20), s.UntilBudget.Expected.Days, 1e-9)
+	assert.InDelta(t, free/(1920<<20), s.UntilBudget.High.Days, 1e-9)
+
+	topo.Budget = 30 << 20 // below the resident 60 MiB
+	p, err = Project(r, topo, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, ReachAlreadyOver, p.Signals[0].UntilBudget.Low.State)
+
+	topo.Budget = 0
+	p, err = Project(r, topo, Options{})
+	require.NoError(t, err)
+	assert.Nil(t, p.Signals[0].UntilBudget, "no budget, no reach")
+}
+
+func TestUsageDays(t *testing.T) {
+	assert.Equal(t, []float64{1, 7, 30}, UsageDays(30))
+	assert.Equal(t, []float64{1, 7, 10}, UsageDays(10))
+	assert.Equal(t, []float64{1, 7, 30, 90}, UsageDays(90))
+	assert.Equal(t, []float64{0.5}, UsageDays(0.5))
+}
+
+func TestProjectModelsAndResident(t *testing.T) {
+	leakyC := costs{perLifecycle: pt(9_000), perFailedClose: pt(450_000), total: est(29_000, 28_000, 30_000)}
+	fixedC := costs{perLifecycle: pt(0), perFailedClose: pt(0), total: est(500, -100, 1_100)}
+	leaky := runWith("leaky", leakyC, leakyC, 600_000, 700_000)
+	yes := true
+	leaky.Verdict = &results.Verdict{Leak: &yes}
+	r := resultWith(t, leaky, runWith("fixed", fixedC, fixedC, 450_000, 1_400_000))
+
+	_, err := Project(r, topo10x2(), Options{})
+	assert.ErrorIs(t, err, ErrUnusableResult)
+	assert.ErrorContains(t, err, "name one with --model")
+
+	_, err = Project(r, topo10x2(), Options{Model: "options-fix"})
+	assert.ErrorIs(t, err, ErrUnusableResult)
+	assert.ErrorContains(t, err, `no model "options-fix"`)
+
+	p, err := Project(r, topo10x2(), Options{Model: "leaky"})
+	require.NoError(t, err)
+	assert.Equal(t, 60*600_000.0, p.Signals[0].Resident)
+	assert.Contains(t, p.Warnings[0], "which leaks")
+
+	p, err = Project(r, topo10x2(), Options{Model: "leaky", ResidentModel: "fixed"})
+	require.NoError(t, err)
+	assert.Equal(t, 60*450_000.0, p.Signals[0].Resident)
+	assert.Equal(t, 60*1_400_000.0, p.Signals[1].Resident)
+	assert.Empty(t, p.Warnings)
+	assert.Equal(t, "fixed", p.Source.ResidentModel)
+
+	r.Status = results.StatusInterrupted
+	_, err = Project(r, topo10x2(), Options{Model: "leaky"})
+	assert.ErrorIs(t, err, ErrUnusableResult)
+	p, err = Project(r, topo10x2(), Options{Model: "leaky", AllowPartial: true})
+	require.NoError(t, err)
+	assert.Contains(t, p.Warnings[0], "interrupted")
+
+	_, err = Project(r, Topology{}, Options{Model: "leaky"})
+	assert.ErrorIs(t, err, ErrInvalidTopology)
+}
+
+func TestProjectWithoutFailedCloseCost(t *testing.T) {
+	c := costs{perLifecycle: pt(1_000), perFailedClose: results.Estimate{}, total: est(1_000, 900, 1_100)}
+	r := resultWith(t, runWith("fixed", c, c, 0, 0))
+	topo := topo10x2()
+	topo.CloseFailureRate = 0.1
+	p, err := Project(r, topo, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 480_000.0, p.Signals[0].GrowthPerDay.Expected)
+	assert.Contains(t, p.Warnings[0], "no per-failed-close cost")
+	assert.False(t, math.IsNaN(p.Signals[0].GrowthPerDay.High))
+}
