@@ -38,6 +38,11 @@ fuzz:
 	  echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
 	  $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
 
+## bench: lifecycle throughput of a bare grocksdb loop vs the harness (fixed model, sampling every
+## lifecycle), side by side in the same run, and the cost of one sample (about 3 minutes).
+bench: deps
+	GO=$(GO) ./scripts/bench.sh bench.txt
+
 ## reliability: kafka-20616 at 20 seeds, the same with --until-verdict, and calibration at 10 seeds
 ## (two seeds at a time; about 40 minutes on 2 cores).
 reliability: build
