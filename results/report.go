@@ -70,6 +70,13 @@ func ReportMarkdown(r *Result) []byte {
 		vt.add(m, "**"+verdictWord(run)+"**", verdictReason(run))
 	}
 	vt.markdown(&b)
+	if st := sequentialTable(r); st != nil {
+		p("### Early verdicts (--until-verdict)\n\n")
+		p("Each model was looked at as its samples arrived (at most %d looks, each with intervals at %s confidence so that "+
+			"all looks together keep a 5%% false-call rate) and stopped once native heap and RSS agreed. Times are from the "+
+			"start of the model's run in its child.\n\n", seqMaxLooks(r), fmtPercent(seqConfidence(r)))
+		st.markdown(&b)
+	}
 
 	p("## Runs\n\n")
 	reportRuns(&b, r)
@@ -731,4 +738,52 @@ func (t *table) text(b *strings.Builder) {
 func mdEscape(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")
+}
+
+func sequentialTable(r *Result) *table {
+	t := newTable("l|l|l", "model", "native-heap verdict settled", "verdict settled")
+	any := false
+	cell := func(l *Look) string {
+		if l == nil {
+			return "not settled"
+		}
+		word := "inconclusive"
+		if l.Leak != nil {
+			word = "no leak"
+			if *l.Leak {
+				word = "leak"
+			}
+		}
+		return fmt.Sprintf("**%s** after %s, %d lifecycles (look %d)", word, fmtDuration(l.ElapsedNs), l.Lifecycles, l.Look)
+	}
+	for _, m := range r.Models {
+		run := r.Runs[m]
+		if run == nil || run.Sequential == nil {
+			continue
+		}
+		any = true
+		t.add(m, cell(run.Sequential.Native), cell(run.Sequential.Verdict))
+	}
+	if !any {
+		return nil
+	}
+	return t
+}
+
+func seqMaxLooks(r *Result) int {
+	for _, run := range r.Runs {
+		if run != nil && run.Sequential != nil {
+			return run.Sequential.MaxLooks
+		}
+	}
+	return 0
+}
+
+func seqConfidence(r *Result) float64 {
+	for _, run := range r.Runs {
+		if run != nil && run.Sequential != nil {
+			return run.Sequential.Confidence
+		}
+	}
+	return 0
 }
