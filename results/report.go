@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"fmt"
+	"github.com/rocksleak/rocksleak/internal/bytesize"
 	"math"
 	"sort"
 	"strconv"
@@ -513,42 +514,9 @@ func unitOf(sig string) string {
 
 // Numbers for people.
 
-// fmtBytes renders a byte count scaled by 1024 with three significant digits:
-// "512 B", "1.50 KiB", "11.2 KiB", "-3.00 MiB".
-func fmtBytes(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Sprint(v)
-	}
-	a := math.Abs(v)
-	unit, div := "B", 1.0
-	switch {
-	case a >= 1<<30:
-		unit, div = "GiB", 1<<30
-	case a >= 1<<20:
-		unit, div = "MiB", 1<<20
-	case a >= 1<<10:
-		unit, div = "KiB", 1<<10
-	}
-	x := v / div
-	switch ax := math.Abs(x); {
-	case ax >= 99.95 || div == 1 && ax >= 9.995:
-		return fmt.Sprintf("%.0f %s", x, unit)
-	case ax >= 9.995:
-		return fmt.Sprintf("%.1f %s", x, unit)
-	case x == 0:
-		return "0 B"
-	default:
-		return fmt.Sprintf("%.2f %s", x, unit)
-	}
-}
-
-// fmtSignedBytes is fmtBytes with an explicit sign: "+11.2 KiB", "-512 B".
-func fmtSignedBytes(v float64) string {
-	if v >= 0 {
-		return "+" + fmtBytes(v)
-	}
-	return fmtBytes(v)
-}
+// fmtBytes and fmtSignedBytes: bytes for people (see package bytesize).
+func fmtBytes(v float64) string       { return bytesize.Format(v) }
+func fmtSignedBytes(v float64) string { return bytesize.Signed(v) }
 
 // fmtCount renders a count (or a slope of counts) with three significant
 // digits and no exponent, whole numbers as they are: "67", "1234", "12.5",

@@ -146,7 +146,7 @@ func TestFormatting(t *testing.T) {
 		got, want string
 	}{
 		{fmtBytes(0), "0 B"},
-		{fmtBytes(9.5), "9.50 B"},
+		{fmtBytes(9.5), "10 B"},
 		{fmtBytes(512), "512 B"},
 		{fmtBytes(1023), "1023 B"},
 		{fmtBytes(1024), "1.00 KiB"},
@@ -173,7 +173,7 @@ func TestFormatting(t *testing.T) {
 		{fmtSignedQty(-2, "fds"), "-2 FDs"},
 		{fmtSignedQty(8.56, "fds"), "+8.56 FDs"},
 		{fmtEst(Estimate{}, "bytes", true), "—"},
-		{fmtEst(Estimate{Value: 5}, "bytes", true), "+5.00 B (no CI)"},
+		{fmtEst(Estimate{Value: 5}, "bytes", true), "+5 B (no CI)"},
 		{fmtEst(Estimate{Value: 11.2 * 1024, Low: 10.9 * 1024, High: 11.5 * 1024, Valid: true}, "bytes", true),
 			"+11.2 KiB [10.9 KiB, 11.5 KiB]"},
 		{fmtEst(Estimate{Value: -78, Low: -6.9 * 1024, High: 7.05 * 1024, Valid: true}, "bytes", true),

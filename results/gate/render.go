@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"github.com/rocksleak/rocksleak/internal/bytesize"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -180,19 +182,5 @@ func fmtNum(v float64, unit string) string {
 	return fmt.Sprintf("%.0f", v)
 }
 
-// fmtBytes scales bytes by 1024, keeping the sign.
-func fmtBytes(b float64) string {
-	sign := ""
-	if b < 0 {
-		sign, b = "-", -b
-	}
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%s%.2f GiB", sign, b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%s%.1f MiB", sign, b/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%s%.1f KiB", sign, b/(1<<10))
-	}
-	return fmt.Sprintf("%s%.0f B", sign, b)
-}
+// fmtBytes scales bytes by 1024, keeping the sign (see package bytesize).
+func fmtBytes(b float64) string { return bytesize.Format(b) }

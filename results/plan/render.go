@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"github.com/rocksleak/rocksleak/internal/bytesize"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -141,21 +143,5 @@ func signedBytes(b float64) string {
 	return fmtBytes(b)
 }
 
-// fmtBytes scales bytes by 1024, keeping the sign.
-func fmtBytes(b float64) string {
-	sign := ""
-	if b < 0 {
-		sign, b = "-", -b
-	}
-	switch {
-	case b >= 1<<40:
-		return fmt.Sprintf("%s%.2f TiB", sign, b/(1<<40))
-	case b >= 1<<30:
-		return fmt.Sprintf("%s%.2f GiB", sign, b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%s%.1f MiB", sign, b/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%s%.1f KiB", sign, b/(1<<10))
-	}
-	return fmt.Sprintf("%s%.0f B", sign, b)
-}
+// fmtBytes scales bytes by 1024, keeping the sign (see package bytesize).
+func fmtBytes(b float64) string { return bytesize.Format(b) }
