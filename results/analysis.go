@@ -175,9 +175,11 @@ type Comparison struct {
 }
 
 // Attribution splits the leaky model's growth into the two leaks, from the
-// runs of the four models: the offsets-options leak is finally-fix − fixed
-// (the model that has only that leak), the handle leak is options-fix − fixed,
-// per lifecycle and per failed close.
+// whole per-lifecycle growth (Total fits) of the four models' runs: the
+// offsets-options leak is finally-fix − fixed (the model with only that leak),
+// the handle leak is options-fix − fixed, per lifecycle at the run's failure
+// rate and, divided by the options-fix run's failed closes per lifecycle, per
+// failed close.
 type Attribution struct {
 	Signal                   string   `json:"signal"`
 	OptionsLeakPerLifecycle  Estimate `json:"options_leak_per_lifecycle"`
@@ -391,17 +393,20 @@ func attribute(r *Result) []Attribution {
 	}
 	var out []Attribution
 	for _, sig := range []string{SignalNativeHeap, SignalRSS} {
-		f := func(run *Run) stats.Fit { return run.Fits[sig].statsFit() }
-		perFC := func(run *Run) stats.Fit {
-			sf := f(run)
-			sf.PerLifecycle = sf.PerFailedClose
-			return sf
-		}
+		// Whole growth per lifecycle: each single-fix model carries one leak.
+		f := func(run *Run) stats.Fit { return run.Fits[sig].Total.statsFit() }
+		handle := stats.Difference(f(opt), f(fixed))
 		a := Attribution{Signal: sig,
-			OptionsLeakPerLifecycle:  fromStats(stats.Difference(f(fin), f(fixed))),
-			HandleLeakPerLifecycle:   fromStats(stats.Difference(f(opt), f(fixed))),
-			HandleLeakPerFailedClose: fromStats(stats.Difference(perFC(opt), perFC(fixed))),
-			LeakyTotalPerLifecycle:   fromStats(stats.Difference(f(leaky), f(fixed))),
+			OptionsLeakPerLifecycle: fromStats(stats.Difference(f(fin), f(fixed))),
+			HandleLeakPerLifecycle:  fromStats(handle),
+			LeakyTotalPerLifecycle:  fromStats(stats.Difference(f(leaky), f(fixed))),
+		}
+		// Per failed close: the handle leak per lifecycle over the options-fix
+		// run's failed closes per lifecycle (its interval scales with it).
+		if opt.FailedCloses > 0 && opt.Lifecycles > 0 {
+			k := float64(opt.Lifecycles) / float64(opt.FailedCloses)
+			a.HandleLeakPerFailedClose = Estimate{Value: k * handle.Value, Low: k * handle.Low, High: k * handle.High,
+				SE: k * handle.SE, DF: handle.DF, Valid: handle.Valid}
 		}
 		a.Interaction = f(leaky).PerLifecycle.Value - f(opt).PerLifecycle.Value -
 			f(fin).PerLifecycle.Value + f(fixed).PerLifecycle.Value

@@ -112,9 +112,11 @@ func ReportMarkdown(r *Result) []byte {
 
 	if len(r.Attribution) > 0 {
 		p("## Attribution\n\n")
-		p("The leaky model's growth split into the two leaks of KAFKA-20616, from the two-counter fits of the four " +
-			"models (differences of independent runs, 95%% intervals). The interaction is what the two leaks cost together " +
-			"beyond their sum (≈ 0 when they add up).\n\n")
+		p("The leaky model's growth split into the two leaks of KAFKA-20616, from the whole growth per lifecycle of the " +
+			"four models (differences of independent runs, 95%% intervals): finally-fix carries only the offsets-options " +
+			"leak, options-fix only the handle leak, whose cost per failed close is its cost per lifecycle over the " +
+			"options-fix run's failed closes per lifecycle. The interaction is what the two leaks cost together beyond " +
+			"their sum (≈ 0 when they add up).\n\n")
 		attributionTable(r.Attribution).markdown(&b)
 	}
 

@@ -35,7 +35,7 @@ func Summary(r *Result) string {
 		fmt.Fprintf(&b, "%s: %s\n", m, verdictReason(r.Runs[m]))
 	}
 	if len(r.Attribution) > 0 {
-		b.WriteString("\nattribution (two-counter fits, 95% CI):\n")
+		b.WriteString("\nattribution (whole growth per lifecycle of each model, 95% CI):\n")
 		attributionTable(r.Attribution).text(&b)
 	}
 	return b.String()
