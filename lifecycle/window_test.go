@@ -40,7 +40,7 @@ func segmentDirs(t *testing.T, root string) []string {
 func TestWindowSegmentsRollAndLeak(t *testing.T) {
 	stamps := []int64{0, 30_000, 60_000, 90_000, 120_000, 150_000, 180_000, 240_000}
 	for _, m := range lifecycle.Models() {
-		for _, p := range []path{cleanClose, sticky} {
+		for _, p := range []path{cleanClose, transient, sticky} {
 			t.Run(m.Name+"/"+string(p), func(t *testing.T) {
 				dir := t.TempDir()
 				env := lifecycle.NewEnv(nil)
@@ -69,7 +69,7 @@ func TestWindowSegmentsRollAndLeak(t *testing.T) {
 				if leaks[m.Name].options {
 					want[lifecycle.KindOptions] = 5
 				}
-				if p == sticky {
+				if p == sticky || p == transient {
 					assert.EqualValues(t, 5, c.FailedCloses.Load())
 					if leaks[m.Name].handles {
 						want[lifecycle.KindDB] = 5
@@ -104,4 +104,30 @@ func TestWindowReopenOpensLiveSegments(t *testing.T) {
 	assert.Equal(t, "v", string(v))
 	require.NoError(t, w.Close())
 	assert.Zero(t, env.Ledger.LiveTotal())
+}
+
+// TestWindowSegmentInitFailure: a segment whose open fails after its offsets
+// options were created leaves them behind under the models without the
+// options fix, and nothing under the others; the put reports RocksDB's error.
+func TestWindowSegmentInitFailure(t *testing.T) {
+	for _, m := range lifecycle.Models() {
+		t.Run(m.Name, func(t *testing.T) {
+			inj, err := lifecycle.NewInjector(3, 0, lifecycle.NoFault, 1)
+			require.NoError(t, err)
+			env := lifecycle.NewEnv(inj)
+			w, err := lifecycle.OpenWindow(env, lifecycle.WindowConfig{Dir: t.TempDir(), Name: "w", RetentionMs: 120_000,
+				Segment: lifecycle.Config{Model: m, ExactlyOnce: true}}, -1)
+			require.NoError(t, err)
+			err = w.Put([]byte("k"), 1_000, []byte("v"))
+			require.ErrorIs(t, err, lifecycle.ErrInjectedInit)
+			assert.Empty(t, w.Segments())
+			want := map[lifecycle.Kind]int64{}
+			if leaks[m.Name].options {
+				want[lifecycle.KindOptions] = 1
+			}
+			assert.Equal(t, want, env.Ledger.Live())
+			assert.EqualValues(t, 1, env.Counts().InitFailures.Load())
+			require.NoError(t, w.Close())
+		})
+	}
 }
