@@ -302,7 +302,7 @@ func (t *topology) replay(s *slot) (int64, error) {
 	if s.win != nil {
 		var errs []error
 		for _, k := range keys {
-			if err := nonMarker(s.win.Put([]byte(k.key), k.ts, t.value(s, k.key, k.ts, s.log[k]))); err != nil {
+			if err := t.putWindow(s, k.key, k.ts, t.value(s, k.key, k.ts, s.log[k])); err != nil {
 				errs = append(errs, err)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -171,46 +172,85 @@ func TestEachModelStartsInAFreshProcess(t *testing.T) {
 		"the fixed model's first sample does not sit on the leaky model's leaked memory")
 }
 
-// TestInterruptLeavesMarkedResult sends SIGINT to a real rocksleak process in
-// the middle of a run: it stops within seconds, exits 130, writes a valid
-// result marked interrupted and leaves no state directories.
+// TestInterruptLeavesMarkedResult sends SIGINT to a real rocksleak process at
+// several moments of a run (while the first child starts, in the middle of a
+// model): it stops within seconds, exits 130, writes a valid result marked
+// interrupted, and leaves no state directories and no child process.
 func TestInterruptLeavesMarkedResult(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "run")
-	state := t.TempDir()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "ROCKSLEAK_MAIN=1",
-		"ROCKSLEAK_ARGS=run --scenario smoke --duration 60s --out "+out+" --state-dir "+state)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	// Wait until the first model's child has state on disk, then interrupt.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		entries, _ := os.ReadDir(state)
-		if len(entries) > 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	for _, tc := range []struct {
+		name      string
+		waitState bool          // wait for the child's state directory first
+		delay     time.Duration // then this long
+	}{
+		{"while the child starts", false, 150 * time.Millisecond},
+		{"mid-model", true, time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			state := t.TempDir()
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), "ROCKSLEAK_MAIN=1",
+				"ROCKSLEAK_ARGS=run --scenario smoke --duration 60s --out "+out+" --state-dir "+state)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			require.NoError(t, cmd.Start())
+			deadline := time.Now().Add(30 * time.Second)
+			for tc.waitState {
+				entries, _ := os.ReadDir(state)
+				if len(entries) > 0 || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			time.Sleep(tc.delay)
+			sent := time.Now()
+			require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+			err := cmd.Wait()
+			stopped := time.Since(sent)
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee, stderr.String())
+			assert.Equal(t, 130, ee.ExitCode(), stderr.String())
+			assert.Less(t, stopped, 15*time.Second, "stops within seconds")
+			r := readResult(t, out)
+			assert.True(t, r.Interrupted)
+			assert.Equal(t, results.StatusInterrupted, r.Status)
+			assert.NotContains(t, r.Runs, "fixed", "no model starts after the interrupt")
+			if run, ok := r.Runs["leaky"]; ok && run.ChildPID > 0 {
+				assert.True(t, run.Interrupted || run.Error != "", "the leaky run is marked")
+				assert.Error(t, syscall.Kill(run.ChildPID, 0), "the child process %d is gone", run.ChildPID)
+			}
+			assertEmptyDir(t, state)
+			b, err := os.ReadFile(filepath.Join(out, "result.json"))
+			require.NoError(t, err)
+			assert.True(t, json.Valid(b))
+		})
 	}
-	time.Sleep(time.Second)
-	sent := time.Now()
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	err := cmd.Wait()
-	stopped := time.Since(sent)
-	var ee *exec.ExitError
-	require.ErrorAs(t, err, &ee, stderr.String())
-	assert.Equal(t, 130, ee.ExitCode(), stderr.String())
-	assert.Less(t, stopped, 15*time.Second, "stops within seconds")
-	r := readResult(t, out)
-	assert.True(t, r.Interrupted)
-	assert.Equal(t, results.StatusInterrupted, r.Status)
-	require.Contains(t, r.Runs, "leaky")
-	assert.True(t, r.Runs["leaky"].Interrupted)
-	assert.NotContains(t, r.Runs, "fixed", "no model starts after the interrupt")
-	assertEmptyDir(t, state)
-	b, err := os.ReadFile(filepath.Join(out, "result.json"))
-	require.NoError(t, err)
-	assert.True(t, json.Valid(b))
+}
+
+// TestEveryCloseFailingNeverAborts runs every model and store kind with every
+// close failing (and a share of inits): the runs complete, nothing aborts, and
+// the fixed model loses nothing and leaves nothing live.
+func TestEveryCloseFailingNeverAborts(t *testing.T) {
+	for _, kind := range []string{"window", "kv", "migrating"} {
+		for _, failure := range []string{"transient", "sticky"} {
+			t.Run(kind+"/"+failure, func(t *testing.T) {
+				sc := mustScenario(t, "smoke", "store="+kind, "close_failure_rate=1", "close_failure_kind="+failure,
+					"init_failure_rate=0.2", "rebalance_every_steps=2", "lifecycles=16",
+					"models=leaky,fixed,options-fix,finally-fix")
+				res, out, err := execute(context.Background(), io.Discard, sc, t.TempDir(), "test", false)
+				require.NoError(t, err)
+				require.NotNil(t, out)
+				assert.Equal(t, results.StatusComplete, res.Status)
+				for _, m := range sc.Models {
+					run := res.Runs[m]
+					assert.Empty(t, run.Error, m)
+					assert.Equal(t, run.Lifecycles, run.FailedCloses, "%s: every close failed", m)
+				}
+				assert.Zero(t, res.Runs["fixed"].RecordsLost)
+				assert.Empty(t, res.Runs["fixed"].LedgerAtEnd)
+			})
+		}
+	}
 }
 
 func mustScenario(t *testing.T, name string, sets ...string) scenarios.Scenario {
