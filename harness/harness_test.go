@@ -68,3 +68,17 @@ func TestPreflightNamesTheLimitARunNeeds(t *testing.T) {
 	assert.Contains(t, err.Error(), "ulimit -n")
 	assert.Contains(t, err.Error(), "100 tasks × 1 stores × 32 live segments")
 }
+
+func TestMedianIntervalRanks(t *testing.T) {
+	// Known ranks for a 95% distribution-free interval of the median.
+	for _, tc := range []struct{ n, j int }{{5, 0}, {6, 1}, {10, 2}, {20, 6}, {100, 40}} {
+		assert.Equal(t, tc.j, medianRank(tc.n, 0.025), "n=%d", tc.n)
+	}
+	var ds []time.Duration
+	for i := 1; i <= 10; i++ {
+		ds = append(ds, time.Duration(i)*time.Millisecond)
+	}
+	rs := restoreStats(ds, 0)
+	assert.Equal(t, int64(2*time.Millisecond), rs.P50LowNs)
+	assert.Equal(t, int64(9*time.Millisecond), rs.P50HighNs)
+}

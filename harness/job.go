@@ -9,6 +9,7 @@
 package harness
 
 import (
+	"math"
 	"time"
 
 	"github.com/rocksleak/rocksleak/measure"
@@ -67,10 +68,15 @@ type Summary struct {
 // RestoreStats summarises restores (wipe, reopen and changelog replay) of
 // stores whose last close was unclean under exactly-once. Nanoseconds.
 type RestoreStats struct {
-	Count   int64 `json:"count"`
-	P50Ns   int64 `json:"p50_ns"`
-	MaxNs   int64 `json:"max_ns"`
-	Records int64 `json:"records"` // records replayed
+	Count int64 `json:"count"`
+	P50Ns int64 `json:"p50_ns"`
+	// P50LowNs and P50HighNs are a distribution-free 95% interval for the
+	// median (order statistics of Binomial(n, ½)); zero with fewer than 6
+	// restores, where no such interval exists.
+	P50LowNs  int64 `json:"p50_low_ns"`
+	P50HighNs int64 `json:"p50_high_ns"`
+	MaxNs     int64 `json:"max_ns"`
+	Records   int64 `json:"records"` // records replayed
 }
 
 func restoreStats(durations []time.Duration, records int64) RestoreStats {
@@ -82,5 +88,25 @@ func restoreStats(durations []time.Duration, records int64) RestoreStats {
 	sortDurations(sorted)
 	rs.P50Ns = int64(sorted[(len(sorted)-1)/2])
 	rs.MaxNs = int64(sorted[len(sorted)-1])
+	if j := medianRank(len(sorted), 0.025); j > 0 {
+		rs.P50LowNs, rs.P50HighNs = int64(sorted[j-1]), int64(sorted[len(sorted)-j])
+	}
 	return rs
+}
+
+// medianRank is the largest rank j (1-based) with P(Binomial(n, ½) < j) ≤ a,
+// so that [x(j), x(n−j+1)] covers the median with probability ≥ 1 − 2a; 0 when
+// n is too small for any.
+func medianRank(n int, a float64) int {
+	cdf, j := 0.0, 0
+	for k := 0; k < n; k++ {
+		// P(Bin = k) = C(n, k) / 2^n, via log-gamma to stay finite.
+		lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+		cdf += math.Exp(lg(n) - lg(k) - lg(n-k) - float64(n)*math.Ln2)
+		if cdf > a {
+			break
+		}
+		j = k + 1
+	}
+	return j
 }

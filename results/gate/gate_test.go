@@ -142,8 +142,9 @@ func TestEqualityChecks(t *testing.T) {
 }
 
 func TestRestoreTimeRatio(t *testing.T) {
-	// limit = max(40 ms × 1.25, 40 ms + 5 ms) = 50 ms; restore times are
-	// exact, so above the limit is a FAIL.
+	// limit = max(40 ms × 1.25, 40 ms + 5 ms) = 50 ms; a median without an
+	// interval (fewer than 6 restores) is taken as exact, so above the limit
+	// is a FAIL.
 	p := policyOf(Check{Name: "restore_time", Metric: "restore_time_p50", Op: OpRatio, Factor: 1.25, Floor: 5e6})
 	base := resultOf(t, 1, fixedRun())
 	for _, tc := range []struct {
@@ -158,6 +159,19 @@ func TestRestoreTimeRatio(t *testing.T) {
 		assert.Equal(t, 50e6, c.Limit)
 		assert.Equal(t, tc.want, c.Outcome, "p50 %d: %s", tc.p50, c.Reason)
 		assert.Equal(t, UnitNanoseconds, c.Unit)
+	}
+	// With enough restores the median has an interval: a median above the
+	// limit fails only when its interval's lower bound is above it too.
+	for _, tc := range []struct {
+		p50, low, high int64
+		want           Outcome
+	}{{45e6, 30e6, 60e6, Pass}, {60e6, 40e6, 80e6, Warn}, {90e6, 70e6, 110e6, Fail}} {
+		run := fixedRun()
+		run.Restore.P50Ns, run.Restore.P50LowNs, run.Restore.P50HighNs = tc.p50, tc.low, tc.high
+		rep, err := Evaluate(p, base, resultOf(t, 2, run), Options{})
+		require.NoError(t, err)
+		c := checkNamed(t, rep, "restore_time")
+		assert.Equal(t, tc.want, c.Outcome, "p50 %d [%d, %d]: %s", tc.p50, tc.low, tc.high, c.Reason)
 	}
 	// Runs without restores measured no restore time: the check warns
 	// (passing) instead of inventing a limit or a value.
