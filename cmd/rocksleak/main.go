@@ -4,15 +4,23 @@
 // Usage:
 //
 //	rocksleak run [--scenario NAME|FILE] [--models leaky,fixed,...] [--lifecycles N | --duration D]
-//	              [--seed N] [--out DIR] [--set key=value]...
-//	rocksleak scenarios                 list the scenario catalogue
-//	rocksleak scenarios show NAME|FILE  print a scenario, resolved, as YAML
+//	              [--seed N] [--out DIR] [--set key=value]... [--until-verdict]
+//	              [--allocator glibc|jemalloc|glibc,jemalloc] [--format text|bench] [--state-dir DIR]
+//	rocksleak scenarios                   list the scenario catalogue
+//	rocksleak scenarios show NAME|FILE    print a scenario, resolved, as YAML
+//	rocksleak report [--reanalyze] [--out DIR] RESULT.json
+//	rocksleak compare [--md] A.json B.json
+//	rocksleak gate --baseline B.json --candidate C.json [--policy FILE] [--format text|json|markdown]
+//	rocksleak plan --result R.json --model M [--topology FILE] [--png FILE] [topology flags]
+//	rocksleak reliability [--scenario NAME] [--seeds N] [--parallel N] [--until-verdict]
 //
-// Each model runs in a child process of its own. A run writes result.json and
-// samples.csv into its output directory (default results/runs/<UTC time>-<scenario>).
+// Each model runs in a child process of its own. A run writes result.json,
+// samples.csv, report.md and PNG plots into its output directory (default
+// results/runs/<UTC time>-<scenario>).
 //
-// Exit status: 0 success; 1 a run or a child failed; 2 bad input (unknown
-// scenario, malformed file, invalid field); 130 interrupted (SIGINT/SIGTERM),
+// Exit status: 0 success; 1 a run, a model's child or a gate check failed; 2
+// bad input (unknown scenario, malformed file, invalid field, a scenario that
+// needs more open files than the limit); 130 interrupted (SIGINT/SIGTERM),
 // after writing a result marked "interrupted": true.
 package main
 

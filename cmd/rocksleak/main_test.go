@@ -263,3 +263,16 @@ func mustScenario(t *testing.T, name string, sets ...string) scenarios.Scenario 
 	require.NoError(t, sc.Validate())
 	return sc
 }
+
+// TestUsageNamesEveryCommand keeps the manual and the dispatcher in step:
+// every command the package doc lists runs (with -h, it prints its flags and
+// exits 2 through flag.ErrHelp, or 0 for scenarios), and the short usage names
+// each of them.
+func TestUsageNamesEveryCommand(t *testing.T) {
+	for _, c := range []string{"run", "scenarios", "report", "compare", "gate", "plan", "reliability"} {
+		assert.Contains(t, usage, "  "+c+" ", "usage lists %s", c)
+		_, stderr, code := runCLI(t, c, "-h")
+		assert.NotContains(t, stderr, "unknown command", c)
+		assert.Contains(t, []int{0, 2}, code, c)
+	}
+}
