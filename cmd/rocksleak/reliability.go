@@ -105,21 +105,27 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 		scSeed int64
 	}
 	runs := make([]*seedRun, seeds)
-	sem := make(chan struct{}, parallel)
+	next := make(chan *seedRun, seeds)
 	for i := range runs {
 		runs[i] = &seedRun{done: make(chan struct{}), scSeed: first + int64(i)}
-		go func(r *seedRun) {
-			defer close(r.done)
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				r.err = errInterrupted
-				return
+		next <- runs[i]
+	}
+	close(next)
+	// Workers take the seeds in order, so results arrive (and print) in order.
+	for w := 0; w < parallel; w++ {
+		go func() {
+			for r := range next {
+				if ctx.Err() != nil {
+					r.err = errInterrupted
+				} else {
+					s := sc
+					s.Seed = r.scSeed
+					r.res, r.out, r.err = execute(ctx, io.Discard, s, o.stateRoot,
+						fmt.Sprintf("rocksleak reliability seed %d", s.Seed), untilVerdict)
+				}
+				close(r.done)
 			}
-			s := sc
-			s.Seed = r.scSeed
-			r.res, r.out, r.err = execute(ctx, io.Discard, s, o.stateRoot, fmt.Sprintf("rocksleak reliability seed %d", s.Seed), untilVerdict)
-		}(runs[i])
+		}()
 	}
 	for i := 0; i < seeds; i++ {
 		<-runs[i].done
