@@ -162,7 +162,11 @@ func (r *recorder) sample(trigger string) error {
 			BlockCache: int64(fig.BlockCache), OpenDBs: fig.OpenDBs}
 	}
 	r.seq++
-	r.lastLC = s.Lifecycles
+	if trigger != measure.TriggerTimer {
+		// Timer samples do not count toward the lifecycle cadence: the fits
+		// use the other samples only (see results.FitSamples).
+		r.lastLC = s.Lifecycles
+	}
 	r.lastTime = time.Now()
 	return r.emit(Event{Sample: &s})
 }
