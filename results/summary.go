@@ -7,7 +7,8 @@ import (
 )
 
 // Summary renders the terminal's short version of the report: one table of
-// the models (counts, the per-lifecycle slopes of native heap and RSS with
+// the models (counts, the change of native heap and RSS from the first to the
+// last sample, the per-lifecycle slopes of native heap and RSS with
 // their 95% intervals, live native objects at the end, the verdict), one line
 // per model with the verdict's reason, and the attribution when there is one.
 // Plain text, lines ending in "\n".
@@ -20,12 +21,13 @@ func Summary(r *Result) string {
 		}
 	}
 	b.WriteString("\n")
-	t := newTable("l|r|r|r|r|r|r|l|l", "model", "lifecycles", "failed closes", "task errors", "records lost",
-		"native heap/lifecycle [95% CI]", "RSS/lifecycle [95% CI]", "live natives at end", "verdict")
+	t := newTable("l|r|r|r|r|r|r|r|r|l|l", "model", "lifecycles", "failed closes", "task errors", "records lost",
+		"native heap Δ", "RSS Δ", "native heap/lifecycle [95% CI]", "RSS/lifecycle [95% CI]", "live natives at end", "verdict")
 	for _, m := range r.Models {
 		run := r.Runs[m]
 		i := func(v int64) string { return strconv.FormatInt(v, 10) }
 		t.add(m, i(run.Lifecycles), i(run.FailedCloses), i(run.TaskErrors), i(run.RecordsLost),
+			fmtSignedBytes(float64(run.NativeHeapEnd-run.NativeHeapStart)), fmtSignedBytes(float64(run.RSSEnd-run.RSSStart)),
 			totalSlope(run, SignalNativeHeap), totalSlope(run, SignalRSS), ledgerString(run.LedgerAtEnd),
 			verdictWord(run))
 	}
