@@ -1,7 +1,8 @@
 package scenarios
 
 import (
-	"bytes"
+	"github.com/rocksleak/rocksleak/internal/strictyaml"
+
 	"embed"
 	"errors"
 	"fmt"
@@ -14,7 +15,6 @@ import (
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
 )
 
 //go:embed catalogue/*.yaml
@@ -157,20 +157,12 @@ func parse(data []byte, defaultName string) (Scenario, error) {
 	}
 	s := Default()
 	s.Name = defaultName
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
-		if errors.Is(err, io.EOF) {
-			return Scenario{}, errors.New("no scenario: the document is empty")
-		}
-		return Scenario{}, yamlError(err)
+	err := strictyaml.DecodeOne(data, &s, "scenario", "scenarios.", map[string][]string{"scenarios.Scenario": Keys()})
+	if errors.Is(err, strictyaml.ErrEmpty) {
+		return Scenario{}, fmt.Errorf("no scenario: %w", err)
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return Scenario{}, yamlError(err)
-		}
-		return Scenario{}, fmt.Errorf("line %d: a scenario file holds one YAML document, found another", extra.Line)
+	if err != nil {
+		return Scenario{}, err
 	}
 	if s.Name == "" {
 		s.Name = defaultName
@@ -188,25 +180,4 @@ func parse(data []byte, defaultName string) (Scenario, error) {
 		}
 	}
 	return s, nil
-}
-
-// yamlError rewrites yaml.v3's messages to name the scenario fields plainly:
-// "line 3: field foo not found in type scenarios.Scenario" becomes
-// "line 3: unknown field "foo" (valid fields: ...)".
-func yamlError(err error) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		return err
-	}
-	msgs := make([]string, 0, len(te.Errors))
-	for _, m := range te.Errors {
-		if before, after, ok := strings.Cut(m, ": field "); ok {
-			if field, ok := strings.CutSuffix(after, " not found in type scenarios.Scenario"); ok {
-				m = fmt.Sprintf("%s: unknown field %q (valid fields: %s)", before, field, strings.Join(Keys(), ", "))
-			}
-		}
-		m = strings.ReplaceAll(m, "scenarios.", "")
-		msgs = append(msgs, m)
-	}
-	return errors.New(strings.Join(msgs, "; "))
 }

@@ -24,6 +24,8 @@
 package gate
 
 import (
+	"github.com/rocksleak/rocksleak/internal/strictyaml"
+
 	"bytes"
 	_ "embed"
 	"errors"
@@ -34,7 +36,6 @@ import (
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
 )
 
 // ErrInvalidPolicy marks a policy file that cannot be used: malformed YAML,
@@ -129,49 +130,17 @@ func ParsePolicy(data []byte) (Policy, error) {
 		return Policy{}, fmt.Errorf("%w: larger than %d bytes", ErrInvalidPolicy, MaxPolicyBytes)
 	}
 	var p Policy
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := decode(dec, &p); err != nil {
-		if errors.Is(err, io.EOF) {
-			return Policy{}, fmt.Errorf("%w: the document is empty", ErrInvalidPolicy)
-		}
-		return Policy{}, fmt.Errorf("%w: %w", ErrInvalidPolicy, yamlError(err))
-	}
-	var extra yaml.Node
-	if err := decode(dec, &extra); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return Policy{}, fmt.Errorf("%w: %w", ErrInvalidPolicy, yamlError(err))
-		}
-		return Policy{}, fmt.Errorf("%w: line %d: a policy file holds one YAML document, found another", ErrInvalidPolicy, extra.Line)
+	err := strictyaml.DecodeOne(data, &p, "policy", "gate.", map[string][]string{
+		"gate.Check":  {"name", "metric", "op", "factor", "floor", "value"},
+		"gate.Policy": {"checks"},
+	})
+	if err != nil {
+		return Policy{}, fmt.Errorf("%w: %w", ErrInvalidPolicy, err)
 	}
 	if err := p.Validate(); err != nil {
 		return Policy{}, err
 	}
 	return p, nil
-}
-
-// yamlError names fields plainly: "field foo not found in type gate.Check"
-// becomes `unknown field "foo" (valid fields: ...)`.
-func yamlError(err error) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		return err
-	}
-	msgs := make([]string, 0, len(te.Errors))
-	for _, m := range te.Errors {
-		if before, after, ok := strings.Cut(m, ": field "); ok {
-			for typ, keys := range map[string]string{
-				" not found in type gate.Check":  "name, metric, op, factor, floor, value",
-				" not found in type gate.Policy": "checks",
-			} {
-				if field, ok := strings.CutSuffix(after, typ); ok {
-					m = fmt.Sprintf("%s: unknown field %q (valid fields: %s)", before, field, keys)
-				}
-			}
-		}
-		msgs = append(msgs, strings.ReplaceAll(m, "gate.", ""))
-	}
-	return errors.New(strings.Join(msgs, "; "))
 }
 
 // Validate reports every invalid field, each naming its check (by name, or by
@@ -273,15 +242,4 @@ func Metrics() []string {
 	}
 	slices.Sort(names)
 	return names
-}
-
-// decode is dec.Decode that turns a panic of the YAML decoder (yaml.v3
-// panics on some malformed merge keys) into an error.
-func decode(dec *yaml.Decoder, v any) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("malformed YAML: %v", r)
-		}
-	}()
-	return dec.Decode(v)
 }

@@ -1,7 +1,8 @@
 package plan
 
 import (
-	"bytes"
+	"github.com/rocksleak/rocksleak/internal/strictyaml"
+
 	"errors"
 	"fmt"
 	"io"
@@ -113,40 +114,11 @@ func ParseTopology(data []byte) (Topology, error) {
 		return Topology{}, fmt.Errorf("%w: larger than %d bytes", ErrInvalidTopology, MaxTopologyBytes)
 	}
 	t := DefaultTopology()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := decode(dec, &t); err != nil {
-		if errors.Is(err, io.EOF) {
-			return Topology{}, fmt.Errorf("%w: the document is empty", ErrInvalidTopology)
-		}
-		return Topology{}, fmt.Errorf("%w: %w", ErrInvalidTopology, yamlError(err))
-	}
-	var extra yaml.Node
-	if err := decode(dec, &extra); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return Topology{}, fmt.Errorf("%w: %w", ErrInvalidTopology, yamlError(err))
-		}
-		return Topology{}, fmt.Errorf("%w: line %d: a topology file holds one YAML document, found another",
-			ErrInvalidTopology, extra.Line)
+	err := strictyaml.DecodeOne(data, &t, "topology", "plan.", map[string][]string{"plan.Topology": TopologyKeys()})
+	if err != nil {
+		return Topology{}, fmt.Errorf("%w: %w", ErrInvalidTopology, err)
 	}
 	return t, nil
-}
-
-func yamlError(err error) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		return err
-	}
-	msgs := make([]string, 0, len(te.Errors))
-	for _, m := range te.Errors {
-		if before, after, ok := strings.Cut(m, ": field "); ok {
-			if field, ok := strings.CutSuffix(after, " not found in type plan.Topology"); ok {
-				m = fmt.Sprintf("%s: unknown field %q (valid fields: %s)", before, field, strings.Join(TopologyKeys(), ", "))
-			}
-		}
-		msgs = append(msgs, strings.ReplaceAll(m, "plan.", ""))
-	}
-	return errors.New(strings.Join(msgs, "; "))
 }
 
 // Validate reports every invalid field by name. The error wraps
@@ -386,15 +358,4 @@ func (b *Bytes) UnmarshalYAML(n *yaml.Node) error {
 	}
 	*b = v
 	return nil
-}
-
-// decode is dec.Decode that turns a panic of the YAML decoder (yaml.v3
-// panics on some malformed merge keys) into an error.
-func decode(dec *yaml.Decoder, v any) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("malformed YAML: %v", r)
-		}
-	}()
-	return dec.Decode(v)
 }
