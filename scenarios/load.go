@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
 )
 
 //go:embed catalogue/*.yaml

@@ -35,7 +35,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-
 )
 
 // ErrInvalidPolicy marks a policy file that cannot be used: malformed YAML,
