@@ -3,13 +3,13 @@ package results
 import (
 	"bytes"
 	"fmt"
-	"github.com/rocksleak/rocksleak/internal/bytesize"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rocksleak/rocksleak/internal/bytesize"
 	"github.com/rocksleak/rocksleak/scenarios"
 )
 

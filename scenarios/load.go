@@ -1,8 +1,6 @@
 package scenarios
 
 import (
-	"github.com/rocksleak/rocksleak/internal/strictyaml"
-
 	"embed"
 	"errors"
 	"fmt"
@@ -14,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/rocksleak/rocksleak/internal/strictyaml"
 )
 
 //go:embed catalogue/*.yaml

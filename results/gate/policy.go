@@ -24,8 +24,6 @@
 package gate
 
 import (
-	"github.com/rocksleak/rocksleak/internal/strictyaml"
-
 	"bytes"
 	_ "embed"
 	"errors"
@@ -35,6 +33,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/rocksleak/rocksleak/internal/strictyaml"
 )
 
 // ErrInvalidPolicy marks a policy file that cannot be used: malformed YAML,

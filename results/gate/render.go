@@ -1,8 +1,6 @@
 package gate
 
 import (
-	"github.com/rocksleak/rocksleak/internal/bytesize"
-
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/rocksleak/rocksleak/internal/bytesize"
 )
 
 // Renderer writes a Report in one format. Renderers only format: the

@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"github.com/rocksleak/rocksleak/internal/bytesize"
-
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
+
+	"github.com/rocksleak/rocksleak/internal/bytesize"
 )
 
 // Renderer writes a Plan in one format. Renderers only format.

@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"github.com/rocksleak/rocksleak/internal/strictyaml"
-
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocksleak/rocksleak/internal/strictyaml"
 	"gopkg.in/yaml.v3"
 )
 
