@@ -276,3 +276,12 @@ func TestUsageNamesEveryCommand(t *testing.T) {
 		assert.Contains(t, []int{0, 2}, code, c)
 	}
 }
+
+func TestScenarioOverTheFDLimitExitsTwo(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "run", "--scenario", "scale", "--set", "tasks=64", "--models", "fixed",
+		"--out", filepath.Join(t.TempDir(), "run"))
+	assert.Equal(t, 2, code)
+	assert.Empty(t, stdout, "nothing runs")
+	assert.Contains(t, stderr, "open-file limit")
+	assert.Contains(t, stderr, "ulimit -n")
+}

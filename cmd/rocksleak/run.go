@@ -126,6 +126,9 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		return usagef("--out: %s already exists", outDir)
 	}
 
+	if err := harness.Preflight(sc); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "rocksleak: scenario %s, models %s, %s each, seed %d\n",
 		sc.Name, strings.Join(sc.Models, ","), stopOf(sc), sc.Seed)
 	res, out, runErr := execute(ctx, stderr, sc, o.stateRoot, "rocksleak run "+strings.Join(args, " "), o.untilVerdict)
