@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"time"
 
 	"github.com/rocksleak/rocksleak/lifecycle"
@@ -26,6 +27,11 @@ const ChildEnvVar = "ROCKSLEAK_CHILD"
 // the model would close, removes its state directory and still writes a
 // Summary, marked interrupted.
 func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
+	// The topology runs on one OS thread, as a Kafka Streams StreamThread
+	// calls RocksDB from one thread: every store operation then allocates
+	// from the same glibc arena instead of whichever thread Go picked.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	var j Job
 	if err := json.NewDecoder(job).Decode(&j); err != nil {
 		return fmt.Errorf("child: reading job: %w", err)
