@@ -163,6 +163,9 @@ func parse(data []byte, defaultName string) (Scenario, error) {
 	if err != nil {
 		return Scenario{}, err
 	}
+	// Prose: surrounding white space carries no meaning (and yaml.v3 does not
+	// round-trip a leading newline).
+	s.Description = strings.TrimSpace(s.Description)
 	if s.Name == "" {
 		s.Name = defaultName
 	}
