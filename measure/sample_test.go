@@ -4,16 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+	"github.com/rocksleak/rocksleak/internal/golden"
+)
 
 var goldenKinds = []string{"db", "options", "column_family", "iterator"}
 
@@ -52,13 +50,7 @@ func TestCSVGolden(t *testing.T) {
 	w.Flush()
 	require.NoError(t, w.Error())
 
-	golden := filepath.Join("testdata", "samples.golden.csv")
-	if *update {
-		require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
-	}
-	want, err := os.ReadFile(golden)
-	require.NoError(t, err, "run go test -run TestCSVGolden -update to create it")
-	assert.Equal(t, string(want), buf.String())
+	golden.Check(t, filepath.Join("testdata", "samples.golden.csv"), buf.Bytes())
 }
 
 func TestCSVHeaderNoKinds(t *testing.T) {

@@ -6,16 +6,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/internal/golden"
 )
 
 func TestCompareGolden(t *testing.T) {
 	a, b := readTestResult(t, "smoke"), readTestResult(t, "smoke-seed7")
 	md, err := CompareMarkdown(a, b)
 	require.NoError(t, err)
-	golden(t, filepath.Join("testdata", "compare", "smoke-vs-seed7.md"), md)
+	golden.Check(t, filepath.Join("testdata", "compare", "smoke-vs-seed7.md"), md)
 	txt, err := CompareText(a, b)
 	require.NoError(t, err)
-	golden(t, filepath.Join("testdata", "compare", "smoke-vs-seed7.txt"), []byte(txt))
+	golden.Check(t, filepath.Join("testdata", "compare", "smoke-vs-seed7.txt"), []byte(txt))
 
 	// The seeds differ, so do the scenarios' digests: a warning, not an error.
 	assert.Contains(t, string(md), "> **Warning:** the scenarios differ")

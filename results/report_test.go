@@ -2,21 +2,15 @@ package results
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// The results under testdata/ are real runs: smoke (`rocksleak run --scenario
-// smoke`), smoke-seed7 (the same with --seed 7) and attribution (`--scenario
-// attribution --lifecycles 200`, four models). The *.md and *.txt files next
-// to them are golden renderings; `go test ./results/ -update` rewrites them.
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+	"github.com/rocksleak/rocksleak/internal/golden"
+)
 
 // readTestResult loads testdata/<name>/result.json; each call returns a fresh
 // copy that the test may change.
@@ -27,24 +21,12 @@ func readTestResult(t *testing.T, name string) *Result {
 	return r
 }
 
-// golden compares got with the file at path, or rewrites it under -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run `go test ./results/ -update` to create the golden file")
-	assert.Equal(t, string(want), string(got), "%s differs; if the change is intended, run with -update and review the diff", path)
-}
-
 func TestReportGolden(t *testing.T) {
 	for _, name := range []string{"smoke", "attribution"} {
 		t.Run(name, func(t *testing.T) {
 			r := readTestResult(t, name)
-			golden(t, filepath.Join("testdata", name, "report.md"), ReportMarkdown(r))
-			golden(t, filepath.Join("testdata", name, "summary.txt"), []byte(Summary(r)))
+			golden.Check(t, filepath.Join("testdata", name, "report.md"), ReportMarkdown(r))
+			golden.Check(t, filepath.Join("testdata", name, "summary.txt"), []byte(Summary(r)))
 		})
 	}
 }

@@ -3,28 +3,14 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/internal/golden"
 )
-
-// The files under testdata/ named report.* are golden renderings; `go test
-// ./results/gate/ -update` rewrites them.
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run `go test ./results/gate/ -update` to create the golden file")
-	assert.Equal(t, string(want), string(got), "%s differs; if the change is intended, run with -update and review the diff", path)
-}
 
 // goldenReport gates a slightly worse fixed run (a slope above its limit but
 // not significantly, two task errors) against a fixed baseline: every
@@ -57,7 +43,7 @@ func TestRenderGolden(t *testing.T) {
 		require.NoError(t, err)
 		var buf bytes.Buffer
 		require.NoError(t, render(&buf, rep))
-		golden(t, filepath.Join("testdata", "report."+map[string]string{"text": "txt", "json": "json", "markdown": "md"}[f]), buf.Bytes())
+		golden.Check(t, filepath.Join("testdata", "report."+map[string]string{"text": "txt", "json": "json", "markdown": "md"}[f]), buf.Bytes())
 	}
 	_, err := RendererFor("html")
 	assert.ErrorContains(t, err, `unknown format "html"`)

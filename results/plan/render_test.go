@@ -3,31 +3,17 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"image/png"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/internal/golden"
+
 	"github.com/rocksleak/rocksleak/results"
 )
-
-// The files under testdata/ named plan.* are golden renderings; `go test
-// ./results/plan/ -update` rewrites them.
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run `go test ./results/plan/ -update` to create the golden file")
-	assert.Equal(t, string(want), string(got), "%s differs; if the change is intended, run with -update and review the diff", path)
-}
 
 // goldenPlan is the orders-aggregator topology on costs shaped like the
 // measured leaky model's: native heap grows, RSS does not significantly.
@@ -53,7 +39,7 @@ func TestRenderGolden(t *testing.T) {
 		require.NoError(t, err)
 		var buf bytes.Buffer
 		require.NoError(t, render(&buf, p))
-		golden(t, filepath.Join("testdata", "plan."+map[string]string{"text": "txt", "json": "json"}[f]), buf.Bytes())
+		golden.Check(t, filepath.Join("testdata", "plan."+map[string]string{"text": "txt", "json": "json"}[f]), buf.Bytes())
 	}
 	_, err := RendererFor("csv")
 	assert.ErrorContains(t, err, `unknown format "csv"`)

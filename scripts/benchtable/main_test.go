@@ -2,29 +2,21 @@ package main
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/table.golden")
+	"github.com/rocksleak/rocksleak/internal/golden"
+)
 
 // TestTableGolden renders the table of a real run of scripts/bench.sh.
 func TestTableGolden(t *testing.T) {
 	var out, errOut bytes.Buffer
 	require.NoError(t, run(nil, &out, &errOut, []string{filepath.Join("testdata", "bench.txt")}))
-	golden := filepath.Join("testdata", "table.golden")
-	if *update {
-		require.NoError(t, os.WriteFile(golden, out.Bytes(), 0o644))
-	}
-	want, err := os.ReadFile(golden)
-	require.NoError(t, err)
-	assert.Equal(t, string(want), out.String())
+	golden.Check(t, filepath.Join("testdata", "table.golden"), out.Bytes())
 	assert.Empty(t, errOut.String())
 }
 
