@@ -5,7 +5,7 @@ BIN     := bin/rocksleak
 PURE    := ./measure/stats/... ./scenarios/... ./results/...
 ARGS    ?=
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
-FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./results:FuzzParseSamplesCSV \
+FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./schema:FuzzParseSamplesCSV \
            ./results/gate:FuzzParsePolicy ./results/plan:FuzzParseTopology
 FUZZTIME ?= 2m
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)

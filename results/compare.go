@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/schema"
 	"strconv"
 	"strings"
-
-	"github.com/rocksleak/rocksleak/measure/stats"
 )
 
 // ErrNothingToCompare is returned by CompareMarkdown and CompareText when the
@@ -25,7 +25,7 @@ type comparison struct {
 
 type modelComparison struct {
 	model string
-	a, b  *Run
+	a, b  *schema.Run
 	// slopes by signal (native heap, RSS): the lifecycle-only fits of A and
 	// of B, and B − A.
 	slopes []slopeComparison
@@ -33,11 +33,11 @@ type modelComparison struct {
 
 type slopeComparison struct {
 	signal string
-	a, b   *Estimate // nil when the run has no fit
-	diff   *Estimate // nil unless both have one
+	a, b   *schema.Estimate // nil when the run has no fit
+	diff   *schema.Estimate // nil unless both have one
 }
 
-func compare(a, b *Result) (*comparison, error) {
+func compare(a, b *schema.Result) (*comparison, error) {
 	c := &comparison{}
 	for _, m := range a.Models {
 		ra, rb := a.Runs[m], b.Runs[m]
@@ -46,7 +46,7 @@ func compare(a, b *Result) (*comparison, error) {
 			continue
 		}
 		mc := modelComparison{model: m, a: ra, b: rb}
-		for _, sig := range []string{SignalNativeHeap, SignalRSS} {
+		for _, sig := range []string{analysis.SignalNativeHeap, analysis.SignalRSS} {
 			sc := slopeComparison{signal: sig}
 			fa, fb := totalFit(ra, sig), totalFit(rb, sig)
 			if fa != nil {
@@ -56,7 +56,7 @@ func compare(a, b *Result) (*comparison, error) {
 				sc.b = &fb.PerLifecycle
 			}
 			if fa != nil && fb != nil {
-				d := fromStats(stats.Difference(fb.statsFit(), fa.statsFit()))
+				d := analysis.Difference(*fb, *fa)
 				sc.diff = &d
 			}
 			mc.slopes = append(mc.slopes, sc)
@@ -79,9 +79,9 @@ func compare(a, b *Result) (*comparison, error) {
 	}
 	for _, x := range []struct {
 		name string
-		r    *Result
+		r    *schema.Result
 	}{{"A", a}, {"B", b}} {
-		if x.r.Status != StatusComplete {
+		if x.r.Status != schema.StatusComplete {
 			c.warnings = append(c.warnings, fmt.Sprintf("%s is %s: its numbers come from partial runs", x.name,
 				strings.ToUpper(x.r.Status)))
 		}
@@ -96,7 +96,7 @@ func compare(a, b *Result) (*comparison, error) {
 }
 
 // totalFit is a run's lifecycle-only fit of sig, or nil.
-func totalFit(run *Run, sig string) *SignalFit {
+func totalFit(run *schema.Run, sig string) *schema.SignalFit {
 	if run == nil {
 		return nil
 	}
@@ -113,13 +113,13 @@ func shortDigest(d string) string {
 	return orDash(d)
 }
 
-func describeResult(r *Result) string {
+func describeResult(r *schema.Result) string {
 	p := r.Provenance
 	return fmt.Sprintf("%s (%s), commit %s, %s, RocksDB %s, started %s", r.Scenario.Name, r.Status,
 		shortDigest(p.GitCommit), orDash(p.Host), orDash(p.RocksDBVersion), orDash(p.StartTime))
 }
 
-func estOrDash(e *Estimate, unit string) string {
+func estOrDash(e *schema.Estimate, unit string) string {
 	if e == nil {
 		return "—"
 	}
@@ -140,7 +140,7 @@ func (c *comparison) slopeTable() *table {
 
 func (c *comparison) outcomeTable(bold bool) *table {
 	t := newTable("l|l|l|r|r", "model", "verdict A", "verdict B", "task errors A → B", "records lost A → B")
-	word := func(run *Run) string {
+	word := func(run *schema.Run) string {
 		if bold {
 			return "**" + verdictWord(run) + "**"
 		}
@@ -161,7 +161,7 @@ func (c *comparison) outcomeTable(bold bool) *table {
 // errors and records lost. Differing scenarios, incomplete runs and differing
 // hosts are warnings in the text; the error is ErrNothingToCompare when no
 // model is common.
-func CompareMarkdown(a, b *Result) ([]byte, error) {
+func CompareMarkdown(a, b *schema.Result) ([]byte, error) {
 	c, err := compare(a, b)
 	if err != nil {
 		return nil, err
@@ -188,7 +188,7 @@ func CompareMarkdown(a, b *Result) ([]byte, error) {
 
 // CompareText is CompareMarkdown for the terminal: the same comparison as
 // plain text tables.
-func CompareText(a, b *Result) (string, error) {
+func CompareText(a, b *schema.Result) (string, error) {
 	c, err := compare(a, b)
 	if err != nil {
 		return "", err

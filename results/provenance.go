@@ -1,6 +1,7 @@
 package results
 
 import (
+	"github.com/rocksleak/rocksleak/schema"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -9,8 +10,8 @@ import (
 // BuildProvenance fills in what the running binary and host know about
 // themselves. gitCommit is the commit the binary was built from (set at link
 // time); when empty the build's VCS stamp is used, or "unknown".
-func BuildProvenance(seed int64, gitCommit, command string) Provenance {
-	p := Provenance{GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+func BuildProvenance(seed int64, gitCommit, command string) schema.Provenance {
+	p := schema.Provenance{GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		CPUs: runtime.NumCPU(), Seed: seed, GitCommit: gitCommit, Command: command,
 		GrocksdbVersion: "unknown"}
 	if h, err := os.Hostname(); err == nil {

@@ -3,6 +3,8 @@ package results
 import (
 	"bytes"
 	"fmt"
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/schema"
 	"math"
 	"sort"
 	"strconv"
@@ -25,7 +27,7 @@ const (
 // holds (Analyze has filled the fits, verdicts, comparisons and attribution);
 // bytes are scaled by 1024 for people, result.json keeps the raw numbers. The
 // report links to the PNGs of Plots by their file names, as siblings.
-func ReportMarkdown(r *Result) []byte {
+func ReportMarkdown(r *schema.Result) []byte {
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 
@@ -37,15 +39,15 @@ func ReportMarkdown(r *Result) []byte {
 		orDash(r.Provenance.RocksDBVersion), orDash(r.Provenance.Host), orDash(r.Provenance.Allocator),
 		orDash(r.Provenance.StartTime))
 	switch r.Status {
-	case StatusInterrupted:
+	case schema.StatusInterrupted:
 		p("> **INTERRUPTED.** The run was stopped before every model finished: the numbers below come from partial runs, and a model that did not run is missing.\n")
-	case StatusFailed:
+	case schema.StatusFailed:
 		p("> **FAILED.** At least one model's run ended in an error: its numbers are partial or missing.\n")
-	case StatusComplete:
+	case schema.StatusComplete:
 	default:
 		p("> **Status %q** is not one this report knows.\n", r.Status)
 	}
-	if r.Status != StatusComplete {
+	if r.Status != schema.StatusComplete {
 		for _, e := range r.Errors {
 			p(">\n> - %s\n", mdEscape(e))
 		}
@@ -87,7 +89,7 @@ func ReportMarkdown(r *Result) []byte {
 		"failure rate (the verdicts use it). *two-counter*: Y ~ 1 + lifecycles + failed closes, the cost of a lifecycle and of " +
 		"a failed close separately. *per 10⁶ records*: Y ~ 1 + records. R², samples, warm-up, Theil–Sen (a robust slope " +
 		"per lifecycle) and Mann–Kendall (trend test, autocorrelation-corrected) are those of the lifecycle-only fit.\n\n")
-	for _, sig := range Signals() {
+	for _, sig := range analysis.Signals() {
 		reportFit(&b, r, sig)
 	}
 
@@ -159,7 +161,7 @@ func ReportMarkdown(r *Result) []byte {
 
 func statusTitle(s string) string {
 	switch s {
-	case StatusComplete:
+	case schema.StatusComplete:
 		return "complete"
 	case "":
 		return "UNKNOWN STATUS"
@@ -167,7 +169,7 @@ func statusTitle(s string) string {
 	return strings.ToUpper(s)
 }
 
-func reportRuns(b *bytes.Buffer, r *Result) {
+func reportRuns(b *bytes.Buffer, r *schema.Result) {
 	align := "l"
 	header := []string{""}
 	for _, m := range r.Models {
@@ -175,7 +177,7 @@ func reportRuns(b *bytes.Buffer, r *Result) {
 		header = append(header, m)
 	}
 	t := newTable(align, header...)
-	row := func(name string, f func(run *Run) string) {
+	row := func(name string, f func(run *schema.Run) string) {
 		cells := []string{name}
 		for _, m := range r.Models {
 			cells = append(cells, f(r.Runs[m]))
@@ -183,7 +185,7 @@ func reportRuns(b *bytes.Buffer, r *Result) {
 		t.add(cells...)
 	}
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
-	row("outcome", func(run *Run) string {
+	row("outcome", func(run *schema.Run) string {
 		switch {
 		case run.Error != "":
 			return "**error**"
@@ -192,28 +194,28 @@ func reportRuns(b *bytes.Buffer, r *Result) {
 		}
 		return "finished"
 	})
-	row("lifecycles", func(run *Run) string { return i(run.Lifecycles) })
-	row("failed closes", func(run *Run) string { return i(run.FailedCloses) })
-	row("init failures", func(run *Run) string { return i(run.InitFailures) })
-	row("records written", func(run *Run) string { return i(run.Records) })
-	row("task errors", func(run *Run) string { return i(run.TaskErrors) })
-	row("records lost / verified", func(run *Run) string { return i(run.RecordsLost) + " / " + i(run.Verified) })
-	row("restores (count, p50, max)", func(run *Run) string {
+	row("lifecycles", func(run *schema.Run) string { return i(run.Lifecycles) })
+	row("failed closes", func(run *schema.Run) string { return i(run.FailedCloses) })
+	row("init failures", func(run *schema.Run) string { return i(run.InitFailures) })
+	row("records written", func(run *schema.Run) string { return i(run.Records) })
+	row("task errors", func(run *schema.Run) string { return i(run.TaskErrors) })
+	row("records lost / verified", func(run *schema.Run) string { return i(run.RecordsLost) + " / " + i(run.Verified) })
+	row("restores (count, p50, max)", func(run *schema.Run) string {
 		if run.Restore.Count == 0 {
 			return "0"
 		}
 		return fmt.Sprintf("%d, %s, %s", run.Restore.Count, fmtDuration(run.Restore.P50Ns), fmtDuration(run.Restore.MaxNs))
 	})
-	row("rebalances", func(run *Run) string { return i(run.Rebalances) })
-	row("pinned DBs", func(run *Run) string { return i(run.PinnedDBs) })
-	row("released late", func(run *Run) string { return ledgerString(run.ReleasedLate) })
-	row("ledger at end", func(run *Run) string { return ledgerString(run.LedgerAtEnd) })
-	row("native heap first → last", func(run *Run) string {
+	row("rebalances", func(run *schema.Run) string { return i(run.Rebalances) })
+	row("pinned DBs", func(run *schema.Run) string { return i(run.PinnedDBs) })
+	row("released late", func(run *schema.Run) string { return ledgerString(run.ReleasedLate) })
+	row("ledger at end", func(run *schema.Run) string { return ledgerString(run.LedgerAtEnd) })
+	row("native heap first → last", func(run *schema.Run) string {
 		return startEnd(run.Samples, run.NativeHeapStart, run.NativeHeapEnd)
 	})
-	row("RSS first → last", func(run *Run) string { return startEnd(run.Samples, run.RSSStart, run.RSSEnd) })
-	row("samples", func(run *Run) string { return strconv.Itoa(run.Samples) })
-	row("elapsed", func(run *Run) string { return fmtDuration(run.ElapsedNs) })
+	row("RSS first → last", func(run *schema.Run) string { return startEnd(run.Samples, run.RSSStart, run.RSSEnd) })
+	row("samples", func(run *schema.Run) string { return strconv.Itoa(run.Samples) })
+	row("elapsed", func(run *schema.Run) string { return fmtDuration(run.ElapsedNs) })
 	t.markdown(b)
 
 	var notes []string
@@ -241,7 +243,7 @@ func startEnd(samples int, start, end int64) string {
 	return fmt.Sprintf("%s → %s (%s)", fmtBytes(float64(start)), fmtBytes(float64(end)), fmtSignedBytes(float64(end-start)))
 }
 
-func reportFit(b *bytes.Buffer, r *Result, sig string) {
+func reportFit(b *bytes.Buffer, r *schema.Result, sig string) {
 	unit := unitOf(sig)
 	fmt.Fprintf(b, "### %s\n\n", signalTitle(sig))
 	t := newTable("l|r|r|r|r|r|r|l|r|r", "model", "per lifecycle [95% CI]", "two-counter: per lifecycle [95% CI]",
@@ -272,9 +274,11 @@ func reportFit(b *bytes.Buffer, r *Result, sig string) {
 	t.markdown(b)
 }
 
-func usedCut(f SignalFit) string { return fmt.Sprintf("%d / %d", f.SamplesUsed, f.WarmupSamples) }
+func usedCut(f schema.SignalFit) string {
+	return fmt.Sprintf("%d / %d", f.SamplesUsed, f.WarmupSamples)
+}
 
-func warmupCell(f SignalFit) string {
+func warmupCell(f schema.SignalFit) string {
 	s := f.WarmupReason
 	if f.Step != nil {
 		s += fmt.Sprintf("; level shift of %s at sample %d", fmtSignedQty(f.Step.Size, f.Unit), f.Step.Index)
@@ -285,7 +289,7 @@ func warmupCell(f SignalFit) string {
 // reportWarnings lists every warning of the run, model by model, without
 // repeats: the lifecycle-only fits' (which the verdicts pass on), those only
 // the two-counter fits give, and the verdicts' own.
-func reportWarnings(r *Result) []string {
+func reportWarnings(r *schema.Result) []string {
 	var out []string
 	for _, m := range r.Models {
 		run := r.Runs[m]
@@ -297,7 +301,7 @@ func reportWarnings(r *Result) []string {
 				ws = append(ws, w)
 			}
 		}
-		for _, sig := range Signals() {
+		for _, sig := range analysis.Signals() {
 			f, ok := run.Fits[sig]
 			if !ok {
 				continue
@@ -327,7 +331,7 @@ func reportWarnings(r *Result) []string {
 }
 
 // attributionTable has one row per quantity and one column per signal.
-func attributionTable(as []Attribution) *table {
+func attributionTable(as []schema.Attribution) *table {
 	align := "l"
 	header := []string{""}
 	for _, a := range as {
@@ -335,32 +339,32 @@ func attributionTable(as []Attribution) *table {
 		header = append(header, signalName(a.Signal))
 	}
 	t := newTable(align, header...)
-	row := func(name string, f func(a Attribution) string) {
+	row := func(name string, f func(a schema.Attribution) string) {
 		cells := []string{name}
 		for _, a := range as {
 			cells = append(cells, f(a))
 		}
 		t.add(cells...)
 	}
-	row("offsets-options leak per lifecycle (finally-fix − fixed)", func(a Attribution) string {
+	row("offsets-options leak per lifecycle (finally-fix − fixed)", func(a schema.Attribution) string {
 		return fmtEst(a.OptionsLeakPerLifecycle, unitOf(a.Signal), true)
 	})
-	row("handle leak per lifecycle (options-fix − fixed)", func(a Attribution) string {
+	row("handle leak per lifecycle (options-fix − fixed)", func(a schema.Attribution) string {
 		return fmtEst(a.HandleLeakPerLifecycle, unitOf(a.Signal), true)
 	})
-	row("handle leak per failed close (options-fix − fixed)", func(a Attribution) string {
+	row("handle leak per failed close (options-fix − fixed)", func(a schema.Attribution) string {
 		return fmtEst(a.HandleLeakPerFailedClose, unitOf(a.Signal), true)
 	})
-	row("leaky total per lifecycle (leaky − fixed)", func(a Attribution) string {
+	row("leaky total per lifecycle (leaky − fixed)", func(a schema.Attribution) string {
 		return fmtEst(a.LeakyTotalPerLifecycle, unitOf(a.Signal), true)
 	})
-	row("interaction per lifecycle", func(a Attribution) string {
+	row("interaction per lifecycle", func(a schema.Attribution) string {
 		return fmtSignedQty(a.Interaction, unitOf(a.Signal))
 	})
 	return t
 }
 
-func calibrationTable(cs []Calibration) *table {
+func calibrationTable(cs []schema.Calibration) *table {
 	t := newTable("l|l|r|r|r|r|r", "model", "control", "known per lifecycle", "native heap [95% CI]", "error",
 		"RSS [95% CI]", "error")
 	for _, c := range cs {
@@ -370,7 +374,7 @@ func calibrationTable(cs []Calibration) *table {
 	return t
 }
 
-func hasResident(r *Result) bool {
+func hasResident(r *schema.Result) bool {
 	for _, m := range r.Models {
 		if r.Runs[m].Resident != nil {
 			return true
@@ -431,7 +435,7 @@ func plural(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "s"
 }
 
-func provenanceTable(p Provenance) *table {
+func provenanceTable(p schema.Provenance) *table {
 	t := newTable("l|l", "", "")
 	t.add("RocksDB", orDash(p.RocksDBVersion))
 	t.add("grocksdb", orDash(p.GrocksdbVersion))
@@ -451,7 +455,7 @@ func provenanceTable(p Provenance) *table {
 
 // Verdicts.
 
-func verdictWord(run *Run) string {
+func verdictWord(run *schema.Run) string {
 	switch {
 	case run == nil || run.Verdict == nil:
 		return "not analysed"
@@ -463,7 +467,7 @@ func verdictWord(run *Run) string {
 	return "no leak"
 }
 
-func verdictReason(run *Run) string {
+func verdictReason(run *schema.Run) string {
 	switch {
 	case run == nil:
 		return "no run"
@@ -479,13 +483,13 @@ func verdictReason(run *Run) string {
 
 func signalName(sig string) string {
 	switch sig {
-	case SignalNativeHeap:
+	case analysis.SignalNativeHeap:
 		return "native heap"
-	case SignalRSS:
+	case analysis.SignalRSS:
 		return "RSS"
-	case SignalGoHeap:
+	case analysis.SignalGoHeap:
 		return "Go heap"
-	case SignalFDs:
+	case analysis.SignalFDs:
 		return "FDs"
 	}
 	return sig
@@ -493,13 +497,13 @@ func signalName(sig string) string {
 
 func signalTitle(sig string) string {
 	switch sig {
-	case SignalNativeHeap:
+	case analysis.SignalNativeHeap:
 		return "Native heap in use (C allocator)"
-	case SignalRSS:
+	case analysis.SignalRSS:
 		return "Resident set size (RSS)"
-	case SignalGoHeap:
+	case analysis.SignalGoHeap:
 		return "Go heap in use"
-	case SignalFDs:
+	case analysis.SignalFDs:
 		return "Open file descriptors"
 	}
 	return sig
@@ -508,7 +512,7 @@ func signalTitle(sig string) string {
 // unitOf is the unit of a signal's values: "fds" for open file descriptors,
 // "bytes" otherwise.
 func unitOf(sig string) string {
-	if sig == SignalFDs {
+	if sig == analysis.SignalFDs {
 		return "fds"
 	}
 	return "bytes"
@@ -558,7 +562,7 @@ func fmtSignedQty(v float64, unit string) string {
 
 // fmtEst renders an estimate with its interval: "+11.2 KiB [10.9 KiB, 11.5 KiB]";
 // without an interval "+11.2 KiB (no CI)", or "—" when there is nothing.
-func fmtEst(e Estimate, unit string, signed bool) string {
+func fmtEst(e schema.Estimate, unit string, signed bool) string {
 	val := fmtQty(e.Value, unit)
 	if signed {
 		val = fmtSignedQty(e.Value, unit)
@@ -710,10 +714,10 @@ func mdEscape(s string) string {
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
-func sequentialTable(r *Result) *table {
+func sequentialTable(r *schema.Result) *table {
 	t := newTable("l|l|l", "model", "native-heap verdict settled", "verdict settled")
 	any := false
-	cell := func(l *Look) string {
+	cell := func(l *schema.Look) string {
 		if l == nil {
 			return "not settled"
 		}
@@ -740,7 +744,7 @@ func sequentialTable(r *Result) *table {
 	return t
 }
 
-func seqMaxLooks(r *Result) int {
+func seqMaxLooks(r *schema.Result) int {
 	for _, run := range r.Runs {
 		if run != nil && run.Sequential != nil {
 			return run.Sequential.MaxLooks
@@ -749,7 +753,7 @@ func seqMaxLooks(r *Result) int {
 	return 0
 }
 
-func seqConfidence(r *Result) float64 {
+func seqConfidence(r *schema.Result) float64 {
 	for _, run := range r.Runs {
 		if run != nil && run.Sequential != nil {
 			return run.Sequential.Confidence

@@ -2,6 +2,8 @@ package results
 
 import (
 	"fmt"
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/schema"
 	"strconv"
 	"strings"
 )
@@ -12,10 +14,10 @@ import (
 // their 95% intervals, live native objects at the end, the verdict), one line
 // per model with the verdict's reason, and the attribution when there is one.
 // Plain text, lines ending in "\n".
-func Summary(r *Result) string {
+func Summary(r *schema.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", r.Scenario.Name, statusTitle(r.Status))
-	if r.Status != StatusComplete {
+	if r.Status != schema.StatusComplete {
 		for _, e := range r.Errors {
 			fmt.Fprintf(&b, "  %s\n", e)
 		}
@@ -28,7 +30,7 @@ func Summary(r *Result) string {
 		i := func(v int64) string { return strconv.FormatInt(v, 10) }
 		t.add(m, i(run.Lifecycles), i(run.FailedCloses), i(run.TaskErrors), i(run.RecordsLost),
 			fmtSignedBytes(float64(run.NativeHeapEnd-run.NativeHeapStart)), fmtSignedBytes(float64(run.RSSEnd-run.RSSStart)),
-			totalSlope(run, SignalNativeHeap), totalSlope(run, SignalRSS), ledgerString(run.LedgerAtEnd),
+			totalSlope(run, analysis.SignalNativeHeap), totalSlope(run, analysis.SignalRSS), ledgerString(run.LedgerAtEnd),
 			verdictWord(run))
 	}
 	t.text(&b)
@@ -45,7 +47,7 @@ func Summary(r *Result) string {
 
 // totalSlope renders the lifecycle-only fit's slope of sig with its
 // interval, or "—".
-func totalSlope(run *Run, sig string) string {
+func totalSlope(run *schema.Run, sig string) string {
 	f, ok := run.Fits[sig]
 	if !ok || f.Total == nil {
 		return "—"

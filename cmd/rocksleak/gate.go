@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rocksleak/rocksleak/schema"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/results/gate"
 )
 
@@ -163,9 +163,9 @@ func resultFilePath(p string) string {
 	return p
 }
 
-// loadResultFile reads a result file; its errors wrap results.ErrBadResult (exit 2).
-func loadResultFile(p string) (*results.Result, error) {
-	return results.Read(resultFilePath(p))
+// loadResultFile reads a result file; its errors wrap schema.ErrBadResult (exit 2).
+func loadResultFile(p string) (*schema.Result, error) {
+	return schema.Read(resultFilePath(p))
 }
 
 func encodeYAML(w io.Writer, v any) error {

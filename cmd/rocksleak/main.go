@@ -28,13 +28,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rocksleak/rocksleak/schema"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/rocksleak/rocksleak/harness"
-	"github.com/rocksleak/rocksleak/results"
+
 	"github.com/rocksleak/rocksleak/scenarios"
 )
 
@@ -86,7 +87,7 @@ func exitCode(err error) int {
 		return 0
 	case errors.Is(err, errInterrupted):
 		return 130
-	case errors.Is(err, errUsage), errors.Is(err, scenarios.ErrInvalid), errors.Is(err, results.ErrBadResult),
+	case errors.Is(err, errUsage), errors.Is(err, scenarios.ErrInvalid), errors.Is(err, schema.ErrBadResult),
 		errors.Is(err, harness.ErrLimits):
 		return 2
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/schema"
 	"io"
 	"math"
 	"os"
@@ -14,7 +16,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/results"
 )
 
@@ -98,8 +99,8 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	fmt.Fprintf(stdout, "rocksleak reliability: scenario %s, models %s, %d seeds from %d, %s each\n",
 		sc.Name, strings.Join(sc.Models, ","), seeds, first, stopOf(sc))
 	type seedRun struct {
-		res    *results.Result
-		out    *harness.Output
+		res    *schema.Result
+		out    *schema.Output
 		err    error
 		done   chan struct{}
 		scSeed int64
@@ -184,8 +185,8 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 					words = append(words, "verdict unsettled)")
 				}
 			}
-			t.NativePerLifecycle = append(t.NativePerLifecycle, run.Fits[results.SignalNativeHeap].Total.BytesPerLifecycle)
-			t.RSSPerLifecycle = append(t.RSSPerLifecycle, run.Fits[results.SignalRSS].Total.BytesPerLifecycle)
+			t.NativePerLifecycle = append(t.NativePerLifecycle, run.Fits[analysis.SignalNativeHeap].Total.BytesPerLifecycle)
+			t.RSSPerLifecycle = append(t.RSSPerLifecycle, run.Fits[analysis.SignalRSS].Total.BytesPerLifecycle)
 		}
 		for _, c := range res.Calibration {
 			ct := rep.Calib[c.Model]
@@ -231,7 +232,7 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	return nil
 }
 
-func verdictWord(v *results.Verdict) string {
+func verdictWord(v *schema.Verdict) string {
 	switch {
 	case v == nil || v.Leak == nil:
 		return "inconclusive"

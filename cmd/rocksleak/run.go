@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/schema"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,7 +14,7 @@ import (
 	"time"
 
 	"github.com/rocksleak/rocksleak/harness"
-	"github.com/rocksleak/rocksleak/measure"
+
 	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/scenarios"
 )
@@ -162,15 +164,15 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 // progress display on stderr, and analyses what they sent back. A nil Output
 // means nothing ran; otherwise the Result is complete, interrupted or failed,
 // and the error (if any) says why.
-func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool) (*results.Result, *harness.Output, error) {
+func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool) (*schema.Result, *schema.Output, error) {
 	prog := newProgress(stderr, sc)
-	seq := map[string]*results.Sequential{}
-	var settled func(string, []measure.Sample) bool
+	seq := map[string]*analysis.Sequential{}
+	var settled func(string, []schema.Sample) bool
 	if untilVerdict {
 		for _, m := range sc.Models {
-			seq[m] = &results.Sequential{Floors: results.DefaultFloors()}
+			seq[m] = &analysis.Sequential{Floors: analysis.DefaultFloors()}
 		}
-		settled = func(m string, samples []measure.Sample) bool { return seq[m].Observe(samples) }
+		settled = func(m string, samples []schema.Sample) bool { return seq[m].Observe(samples) }
 	}
 	out, runErr := harness.Run(ctx, harness.Config{
 		Settled:   settled,
@@ -185,8 +187,8 @@ func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, state
 	if out == nil {
 		return nil, nil, runErr
 	}
-	res := results.FromOutput(out, sc, results.BuildProvenance(sc.Seed, gitCommit, command))
-	if err := results.Analyze(res, results.SamplesByModel(out), results.DefaultFloors()); err != nil {
+	res := schema.FromOutput(out, sc, results.BuildProvenance(sc.Seed, gitCommit, command))
+	if err := analysis.Analyze(res, schema.SamplesByModel(out), analysis.DefaultFloors()); err != nil {
 		return res, out, errors.Join(runErr, fmt.Errorf("analysing samples: %w", err))
 	}
 	for m, q := range seq {

@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/rocksleak/rocksleak/analysis"
 	"image/png"
 	"path/filepath"
 	"testing"
@@ -11,8 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/internal/golden"
-
-	"github.com/rocksleak/rocksleak/results"
 )
 
 // goldenPlan is the orders-aggregator topology on costs shaped like the
@@ -94,5 +93,5 @@ func TestPNG(t *testing.T) {
 			assert.Equal(t, 480, img.Bounds().Dy())
 		})
 	}
-	var _ = results.SignalRSS
+	var _ = analysis.SignalRSS
 }

@@ -1,8 +1,4 @@
-// Package results turns what a run produced into files: result.json (the
-// schema other commands read), samples.csv, provenance, and later the report,
-// plots, gate and capacity plan. It reads what the harness, measure and
-// scenarios packages produce and never drives a run itself.
-package results
+package schema
 
 import (
 	"encoding/json"
@@ -11,8 +7,6 @@ import (
 	"os"
 	"sort"
 
-	"github.com/rocksleak/rocksleak/harness"
-	"github.com/rocksleak/rocksleak/measure"
 	"github.com/rocksleak/rocksleak/scenarios"
 )
 
@@ -65,7 +59,7 @@ type Provenance struct {
 
 // Run is one model's results.
 type Run struct {
-	harness.Summary
+	Summary
 	ChildPID int `json:"child_pid"`
 	// Allocator is the C allocator the child ran with (glibc, or jemalloc
 	// preloaded), as its sampler detected it.
@@ -155,7 +149,7 @@ func Parse(b []byte) (*Result, error) {
 }
 
 // FromOutput builds a Result from a harness output.
-func FromOutput(out *harness.Output, sc scenarios.Scenario, prov Provenance) *Result {
+func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 	r := &Result{SchemaVersion: SchemaVersion, Tool: "rocksleak", Scenario: sc, Provenance: prov,
 		Runs: map[string]*Run{}, Interrupted: out.Interrupted}
 	r.Provenance.StartTime = out.Started.UTC().Format("2006-01-02T15:04:05.000Z07:00")
@@ -193,8 +187,8 @@ func FromOutput(out *harness.Output, sc scenarios.Scenario, prov Provenance) *Re
 	return r
 }
 
-// ledgerKinds is the sorted union of ledger kinds seen in the samples.
-func ledgerKinds(runs []*harness.ModelRun) []string {
+// LedgerKinds is the sorted union of ledger kinds seen in the samples.
+func LedgerKinds(runs []*ModelRun) []string {
 	seen := map[string]bool{}
 	for _, r := range runs {
 		for _, s := range r.Samples {
@@ -212,8 +206,8 @@ func ledgerKinds(runs []*harness.ModelRun) []string {
 }
 
 // SamplesByModel returns each model's samples.
-func SamplesByModel(out *harness.Output) map[string][]measure.Sample {
-	m := map[string][]measure.Sample{}
+func SamplesByModel(out *Output) map[string][]Sample {
+	m := map[string][]Sample{}
 	for _, r := range out.Runs {
 		m[r.Model] = r.Samples
 	}
@@ -221,10 +215,142 @@ func SamplesByModel(out *harness.Output) map[string][]measure.Sample {
 }
 
 // AllSamples returns every model's samples in run order.
-func AllSamples(out *harness.Output) []measure.Sample {
-	var all []measure.Sample
+func AllSamples(out *Output) []Sample {
+	var all []Sample
 	for _, r := range out.Runs {
 		all = append(all, r.Samples...)
 	}
 	return all
+}
+
+// Estimate is a point estimate with its 95% interval, as stored in result.json.
+type Estimate struct {
+	Value float64 `json:"value"`
+	Low   float64 `json:"low"`
+	High  float64 `json:"high"`
+	SE    float64 `json:"se"`
+	DF    float64 `json:"df"`
+	Valid bool    `json:"valid"`
+}
+
+// SignalFit is one signal's fit for one model: slopes in the signal's unit
+// (bytes; open FDs for "fds") per lifecycle, per failed close and per million
+// records, each with its 95% interval.
+type SignalFit struct {
+	Unit                   string     `json:"unit"` // "bytes" or "fds"
+	BytesPerLifecycle      float64    `json:"bytes_per_lifecycle"`
+	CI95                   [2]float64 `json:"ci95"`
+	BytesPerFailedClose    float64    `json:"bytes_per_failed_close"`
+	BytesPerMillionRecords float64    `json:"bytes_per_million_records"`
+	PerLifecycle           Estimate   `json:"per_lifecycle"`
+	PerFailedClose         Estimate   `json:"per_failed_close"`
+	PerMillionRecords      Estimate   `json:"per_million_records"`
+	R2                     float64    `json:"r2"`
+	Samples                int        `json:"samples"`
+	SamplesUsed            int        `json:"samples_used"`
+	WarmupSamples          int        `json:"warmup_samples"`
+	WarmupReason           string     `json:"warmup_reason"`
+	// WarmupEndLifecycles is the lifecycle count at the first used sample
+	// (samples are the model's non-timer samples; see FitSamples).
+	WarmupEndLifecycles float64   `json:"warmup_end_lifecycles"`
+	Step                *StepInfo `json:"step,omitempty"`
+	TheilSen            float64   `json:"theil_sen"`
+	MannKendallZ        float64   `json:"mann_kendall_z"`
+	MannKendallP        float64   `json:"mann_kendall_p"`
+	Lag1                float64   `json:"lag1_autocorrelation"`
+	Confidence          float64   `json:"confidence"` // of every interval in this fit
+	// Intercept places the fitted line: Y ≈ Intercept + PerLifecycle·L +
+	// PerFailedClose·F over the used samples (the line through their centroid).
+	Intercept float64  `json:"intercept"`
+	Warnings  []string `json:"warnings"`
+	// Total is the fit on lifecycles alone (Y ~ 1 + Lifecycles): the whole
+	// growth per lifecycle at the run's failure rate, failed closes included.
+	// Verdicts are decided on it; the fields above separate the two costs.
+	Total *SignalFit `json:"total,omitempty"`
+}
+
+// StepInfo is a level shift found in a signal (index into the samples).
+type StepInfo struct {
+	Index int     `json:"index"`
+	Size  float64 `json:"size"`
+}
+
+// Resident is what one open store instance (a DB: a kv store or one window
+// segment) costs while it is open, from the run's steady state: the median,
+// over the second half of the samples, of (signal − the signal at the first
+// sample, taken before anything was opened) / open DBs. Bytes per open DB.
+// For RSS the Go heap (the harness's own memory: changelog, samples) is
+// subtracted first.
+// Under a leaky model it includes what leaked so far, so read it from a
+// model that does not leak.
+type Resident struct {
+	NativeHeapPerDB float64 `json:"native_heap_per_db"`
+	RSSPerDB        float64 `json:"rss_per_db"`
+	OpenDBs         float64 `json:"open_dbs"` // median open DBs over the same samples
+}
+
+// Verdict is a model's leak verdict: Leak is true, false, or null when
+// inconclusive; Reason says why, in words and numbers.
+type Verdict struct {
+	Leak     *bool    `json:"leak"`
+	Reason   string   `json:"reason"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Comparison is the difference in per-lifecycle slope between two models'
+// runs (A − B) for one signal.
+type Comparison struct {
+	A          string   `json:"a"`
+	B          string   `json:"b"`
+	Signal     string   `json:"signal"`
+	Difference Estimate `json:"difference_per_lifecycle"`
+}
+
+// Attribution splits the leaky model's growth into the two leaks, from the
+// whole per-lifecycle growth (Total fits) of the four models' runs: the
+// offsets-options leak is finally-fix − fixed (the model with only that leak),
+// the handle leak is options-fix − fixed, per lifecycle at the run's failure
+// rate and, divided by the options-fix run's failed closes per lifecycle, per
+// failed close.
+type Attribution struct {
+	Signal                   string   `json:"signal"`
+	OptionsLeakPerLifecycle  Estimate `json:"options_leak_per_lifecycle"`
+	HandleLeakPerLifecycle   Estimate `json:"handle_leak_per_lifecycle"`
+	HandleLeakPerFailedClose Estimate `json:"handle_leak_per_failed_close"`
+	LeakyTotalPerLifecycle   Estimate `json:"leaky_total_per_lifecycle"`
+	// Interaction is leaky − options-fix − finally-fix + fixed: what the
+	// two leaks cost together beyond their sum (≈ 0 when they add up).
+	Interaction float64 `json:"interaction_per_lifecycle"`
+}
+
+// VerdictFloors are the absolute floors a leak must clear, in bytes per lifecycle.
+type VerdictFloors struct {
+	NativeHeap float64 `json:"native_heap"`
+	RSS        float64 `json:"rss"`
+}
+
+// Calibration checks the estimators against a known leak: a "+synthetic"
+// model leaks KnownPerLifecycle bytes per lifecycle on top of its control
+// (the same model without the suffix, in the same run), so the difference of
+// their whole per-lifecycle growth should recover it. Errors are relative:
+// (estimate − known) / known.
+type Calibration struct {
+	Model             string   `json:"model"`
+	Control           string   `json:"control"`
+	KnownPerLifecycle float64  `json:"known_bytes_per_lifecycle"`
+	NativeHeap        Estimate `json:"native_heap"`
+	NativeHeapError   float64  `json:"native_heap_relative_error"`
+	RSS               Estimate `json:"rss"`
+	RSSError          float64  `json:"rss_relative_error"`
+}
+
+// Look is the state of a verdict at one look.
+type Look struct {
+	Look       int     `json:"look"`
+	Samples    int     `json:"samples"`
+	Lifecycles int64   `json:"lifecycles"`
+	ElapsedNs  int64   `json:"elapsed_ns"` // since the model's child started
+	Confidence float64 `json:"confidence"`
+	Leak       *bool   `json:"leak"`
+	Reason     string  `json:"reason"`
 }
