@@ -2,11 +2,12 @@ package analysis
 
 import (
 	"fmt"
+	"github.com/rocksleak/rocksleak/spec"
 	"sort"
 	"strings"
 
 	"github.com/rocksleak/rocksleak/measure/stats"
-	"github.com/rocksleak/rocksleak/scenarios"
+
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -250,7 +251,7 @@ func calibrate(r *schema.Result) []schema.Calibration {
 	}
 	var out []schema.Calibration
 	for _, m := range r.Models {
-		control, ok := strings.CutSuffix(m, scenarios.SyntheticSuffix)
+		control, ok := strings.CutSuffix(m, spec.SyntheticSuffix)
 		rm, rc := r.Runs[m], r.Runs[control]
 		if !ok || rc == nil || rm.Fits == nil || rc.Fits == nil {
 			continue

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 	"io"
 	"os"
 	"os/signal"
@@ -37,7 +38,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err := json.NewDecoder(job).Decode(&j); err != nil {
 		return fmt.Errorf("child: reading job: %w", err)
 	}
-	rn, err := scenarios.ParseRunName(j.Model)
+	rn, err := spec.ParseRunName(j.Model, scenarios.ModelNames())
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
@@ -66,7 +67,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		return fmt.Errorf("child: reading RocksDB's version: %w", err)
 	}
 	if err := emit(Event{Info: &schema.ChildInfo{PID: os.Getpid(), RocksDBVersion: version,
-		Allocator: string(sampler.Allocator())}}); err != nil {
+		Allocator: sampler.Allocator()}}); err != nil {
 		return err
 	}
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 	"io"
 	"os"
 	"os/exec"
@@ -117,7 +118,7 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	run := &schema.ModelRun{Model: model}
 	preload := ""
-	if rn, err := scenarios.ParseRunName(model); err == nil && rn.Allocator == scenarios.AllocatorJemalloc {
+	if rn, err := spec.ParseRunName(model, scenarios.ModelNames()); err == nil && rn.Allocator == spec.AllocatorJemalloc {
 		lib, err := JemallocPath()
 		if err != nil {
 			run.Error = err.Error()

@@ -82,7 +82,7 @@ func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, s
 	}
 	kind := lifecycle.NoFault
 	if sc.CloseFailureRate > 0 {
-		if kind, err = lifecycle.ParseFault(sc.CloseFailureKind); err != nil {
+		if kind, err = lifecycle.ParseFault(string(sc.CloseFailureKind)); err != nil {
 			return nil, err
 		}
 	}

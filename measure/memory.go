@@ -13,6 +13,7 @@ package measure
 
 import (
 	"errors"
+	"github.com/rocksleak/rocksleak/spec"
 
 	"github.com/rocksleak/rocksleak/schema"
 )
@@ -29,11 +30,6 @@ const Unavailable = schema.Unavailable
 // this package reads.
 type Memory = schema.Memory
 
-// Allocator names the C allocator serving malloc in the calling process.
-type Allocator string
-
-// The allocators [Sampler.Allocator] can report.
-const (
-	AllocatorGlibc    Allocator = "glibc"
-	AllocatorJemalloc Allocator = "jemalloc"
-)
+// Allocator names the C allocator serving malloc in the calling process: [spec.AllocatorGlibc] or
+// [spec.AllocatorJemalloc], the two [Sampler.Allocator] can report.
+type Allocator = spec.Allocator

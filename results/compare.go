@@ -89,8 +89,8 @@ func compare(a, b *schema.Result) (*comparison, error) {
 	if pa, pb := a.Provenance, b.Provenance; pa.Host != pb.Host || pa.Allocator != pb.Allocator ||
 		pa.RocksDBVersion != pb.RocksDBVersion {
 		c.warnings = append(c.warnings, fmt.Sprintf("the runs differ in host, allocator or RocksDB "+
-			"(A: %s, %s, RocksDB %s; B: %s, %s, RocksDB %s)", orDash(pa.Host), orDash(pa.Allocator),
-			orDash(pa.RocksDBVersion), orDash(pb.Host), orDash(pb.Allocator), orDash(pb.RocksDBVersion)))
+			"(A: %s, %s, RocksDB %s; B: %s, %s, RocksDB %s)", orDash(pa.Host), orDash(string(pa.Allocator)),
+			orDash(pa.RocksDBVersion), orDash(pb.Host), orDash(string(pb.Allocator)), orDash(pb.RocksDBVersion)))
 	}
 	return c, nil
 }

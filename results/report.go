@@ -36,7 +36,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 		p("%s\n\n", d)
 	}
 	p("Models %s · RocksDB %s · %s · %s · started %s\n\n", strings.Join(r.Models, ", "),
-		orDash(r.Provenance.RocksDBVersion), orDash(r.Provenance.Host), orDash(r.Provenance.Allocator),
+		orDash(r.Provenance.RocksDBVersion), orDash(r.Provenance.Host), orDash(string(r.Provenance.Allocator)),
 		orDash(r.Provenance.StartTime))
 	switch r.Status {
 	case schema.StatusInterrupted:
@@ -442,7 +442,7 @@ func provenanceTable(p schema.Provenance) *table {
 	t.add("Go", orDash(p.GoVersion))
 	t.add("commit", orDash(p.GitCommit))
 	t.add("host", fmt.Sprintf("%s (%s/%s, %d CPUs)", orDash(p.Host), p.OS, p.Arch, p.CPUs))
-	t.add("allocator", orDash(p.Allocator))
+	t.add("allocator", orDash(string(p.Allocator)))
 	t.add("seed", strconv.FormatInt(p.Seed, 10))
 	t.add("scenario digest", "`"+orDash(p.ScenarioDigest)+"`")
 	t.add("started", orDash(p.StartTime))

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/rocksleak/rocksleak/spec"
 	"math"
 	"time"
 
@@ -40,15 +41,6 @@ const (
 	ModelFinallyFix = "finally-fix"
 )
 
-// The close failure kinds.
-const (
-	// FailureTransient fails one close-time marker write; the DB stays healthy.
-	FailureTransient = "transient"
-	// FailureSticky puts the DB into a failed state: the marker write and every
-	// later write fail until the DB is reopened.
-	FailureSticky = "sticky"
-)
-
 // The leak semantics.
 const (
 	// SemanticsPin: a handle that was not released pins its DB open, with
@@ -73,12 +65,6 @@ const (
 	// interval.
 	MinDerivedSegmentIntervalMs = 60_000
 )
-
-// SyntheticSuffix marks a model run with the scenario's synthetic leak
-// ("fixed+synthetic"): SyntheticLeakBytes are leaked per lifecycle by those
-// models only, so a run of the same model without the suffix is the control
-// the known leak is measured against.
-const SyntheticSuffix = "+synthetic"
 
 // ModelNames returns the known ownership model names in their canonical order.
 func ModelNames() []string {
@@ -124,7 +110,7 @@ type Scenario struct {
 	// CloseFailureRate is the probability that a store close fails, in [0,1].
 	CloseFailureRate float64 `yaml:"close_failure_rate" json:"close_failure_rate"`
 	// CloseFailureKind is "transient" or "sticky".
-	CloseFailureKind string `yaml:"close_failure_kind" json:"close_failure_kind"`
+	CloseFailureKind spec.Fault `yaml:"close_failure_kind" json:"close_failure_kind"`
 	// Cascade models exactly-once-v2 fencing: one failed close in a task fails
 	// the close of every store of that task in that step. Needs ExactlyOnce.
 	Cascade bool `yaml:"cascade" json:"cascade"`
@@ -151,7 +137,7 @@ type Scenario struct {
 	// ≥ MinSampleIntervalMs.
 	SampleIntervalMs int `yaml:"sample_interval_ms" json:"sample_interval_ms"`
 	// SyntheticLeakBytes is allocated, touched and never freed per lifecycle
-	// by the models named with SyntheticSuffix (calibration), ≥ 0; > 0 when
+	// by the models named with spec.SyntheticSuffix (calibration), ≥ 0; > 0 when
 	// such a model is listed.
 	SyntheticLeakBytes int `yaml:"synthetic_leak_bytes" json:"synthetic_leak_bytes"`
 	// RestoreScratchBytes is native memory held during each restore and then
@@ -178,7 +164,7 @@ func Default() Scenario {
 		ValueBytes:            128,
 		KeySpread:             1000,
 		ChangelogPartitions:   1,
-		CloseFailureKind:      FailureTransient,
+		CloseFailureKind:      spec.FaultTransient,
 		LeakSemantics:         SemanticsPin,
 		RebalanceTasks:        0.5,
 		SampleEveryLifecycles: 1,

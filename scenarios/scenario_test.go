@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"encoding/json"
+	"github.com/rocksleak/rocksleak/spec"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -69,7 +70,7 @@ func TestCatalogueShapes(t *testing.T) {
 	assert.Equal(t, int64(60000), d.SegmentInterval())
 	assert.True(t, d.ExactlyOnce)
 	assert.Equal(t, 0.05, d.CloseFailureRate)
-	assert.Equal(t, FailureTransient, d.CloseFailureKind)
+	assert.Equal(t, spec.FaultTransient, d.CloseFailureKind)
 	assert.Equal(t, SemanticsPin, d.LeakSemantics)
 	assert.Equal(t, 4, d.ChangelogPartitions)
 	assert.Equal(t, []string{ModelLeaky, ModelFixed}, d.Models)
@@ -77,7 +78,7 @@ func TestCatalogueShapes(t *testing.T) {
 
 	c := get("eos-v2-cascade")
 	assert.True(t, c.Cascade)
-	assert.Equal(t, FailureSticky, c.CloseFailureKind)
+	assert.Equal(t, spec.FaultSticky, c.CloseFailureKind)
 	assert.Equal(t, all, c.Models)
 
 	m := get("migrating-store")
@@ -93,7 +94,7 @@ func TestCatalogueShapes(t *testing.T) {
 	assert.GreaterOrEqual(t, r.RestoreScratchBytes, 8<<20)
 
 	cal := get("calibration")
-	assert.Equal(t, []string{ModelFixed, ModelFixed + SyntheticSuffix}, cal.Models, "the synthetic leak is measured against a control run")
+	assert.Equal(t, []string{ModelFixed, ModelFixed + spec.SyntheticSuffix}, cal.Models, "the synthetic leak is measured against a control run")
 	assert.Equal(t, StoreKV, cal.Store)
 	assert.Zero(t, cal.CloseFailureRate)
 	assert.Zero(t, cal.InitFailureRate)

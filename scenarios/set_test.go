@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/rocksleak/rocksleak/spec"
 	"reflect"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ func TestSet(t *testing.T) {
 		{"name=other", func(t *testing.T, s Scenario) { assert.Equal(t, "other", s.Name) }},
 		{"description=two words = fine", func(t *testing.T, s Scenario) { assert.Equal(t, "two words = fine", s.Description) }},
 		{"store=kv", func(t *testing.T, s Scenario) { assert.Equal(t, StoreKV, s.Store) }},
-		{"close_failure_kind=sticky", func(t *testing.T, s Scenario) { assert.Equal(t, FailureSticky, s.CloseFailureKind) }},
+		{"close_failure_kind=sticky", func(t *testing.T, s Scenario) { assert.Equal(t, spec.FaultSticky, s.CloseFailureKind) }},
 		{"leak_semantics=safety-net", func(t *testing.T, s Scenario) { assert.Equal(t, SemanticsSafetyNet, s.LeakSemantics) }},
 		{"tasks=12", func(t *testing.T, s Scenario) { assert.Equal(t, 12, s.Tasks) }},
 		{" tasks = 12 ", func(t *testing.T, s Scenario) { assert.Equal(t, 12, s.Tasks) }},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rocksleak/rocksleak/spec"
 	"os"
 	"sort"
 
@@ -41,20 +42,20 @@ type Result struct {
 
 // Provenance says where and with what a result was produced.
 type Provenance struct {
-	RocksDBVersion  string `json:"rocksdb_version"` // from the library at run time
-	GrocksdbVersion string `json:"grocksdb_version"`
-	GoVersion       string `json:"go_version"`
-	GitCommit       string `json:"git_commit"`
-	Host            string `json:"host"`
-	OS              string `json:"os"`
-	Arch            string `json:"arch"`
-	CPUs            int    `json:"cpus"`
-	Seed            int64  `json:"seed"`
-	ScenarioDigest  string `json:"scenario_digest"`
-	Allocator       string `json:"allocator"`
-	StartTime       string `json:"start_time"` // RFC 3339, UTC
-	EndTime         string `json:"end_time"`
-	Command         string `json:"command,omitempty"`
+	RocksDBVersion  string         `json:"rocksdb_version"` // from the library at run time
+	GrocksdbVersion string         `json:"grocksdb_version"`
+	GoVersion       string         `json:"go_version"`
+	GitCommit       string         `json:"git_commit"`
+	Host            string         `json:"host"`
+	OS              string         `json:"os"`
+	Arch            string         `json:"arch"`
+	CPUs            int            `json:"cpus"`
+	Seed            int64          `json:"seed"`
+	ScenarioDigest  string         `json:"scenario_digest"`
+	Allocator       spec.Allocator `json:"allocator"`
+	StartTime       string         `json:"start_time"` // RFC 3339, UTC
+	EndTime         string         `json:"end_time"`
+	Command         string         `json:"command,omitempty"`
 }
 
 // Run is one model's results.
@@ -63,9 +64,9 @@ type Run struct {
 	ChildPID int `json:"child_pid"`
 	// Allocator is the C allocator the child ran with (glibc, or jemalloc
 	// preloaded), as its sampler detected it.
-	Allocator string `json:"allocator"`
-	Samples   int    `json:"samples"`
-	Error     string `json:"error,omitempty"`
+	Allocator spec.Allocator `json:"allocator"`
+	Samples   int            `json:"samples"`
+	Error     string         `json:"error,omitempty"`
 	// Change between the first and the last sample. Bytes.
 	NativeHeapStart int64 `json:"native_heap_start"`
 	NativeHeapEnd   int64 `json:"native_heap_end"`

@@ -1,12 +1,15 @@
 package schema
 
-import "time"
+import (
+	"github.com/rocksleak/rocksleak/spec"
+	"time"
+)
 
 // ChildInfo is what a child says about itself before its first lifecycle.
 type ChildInfo struct {
-	PID            int    `json:"pid"`
-	RocksDBVersion string `json:"rocksdb_version"` // read from the library's own LOG header
-	Allocator      string `json:"allocator"`
+	PID            int            `json:"pid"`
+	RocksDBVersion string         `json:"rocksdb_version"` // read from the library's own LOG header
+	Allocator      spec.Allocator `json:"allocator"`
 }
 
 // Summary is a model run's totals, sent once by the child at its end.

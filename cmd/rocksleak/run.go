@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 	"io"
 	"os"
 	"path/filepath"
@@ -204,10 +205,11 @@ func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, state
 // withAllocators runs every model under each listed allocator: "m" for glibc,
 // "m@jemalloc" for jemalloc.
 func withAllocators(models []string, list string) ([]string, error) {
-	var allocs []string
-	for _, a := range strings.Split(list, ",") {
-		if a != scenarios.AllocatorGlibc && a != scenarios.AllocatorJemalloc {
-			return nil, usagef("--allocator: %q is not one of glibc, jemalloc", a)
+	var allocs []spec.Allocator
+	for _, name := range strings.Split(list, ",") {
+		a, err := spec.ParseAllocator(name)
+		if err != nil {
+			return nil, usagef("--allocator: %v", err)
 		}
 		allocs = append(allocs, a)
 	}
@@ -215,10 +217,10 @@ func withAllocators(models []string, list string) ([]string, error) {
 	for _, m := range models {
 		base, _, _ := strings.Cut(m, "@")
 		for _, a := range allocs {
-			if a == scenarios.AllocatorGlibc {
+			if a == spec.AllocatorGlibc {
 				out = append(out, base)
 			} else {
-				out = append(out, base+"@"+a)
+				out = append(out, base+"@"+string(a))
 			}
 		}
 	}

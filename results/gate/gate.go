@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 	"math"
 	"reflect"
 	"slices"
@@ -50,18 +51,18 @@ type Options struct {
 
 // Side describes one of the two runs compared.
 type Side struct {
-	Path           string `json:"path,omitempty"` // set by the caller
-	Model          string `json:"model"`
-	Scenario       string `json:"scenario"`
-	ScenarioDigest string `json:"scenario_digest"` // as recorded in the result's provenance
-	WorkloadDigest string `json:"workload_digest"` // see WorkloadDigest
-	Seed           int64  `json:"seed"`
-	Status         string `json:"status"`
-	Lifecycles     int64  `json:"lifecycles"`
-	GitCommit      string `json:"git_commit"`
-	Host           string `json:"host"`
-	Allocator      string `json:"allocator"` // the compared run's C allocator
-	RocksDBVersion string `json:"rocksdb_version"`
+	Path           string         `json:"path,omitempty"` // set by the caller
+	Model          string         `json:"model"`
+	Scenario       string         `json:"scenario"`
+	ScenarioDigest string         `json:"scenario_digest"` // as recorded in the result's provenance
+	WorkloadDigest string         `json:"workload_digest"` // see WorkloadDigest
+	Seed           int64          `json:"seed"`
+	Status         string         `json:"status"`
+	Lifecycles     int64          `json:"lifecycles"`
+	GitCommit      string         `json:"git_commit"`
+	Host           string         `json:"host"`
+	Allocator      spec.Allocator `json:"allocator"` // the compared run's C allocator
+	RocksDBVersion string         `json:"rocksdb_version"`
 }
 
 // CheckResult is one check's evaluation. Baseline is nil for max and equal
@@ -241,8 +242,8 @@ func Evaluate(p Policy, base, cand *schema.Result, opt Options) (*Report, error)
 	}
 	if b, c := rep.Baseline, rep.Candidate; b.Allocator != c.Allocator || b.RocksDBVersion != c.RocksDBVersion {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runs differ in allocator or RocksDB (baseline: %s, RocksDB %s; "+
-			"candidate: %s, RocksDB %s): a difference may come from them, not the code", orUnknown(b.Allocator),
-			orUnknown(b.RocksDBVersion), orUnknown(c.Allocator), orUnknown(c.RocksDBVersion)))
+			"candidate: %s, RocksDB %s): a difference may come from them, not the code", orUnknown(string(b.Allocator)),
+			orUnknown(b.RocksDBVersion), orUnknown(string(c.Allocator)), orUnknown(c.RocksDBVersion)))
 	}
 	if bl, cl := rep.Baseline.Lifecycles, rep.Candidate.Lifecycles; bl > 0 && cl > 0 && (bl > 2*cl || cl > 2*bl) {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf(

@@ -47,7 +47,7 @@ func sideLine(label string, s Side) string {
 	line := fmt.Sprintf("%s: model %s, scenario %s, seed %d, %d lifecycles, status %s", label, s.Model, s.Scenario,
 		s.Seed, s.Lifecycles, s.Status)
 	if s.Allocator != "" {
-		line += ", " + s.Allocator
+		line += ", " + string(s.Allocator)
 	}
 	if s.Path != "" {
 		line += ", " + s.Path
