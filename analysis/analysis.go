@@ -37,23 +37,21 @@ func SignalValue(s schema.Sample, signal string) float64 {
 	panic("unknown signal " + signal)
 }
 
-func fromStats(e stats.Estimate) schema.Estimate {
-	return schema.Estimate{Value: e.Value, Low: e.Low, High: e.High, SE: e.SE, DF: e.DF, Valid: e.Valid}
-}
-
-// Difference is the difference of two fits' per-lifecycle slopes, x − base,
-// with its interval (see stats.Difference).
-func Difference(x, base schema.SignalFit) schema.Estimate {
-	return fromStats(stats.Difference(statsFit(x), statsFit(base)))
-}
-
-func toStats(e schema.Estimate) stats.Estimate {
-	return stats.Estimate{Value: e.Value, Low: e.Low, High: e.High, SE: e.SE, DF: e.DF, Valid: e.Valid}
+// Difference is the difference of two fits' per-lifecycle slopes with its
+// Welch interval (see stats.Difference). The sign convention, the one every
+// difference rocksleak reports follows: x − base, the subject minus the
+// baseline it is measured against, so a positive difference is growth the
+// subject has beyond its baseline. In a result's comparisons the baseline is
+// B, the later model in run order (leaky − fixed); in calibration the
+// control (fixed+synthetic − fixed); in attribution the fixed model; in
+// "rocksleak compare A B" the baseline is A, the first file (B − A).
+func Difference(x, base schema.SignalFit) stats.Estimate {
+	return stats.Difference(statsFit(x), statsFit(base))
 }
 
 func statsFit(f schema.SignalFit) stats.Fit {
-	return stats.Fit{PerLifecycle: toStats(f.PerLifecycle), PerFailedClose: toStats(f.PerFailedClose),
-		PerMillionRecords: toStats(f.PerMillionRecords), R2: f.R2, N: f.Samples, Used: f.SamplesUsed,
+	return stats.Fit{PerLifecycle: f.PerLifecycle, PerFailedClose: f.PerFailedClose,
+		PerMillionRecords: f.PerMillionRecords, R2: f.R2, N: f.Samples, Used: f.SamplesUsed,
 		WarmupCut: f.WarmupSamples, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
 		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Confidence: confidence(f), Lag1: f.Lag1,
 		Warnings: f.Warnings}
@@ -170,8 +168,8 @@ func toSignalFit(f stats.Fit, unit string, in stats.Input) schema.SignalFit {
 	sf := schema.SignalFit{Unit: unit,
 		BytesPerLifecycle: f.PerLifecycle.Value, CI95: [2]float64{f.PerLifecycle.Low, f.PerLifecycle.High},
 		BytesPerFailedClose: f.PerFailedClose.Value, BytesPerMillionRecords: f.PerMillionRecords.Value,
-		PerLifecycle: fromStats(f.PerLifecycle), PerFailedClose: fromStats(f.PerFailedClose),
-		PerMillionRecords: fromStats(f.PerMillionRecords), R2: f.R2, Samples: f.N, SamplesUsed: f.Used,
+		PerLifecycle: (f.PerLifecycle), PerFailedClose: (f.PerFailedClose),
+		PerMillionRecords: (f.PerMillionRecords), R2: f.R2, Samples: f.N, SamplesUsed: f.Used,
 		WarmupSamples: f.WarmupCut, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
 		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Lag1: f.Lag1, Confidence: f.Confidence,
 		Warnings: append([]string{}, f.Warnings...)}
@@ -234,8 +232,8 @@ func Analyze(r *schema.Result, samples map[string][]schema.Sample, floors schema
 				continue
 			}
 			for _, sig := range []string{SignalNativeHeap, SignalRSS} {
-				d := stats.Difference(statsFit(*ra.Fits[sig].Total), statsFit(*rb.Fits[sig].Total))
-				r.Comparisons = append(r.Comparisons, schema.Comparison{A: a, B: b, Signal: sig, Difference: fromStats(d)})
+				d := Difference(*ra.Fits[sig].Total, *rb.Fits[sig].Total)
+				r.Comparisons = append(r.Comparisons, schema.Comparison{A: a, B: b, Signal: sig, Difference: (d)})
 			}
 		}
 	}
@@ -256,8 +254,8 @@ func calibrate(r *schema.Result) []schema.Calibration {
 		if !ok || rc == nil || rm.Fits == nil || rc.Fits == nil {
 			continue
 		}
-		diff := func(sig string) schema.Estimate {
-			return fromStats(stats.Difference(statsFit(*rm.Fits[sig].Total), statsFit(*rc.Fits[sig].Total)))
+		diff := func(sig string) stats.Estimate {
+			return Difference(*rm.Fits[sig].Total, *rc.Fits[sig].Total)
 		}
 		c := schema.Calibration{Model: m, Control: control, KnownPerLifecycle: known,
 			NativeHeap: diff(SignalNativeHeap), RSS: diff(SignalRSS)}
@@ -282,18 +280,18 @@ func attribute(r *schema.Result) []schema.Attribution {
 	var out []schema.Attribution
 	for _, sig := range []string{SignalNativeHeap, SignalRSS} {
 		// Whole growth per lifecycle: each single-fix model carries one leak.
-		f := func(run *schema.Run) stats.Fit { return statsFit(*run.Fits[sig].Total) }
-		handle := stats.Difference(f(opt), f(fixed))
+		f := func(run *schema.Run) schema.SignalFit { return *run.Fits[sig].Total }
+		handle := Difference(f(opt), f(fixed))
 		a := schema.Attribution{Signal: sig,
-			OptionsLeakPerLifecycle: fromStats(stats.Difference(f(fin), f(fixed))),
-			HandleLeakPerLifecycle:  fromStats(handle),
-			LeakyTotalPerLifecycle:  fromStats(stats.Difference(f(leaky), f(fixed))),
+			OptionsLeakPerLifecycle: Difference(f(fin), f(fixed)),
+			HandleLeakPerLifecycle:  (handle),
+			LeakyTotalPerLifecycle:  Difference(f(leaky), f(fixed)),
 		}
 		// Per failed close: the handle leak per lifecycle over the options-fix
 		// run's failed closes per lifecycle (its interval scales with it).
 		if opt.FailedCloses > 0 && opt.Lifecycles > 0 {
 			k := float64(opt.Lifecycles) / float64(opt.FailedCloses)
-			a.HandleLeakPerFailedClose = schema.Estimate{Value: k * handle.Value, Low: k * handle.Low, High: k * handle.High,
+			a.HandleLeakPerFailedClose = stats.Estimate{Value: k * handle.Value, Low: k * handle.Low, High: k * handle.High,
 				SE: k * handle.SE, DF: handle.DF, Valid: handle.Valid}
 		}
 		a.Interaction = f(leaky).PerLifecycle.Value - f(opt).PerLifecycle.Value -

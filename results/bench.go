@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"strings"
 )
@@ -32,7 +33,7 @@ func BenchLines(r *schema.Result) string {
 	return b.String()
 }
 
-func validValue(e schema.Estimate) float64 {
+func validValue(e stats.Estimate) float64 {
 	if e.Valid {
 		return e.Value
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"strconv"
 	"strings"
@@ -27,14 +28,15 @@ type modelComparison struct {
 	model string
 	a, b  *schema.Run
 	// slopes by signal (native heap, RSS): the lifecycle-only fits of A and
-	// of B, and B − A.
+	// of B, and B − A (analysis.Difference with A, the first file, as the
+	// baseline).
 	slopes []slopeComparison
 }
 
 type slopeComparison struct {
 	signal string
-	a, b   *schema.Estimate // nil when the run has no fit
-	diff   *schema.Estimate // nil unless both have one
+	a, b   *stats.Estimate // nil when the run has no fit
+	diff   *stats.Estimate // nil unless both have one
 }
 
 func compare(a, b *schema.Result) (*comparison, error) {
@@ -119,7 +121,7 @@ func describeResult(r *schema.Result) string {
 		shortDigest(p.GitCommit), orDash(p.Host), orDash(p.RocksDBVersion), orDash(p.StartTime))
 }
 
-func estOrDash(e *schema.Estimate, unit string) string {
+func estOrDash(e *stats.Estimate, unit string) string {
 	if e == nil {
 		return "—"
 	}

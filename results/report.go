@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"math"
 	"sort"
@@ -562,7 +563,7 @@ func fmtSignedQty(v float64, unit string) string {
 
 // fmtEst renders an estimate with its interval: "+11.2 KiB [10.9 KiB, 11.5 KiB]";
 // without an interval "+11.2 KiB (no CI)", or "—" when there is nothing.
-func fmtEst(e schema.Estimate, unit string, signed bool) string {
+func fmtEst(e stats.Estimate, unit string, signed bool) string {
 	val := fmtQty(e.Value, unit)
 	if signed {
 		val = fmtSignedQty(e.Value, unit)

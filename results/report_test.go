@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"path/filepath"
 	"strings"
@@ -117,8 +118,8 @@ func TestCalibrationOnlyWhenPresent(t *testing.T) {
 	r := readTestResult(t, "smoke")
 	assert.NotContains(t, string(ReportMarkdown(r)), "## Calibration")
 	r.Calibration = []schema.Calibration{{Model: "fixed+synthetic", Control: "fixed", KnownPerLifecycle: 10240,
-		NativeHeap:      schema.Estimate{Value: 10000, Low: 9000, High: 11000, Valid: true},
-		NativeHeapError: -0.0234, RSS: schema.Estimate{Value: 12000, Low: 8000, High: 16000, Valid: true}, RSSError: 0.171875}}
+		NativeHeap:      stats.Estimate{Value: 10000, Low: 9000, High: 11000, Valid: true},
+		NativeHeapError: -0.0234, RSS: stats.Estimate{Value: 12000, Low: 8000, High: 16000, Valid: true}, RSSError: 0.171875}}
 	md := string(ReportMarkdown(r))
 	assert.Contains(t, md, "## Calibration")
 	assert.Contains(t, md, "| fixed+synthetic | fixed | 10.0 KiB | +9.77 KiB [8.79 KiB, 10.7 KiB] | -2.34% | +11.7 KiB [7.81 KiB, 15.6 KiB] | +17.2% |")
@@ -155,13 +156,13 @@ func TestFormatting(t *testing.T) {
 		{fmtQty(1536, "bytes"), "1.50 KiB"},
 		{fmtSignedQty(-2, "fds"), "-2 FDs"},
 		{fmtSignedQty(8.56, "fds"), "+8.56 FDs"},
-		{fmtEst(schema.Estimate{}, "bytes", true), "—"},
-		{fmtEst(schema.Estimate{Value: 5}, "bytes", true), "+5 B (no CI)"},
-		{fmtEst(schema.Estimate{Value: 11.2 * 1024, Low: 10.9 * 1024, High: 11.5 * 1024, Valid: true}, "bytes", true),
+		{fmtEst(stats.Estimate{}, "bytes", true), "—"},
+		{fmtEst(stats.Estimate{Value: 5}, "bytes", true), "+5 B (no CI)"},
+		{fmtEst(stats.Estimate{Value: 11.2 * 1024, Low: 10.9 * 1024, High: 11.5 * 1024, Valid: true}, "bytes", true),
 			"+11.2 KiB [10.9 KiB, 11.5 KiB]"},
-		{fmtEst(schema.Estimate{Value: -78, Low: -6.9 * 1024, High: 7.05 * 1024, Valid: true}, "bytes", true),
+		{fmtEst(stats.Estimate{Value: -78, Low: -6.9 * 1024, High: 7.05 * 1024, Valid: true}, "bytes", true),
 			"-78 B [-6.90 KiB, 7.05 KiB]"},
-		{fmtEst(schema.Estimate{Value: 0.97, Low: 0.77, High: 1.17, Valid: true}, "fds", true), "+0.970 FDs [0.770 FDs, 1.17 FDs]"},
+		{fmtEst(stats.Estimate{Value: 0.97, Low: 0.77, High: 1.17, Valid: true}, "fds", true), "+0.970 FDs [0.770 FDs, 1.17 FDs]"},
 		{fmtP(0.8002), "0.8"},
 		{fmtP(0.0041465), "0.0041"},
 		{fmtP(3e-9), "< 0.0001"},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/spec"
 	"os"
 	"sort"
@@ -66,7 +67,8 @@ type Run struct {
 	// preloaded), as its sampler detected it.
 	Allocator spec.Allocator `json:"allocator"`
 	Samples   int            `json:"samples"`
-	Error     string         `json:"error,omitempty"`
+	// The run's error is Summary.Error ("error"): FromOutput sets it to the
+	// ModelRun's error, what ended the model's run early as the parent saw it.
 	// Change between the first and the last sample. Bytes.
 	NativeHeapStart int64 `json:"native_heap_start"`
 	NativeHeapEnd   int64 `json:"native_heap_end"`
@@ -158,12 +160,15 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 	r.Provenance.ScenarioDigest = sc.Digest()
 	for _, mr := range out.Runs {
 		r.Models = append(r.Models, mr.Model)
-		run := &Run{ChildPID: mr.Info.PID, Allocator: mr.Info.Allocator, Samples: len(mr.Samples), Error: mr.Error}
+		run := &Run{ChildPID: mr.Info.PID, Allocator: mr.Info.Allocator, Samples: len(mr.Samples)}
 		if mr.Summary != nil {
 			run.Summary = *mr.Summary
 		} else {
 			run.Summary.Model = mr.Model
 		}
+		// The parent's word on the run (it carries the child's own error
+		// when the child failed with one).
+		run.Error = mr.Error
 		if mr.Info.RocksDBVersion != "" {
 			r.Provenance.RocksDBVersion = mr.Info.RocksDBVersion
 			r.Provenance.Allocator = mr.Info.Allocator
@@ -224,33 +229,23 @@ func AllSamples(out *Output) []Sample {
 	return all
 }
 
-// Estimate is a point estimate with its 95% interval, as stored in result.json.
-type Estimate struct {
-	Value float64 `json:"value"`
-	Low   float64 `json:"low"`
-	High  float64 `json:"high"`
-	SE    float64 `json:"se"`
-	DF    float64 `json:"df"`
-	Valid bool    `json:"valid"`
-}
-
 // SignalFit is one signal's fit for one model: slopes in the signal's unit
 // (bytes; open FDs for "fds") per lifecycle, per failed close and per million
 // records, each with its 95% interval.
 type SignalFit struct {
-	Unit                   string     `json:"unit"` // "bytes" or "fds"
-	BytesPerLifecycle      float64    `json:"bytes_per_lifecycle"`
-	CI95                   [2]float64 `json:"ci95"`
-	BytesPerFailedClose    float64    `json:"bytes_per_failed_close"`
-	BytesPerMillionRecords float64    `json:"bytes_per_million_records"`
-	PerLifecycle           Estimate   `json:"per_lifecycle"`
-	PerFailedClose         Estimate   `json:"per_failed_close"`
-	PerMillionRecords      Estimate   `json:"per_million_records"`
-	R2                     float64    `json:"r2"`
-	Samples                int        `json:"samples"`
-	SamplesUsed            int        `json:"samples_used"`
-	WarmupSamples          int        `json:"warmup_samples"`
-	WarmupReason           string     `json:"warmup_reason"`
+	Unit                   string         `json:"unit"` // "bytes" or "fds"
+	BytesPerLifecycle      float64        `json:"bytes_per_lifecycle"`
+	CI95                   [2]float64     `json:"ci95"`
+	BytesPerFailedClose    float64        `json:"bytes_per_failed_close"`
+	BytesPerMillionRecords float64        `json:"bytes_per_million_records"`
+	PerLifecycle           stats.Estimate `json:"per_lifecycle"`
+	PerFailedClose         stats.Estimate `json:"per_failed_close"`
+	PerMillionRecords      stats.Estimate `json:"per_million_records"`
+	R2                     float64        `json:"r2"`
+	Samples                int            `json:"samples"`
+	SamplesUsed            int            `json:"samples_used"`
+	WarmupSamples          int            `json:"warmup_samples"`
+	WarmupReason           string         `json:"warmup_reason"`
 	// WarmupEndLifecycles is the lifecycle count at the first used sample
 	// (samples are the model's non-timer samples; see FitSamples).
 	WarmupEndLifecycles float64   `json:"warmup_end_lifecycles"`
@@ -299,12 +294,13 @@ type Verdict struct {
 }
 
 // Comparison is the difference in per-lifecycle slope between two models'
-// runs (A − B) for one signal.
+// runs for one signal: A − B, B being the baseline (the later model in run
+// order), as analysis.Difference defines every difference.
 type Comparison struct {
-	A          string   `json:"a"`
-	B          string   `json:"b"`
-	Signal     string   `json:"signal"`
-	Difference Estimate `json:"difference_per_lifecycle"`
+	A          string         `json:"a"`
+	B          string         `json:"b"`
+	Signal     string         `json:"signal"`
+	Difference stats.Estimate `json:"difference_per_lifecycle"`
 }
 
 // Attribution splits the leaky model's growth into the two leaks, from the
@@ -314,11 +310,11 @@ type Comparison struct {
 // rate and, divided by the options-fix run's failed closes per lifecycle, per
 // failed close.
 type Attribution struct {
-	Signal                   string   `json:"signal"`
-	OptionsLeakPerLifecycle  Estimate `json:"options_leak_per_lifecycle"`
-	HandleLeakPerLifecycle   Estimate `json:"handle_leak_per_lifecycle"`
-	HandleLeakPerFailedClose Estimate `json:"handle_leak_per_failed_close"`
-	LeakyTotalPerLifecycle   Estimate `json:"leaky_total_per_lifecycle"`
+	Signal                   string         `json:"signal"`
+	OptionsLeakPerLifecycle  stats.Estimate `json:"options_leak_per_lifecycle"`
+	HandleLeakPerLifecycle   stats.Estimate `json:"handle_leak_per_lifecycle"`
+	HandleLeakPerFailedClose stats.Estimate `json:"handle_leak_per_failed_close"`
+	LeakyTotalPerLifecycle   stats.Estimate `json:"leaky_total_per_lifecycle"`
 	// Interaction is leaky − options-fix − finally-fix + fixed: what the
 	// two leaks cost together beyond their sum (≈ 0 when they add up).
 	Interaction float64 `json:"interaction_per_lifecycle"`
@@ -336,13 +332,13 @@ type VerdictFloors struct {
 // their whole per-lifecycle growth should recover it. Errors are relative:
 // (estimate − known) / known.
 type Calibration struct {
-	Model             string   `json:"model"`
-	Control           string   `json:"control"`
-	KnownPerLifecycle float64  `json:"known_bytes_per_lifecycle"`
-	NativeHeap        Estimate `json:"native_heap"`
-	NativeHeapError   float64  `json:"native_heap_relative_error"`
-	RSS               Estimate `json:"rss"`
-	RSSError          float64  `json:"rss_relative_error"`
+	Model             string         `json:"model"`
+	Control           string         `json:"control"`
+	KnownPerLifecycle float64        `json:"known_bytes_per_lifecycle"`
+	NativeHeap        stats.Estimate `json:"native_heap"`
+	NativeHeapError   float64        `json:"native_heap_relative_error"`
+	RSS               stats.Estimate `json:"rss"`
+	RSSError          float64        `json:"rss_relative_error"`
 }
 
 // Look is the state of a verdict at one look.

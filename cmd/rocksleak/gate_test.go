@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"os"
 	"path/filepath"
@@ -31,14 +32,14 @@ func gateCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return o.String(), e.String(), exitCode(err)
 }
 
-func gateEst(v, lo, hi float64) schema.Estimate {
-	return schema.Estimate{Value: v, Low: lo, High: hi, SE: (hi - lo) / 4, DF: 100, Valid: true}
+func gateEst(v, lo, hi float64) stats.Estimate {
+	return stats.Estimate{Value: v, Low: lo, High: hi, SE: (hi - lo) / 4, DF: 100, Valid: true}
 }
 
 // gateRun is a model's run with the given total slopes (native heap per
 // lifecycle, RSS per million records) and task errors.
-func gateRun(model string, native, rssPerMillion schema.Estimate, taskErrors int64) *schema.Run {
-	total := func(pl, pm schema.Estimate) *schema.SignalFit {
+func gateRun(model string, native, rssPerMillion stats.Estimate, taskErrors int64) *schema.Run {
+	total := func(pl, pm stats.Estimate) *schema.SignalFit {
 		return &schema.SignalFit{Unit: "bytes", PerLifecycle: pl, PerMillionRecords: pm, Samples: 200, SamplesUsed: 180}
 	}
 	zero := gateEst(0, 0, 0)

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"testing"
 
@@ -21,7 +22,7 @@ func TestRatioWithFloor(t *testing.T) {
 	base := resultOf(t, 1, runOf("fixed", est(10, -300, 320), pt(0)))
 	for _, tc := range []struct {
 		name      string
-		candidate schema.Estimate
+		candidate stats.Estimate
 		want      Outcome
 		limitBy   string
 	}{
@@ -61,7 +62,7 @@ func TestIntervalAwareOutcome(t *testing.T) {
 	base := resultOf(t, 1, runOf("fixed", est(10_000, 9_000, 11_000), pt(0)))
 	for _, tc := range []struct {
 		name      string
-		candidate schema.Estimate
+		candidate stats.Estimate
 		want      Outcome
 		reason    string
 	}{
@@ -91,7 +92,7 @@ func TestMaxOnAnEstimateIsIntervalAware(t *testing.T) {
 	p := policyOf(Check{Name: "abs", Metric: "native_growth_per_lifecycle", Op: OpMax, Value: f64(2048)})
 	base := resultOf(t, 1, fixedRun())
 	for _, tc := range []struct {
-		cand schema.Estimate
+		cand stats.Estimate
 		want Outcome
 	}{
 		{est(1000, 500, 1500), Pass},

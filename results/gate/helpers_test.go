@@ -2,6 +2,7 @@ package gate
 
 import (
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"testing"
 
@@ -11,17 +12,17 @@ import (
 )
 
 // est is an estimate with a valid 95% interval.
-func est(v, lo, hi float64) schema.Estimate {
-	return schema.Estimate{Value: v, Low: lo, High: hi, SE: (hi - lo) / 4, DF: 100, Valid: true}
+func est(v, lo, hi float64) stats.Estimate {
+	return stats.Estimate{Value: v, Low: lo, High: hi, SE: (hi - lo) / 4, DF: 100, Valid: true}
 }
 
 // pt is an estimate with a degenerate interval (a known exact value).
-func pt(v float64) schema.Estimate { return est(v, v, v) }
+func pt(v float64) stats.Estimate { return est(v, v, v) }
 
 // runOf is one model's run with the given total slopes: native heap per
 // lifecycle and RSS per million records; everything else clean.
-func runOf(model string, nativePerLifecycle, rssPerMillion schema.Estimate) *schema.Run {
-	total := func(pl, pm schema.Estimate) *schema.SignalFit {
+func runOf(model string, nativePerLifecycle, rssPerMillion stats.Estimate) *schema.Run {
+	total := func(pl, pm stats.Estimate) *schema.SignalFit {
 		return &schema.SignalFit{Unit: "bytes", PerLifecycle: pl, PerMillionRecords: pm, Samples: 200, SamplesUsed: 180}
 	}
 	return &schema.Run{

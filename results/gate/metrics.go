@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -58,10 +59,10 @@ var metrics = map[string]metric{
 	}),
 }
 
-func perLifecycle(f schema.SignalFit) schema.Estimate { return f.PerLifecycle }
-func perMillion(f schema.SignalFit) schema.Estimate   { return f.PerMillionRecords }
+func perLifecycle(f schema.SignalFit) stats.Estimate { return f.PerLifecycle }
+func perMillion(f schema.SignalFit) stats.Estimate   { return f.PerMillionRecords }
 
-func slope(signal, unit string, pick func(schema.SignalFit) schema.Estimate) metric {
+func slope(signal, unit string, pick func(schema.SignalFit) stats.Estimate) metric {
 	return metric{unit: unit, estimate: true, read: func(r *schema.Run) (Quantity, error) {
 		f, ok := r.Fits[signal]
 		if !ok {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"testing"
 	"time"
@@ -11,16 +12,16 @@ import (
 	"github.com/rocksleak/rocksleak/scenarios"
 )
 
-func est(v, lo, hi float64) schema.Estimate {
-	return schema.Estimate{Value: v, Low: lo, High: hi, SE: (hi - lo) / 4, DF: 100, Valid: true}
+func est(v, lo, hi float64) stats.Estimate {
+	return stats.Estimate{Value: v, Low: lo, High: hi, SE: (hi - lo) / 4, DF: 100, Valid: true}
 }
 
-func pt(v float64) schema.Estimate { return est(v, v, v) }
+func pt(v float64) stats.Estimate { return est(v, v, v) }
 
 // costs are one signal's measured costs: the two-counter fit's per lifecycle
 // and per failed close, and the total fit's per lifecycle.
 type costs struct {
-	perLifecycle, perFailedClose, total schema.Estimate
+	perLifecycle, perFailedClose, total stats.Estimate
 }
 
 // fit builds a signal's fit from its costs.

@@ -42,6 +42,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"math"
 	"slices"
@@ -338,6 +339,6 @@ func projectSignal(sig string, run, resRun *schema.Run, floors schema.VerdictFlo
 }
 
 // clamped is an estimate's low / expected / high, each clamped at 0.
-func clamped(e schema.Estimate) Range {
+func clamped(e stats.Estimate) Range {
 	return Range{math.Max(0, e.Low), math.Max(0, e.Value), math.Max(0, e.High)}
 }

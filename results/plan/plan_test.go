@@ -2,6 +2,7 @@ package plan
 
 import (
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"math"
 	"testing"
@@ -103,7 +104,7 @@ func TestNoLeakVerdictCaveat(t *testing.T) {
 }
 
 func TestNoSustainedGrowthRefused(t *testing.T) {
-	for name, total := range map[string]schema.Estimate{
+	for name, total := range map[string]stats.Estimate{
 		"interval includes 0":   est(300, -200, 800),
 		"lower bound exactly 0": est(300, 0, 600),
 		"negative":              est(-500, -900, -100),
@@ -213,7 +214,7 @@ func TestProjectModelsAndResident(t *testing.T) {
 }
 
 func TestProjectWithoutFailedCloseCost(t *testing.T) {
-	c := costs{perLifecycle: pt(1_000), perFailedClose: schema.Estimate{}, total: est(1_000, 900, 1_100)}
+	c := costs{perLifecycle: pt(1_000), perFailedClose: stats.Estimate{}, total: est(1_000, 900, 1_100)}
 	r := resultWith(t, runWith("fixed", c, c, 0, 0))
 	topo := topo10x2()
 	topo.CloseFailureRate = 0.1
