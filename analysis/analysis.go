@@ -97,20 +97,11 @@ func median(x []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// DefaultFloors are the floors used unless a run says otherwise.
-//
-// Native heap: 2 KiB per lifecycle, a fifth of the smallest leak of
-// KAFKA-20616 (the offsets options, ~11 KiB per lifecycle).
-//
-// RSS: 12 KiB per lifecycle. RSS carries the allocator's own retention,
-// which depends on how many glibc arenas the process's threads touch: the
-// fixed model's RSS rose 1.3 ± 0.2 KiB per lifecycle over 20 seeds with its
-// store operations on one thread (make reliability), and up to 11.5 KiB per
-// lifecycle when they were spread over threads on a loaded machine. The RSS
-// floor only bounds what "no leak" tolerates; a leak needs the native heap
-// above its floor and RSS rising (its interval above zero).
+// DefaultFloors are the floors used unless a run says otherwise:
+// stats.DefaultNativeFloor and stats.DefaultRSSFloor (their rationale is
+// there).
 func DefaultFloors() schema.VerdictFloors {
-	return schema.VerdictFloors{NativeHeap: 2048, RSS: 12288}
+	return schema.VerdictFloors{NativeHeap: stats.DefaultNativeFloor, RSS: stats.DefaultRSSFloor}
 }
 
 // FitSamples fits every signal of one model's samples. Timer samples are left
