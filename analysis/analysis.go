@@ -104,6 +104,26 @@ func DefaultFloors() schema.VerdictFloors {
 	return schema.VerdictFloors{NativeHeap: stats.DefaultNativeFloor, RSS: stats.DefaultRSSFloor}
 }
 
+// The words for a verdict, the only spelling rocksleak prints (report,
+// summary, early verdicts, reliability).
+const (
+	WordLeak         = "leak"
+	WordNoLeak       = "no leak"
+	WordInconclusive = "inconclusive"
+)
+
+// VerdictWord words a leak decision: true is WordLeak, false WordNoLeak, nil
+// (undecided) WordInconclusive.
+func VerdictWord(leak *bool) string {
+	switch {
+	case leak == nil:
+		return WordInconclusive
+	case *leak:
+		return WordLeak
+	}
+	return WordNoLeak
+}
+
 // FitSamples fits every signal of one model's samples. Timer samples are left
 // out: the fits regress on event counters, and how many timer samples fall
 // between two lifecycles depends on how fast the machine ran, not on the

@@ -460,12 +460,8 @@ func verdictWord(run *schema.Run) string {
 	switch {
 	case run == nil || run.Verdict == nil:
 		return "not analysed"
-	case run.Verdict.Leak == nil:
-		return "inconclusive"
-	case *run.Verdict.Leak:
-		return "leak"
 	}
-	return "no leak"
+	return analysis.VerdictWord(run.Verdict.Leak)
 }
 
 func verdictReason(run *schema.Run) string {
@@ -722,13 +718,7 @@ func sequentialTable(r *schema.Result) *table {
 		if l == nil {
 			return "not settled"
 		}
-		word := "inconclusive"
-		if l.Leak != nil {
-			word = "no leak"
-			if *l.Leak {
-				word = "leak"
-			}
-		}
+		word := analysis.VerdictWord(l.Leak)
 		return fmt.Sprintf("**%s** after %s, %d lifecycles (look %d)", word, fmtDuration(l.ElapsedNs), l.Lifecycles, l.Look)
 	}
 	for _, m := range r.Models {

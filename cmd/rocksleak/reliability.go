@@ -169,17 +169,17 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 			default:
 				t.NoLeak++
 			}
-			words = append(words, m+"="+verdictWord(run.Verdict))
+			words = append(words, m+"="+runVerdictWord(run.Verdict))
 			if q := run.Sequential; q != nil {
 				if q.Native != nil {
 					t.NativeSettledS = append(t.NativeSettledS, float64(q.Native.ElapsedNs)/1e9)
-					words = append(words, fmt.Sprintf("(native %s at %.1fs", leakWord(q.Native.Leak), float64(q.Native.ElapsedNs)/1e9))
+					words = append(words, fmt.Sprintf("(native %s at %.1fs", analysis.VerdictWord(q.Native.Leak), float64(q.Native.ElapsedNs)/1e9))
 				} else {
 					words = append(words, "(native unsettled")
 				}
 				if q.Verdict != nil {
 					t.VerdictSettledS = append(t.VerdictSettledS, float64(q.Verdict.ElapsedNs)/1e9)
-					words = append(words, fmt.Sprintf("verdict %s at %.1fs)", leakWord(q.Verdict.Leak), float64(q.Verdict.ElapsedNs)/1e9))
+					words = append(words, fmt.Sprintf("verdict %s at %.1fs)", analysis.VerdictWord(q.Verdict.Leak), float64(q.Verdict.ElapsedNs)/1e9))
 					if q.Verdict.Leak != nil && *q.Verdict.Leak {
 						t.EarlyLeak++
 					}
@@ -234,16 +234,6 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	return nil
 }
 
-func verdictWord(v *schema.Verdict) string {
-	switch {
-	case v == nil || v.Leak == nil:
-		return "inconclusive"
-	case *v.Leak:
-		return "leak"
-	}
-	return "no-leak"
-}
-
 func meanSD(x []float64) string {
 	if len(x) == 0 {
 		return "-"
@@ -279,20 +269,18 @@ func maxAbs(x []float64) float64 {
 	return m
 }
 
-func leakWord(l *bool) string {
-	switch {
-	case l == nil:
-		return "inconclusive"
-	case *l:
-		return "leak"
-	}
-	return "no-leak"
-}
-
 func maxOf(x []float64) float64 {
 	var m float64
 	for _, v := range x {
 		m = math.Max(m, v)
 	}
 	return m
+}
+
+// runVerdictWord words a run's verdict; a run without one is inconclusive.
+func runVerdictWord(v *schema.Verdict) string {
+	if v == nil {
+		return analysis.WordInconclusive
+	}
+	return analysis.VerdictWord(v.Leak)
 }
