@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rocksleak/rocksleak/internal/bytesize"
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/scenarios"
 )
 
@@ -518,8 +518,8 @@ func unitOf(sig string) string {
 // Numbers for people.
 
 // fmtBytes and fmtSignedBytes: bytes for people (see package bytesize).
-func fmtBytes(v float64) string       { return bytesize.Format(v) }
-func fmtSignedBytes(v float64) string { return bytesize.Signed(v) }
+func fmtBytes(v float64) string       { return units.FormatBytes(v) }
+func fmtSignedBytes(v float64) string { return units.FormatSignedBytes(v) }
 
 // fmtCount renders a count (or a slope of counts) with three significant
 // digits and no exponent, whole numbers as they are: "67", "1234", "12.5",

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/spec"
 	"math"
 	"time"
@@ -247,8 +248,9 @@ func (s Scenario) CanonicalYAML() []byte {
 	return buf.Bytes()
 }
 
-// Duration is a time.Duration that reads and writes as a Go duration string
-// ("30s", "1m30s") in YAML and JSON.
+// Duration is a time.Duration that reads as units.ParseDuration does ("30s",
+// "1m30s", "1d") and writes as a Go duration string ("30s", "24h0m0s") in
+// YAML and JSON.
 type Duration time.Duration
 
 // String formats d as time.Duration does.
@@ -288,10 +290,12 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// parseDuration reads a duration as every file and flag does (see
+// units.ParseDuration: a Go duration, optionally led by days, "30d").
 func parseDuration(str string) (Duration, error) {
-	v, err := time.ParseDuration(str)
+	v, err := units.ParseDuration(str)
 	if err != nil {
-		return 0, fmt.Errorf("duration %q: want a Go duration such as \"30s\" or \"2m\"", str)
+		return 0, fmt.Errorf("duration: %w", err)
 	}
 	return Duration(v), nil
 }

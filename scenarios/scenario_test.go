@@ -222,7 +222,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown field", "name: x\nlifecycles: 5\nclose_failure_ratio: 0.1\n", []string{"line 3", `unknown field "close_failure_ratio"`, "close_failure_rate"}},
 		{"wrong type", "name: x\ntasks: many\n", []string{"line 2", "many", "int"}},
 		{"list for a number", "tasks: [1, 2]\n", []string{"line 1"}},
-		{"bare number duration", "duration: 30\n", []string{"line 1", `duration "30"`}},
+		{"bare number duration", "duration: 30\n", []string{"line 1", `duration: "30" has no unit`}},
 		{"bad duration", "duration: soon\n", []string{"line 1", "soon"}},
 		{"map duration", "duration: {s: 1}\n", []string{"line 1", "duration must be a string"}},
 		{"nan rate", "close_failure_rate: .nan\n", []string{"close_failure_rate", "not a finite number"}},

@@ -31,6 +31,9 @@ func TestSet(t *testing.T) {
 		{"exactly_once=false", func(t *testing.T, s Scenario) { assert.False(t, s.ExactlyOnce) }},
 		{"duration=20s", func(t *testing.T, s Scenario) { assert.Equal(t, Duration(20*time.Second), s.Duration) }},
 		{"duration=1m30s", func(t *testing.T, s Scenario) { assert.Equal(t, Duration(90*time.Second), s.Duration) }},
+		{"duration=1d", func(t *testing.T, s Scenario) {
+			assert.Equal(t, Duration(24*time.Hour), s.Duration, "one grammar: days as in a topology")
+		}},
 		{"duration=0", func(t *testing.T, s Scenario) { assert.Zero(t, s.Duration) }},
 		{"models=leaky,fixed", func(t *testing.T, s Scenario) { assert.Equal(t, []string{"leaky", "fixed"}, s.Models) }},
 		{"models= finally-fix , options-fix ", func(t *testing.T, s Scenario) {

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
 	"io"
@@ -49,7 +50,7 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs.StringVar(&o.scenario, "scenario", scenarios.DefaultName(), "scenario name from the catalogue, or a YAML file")
 	fs.StringVar(&o.models, "models", "", "comma-separated models to run, in order (default: the scenario's, normally leaky,fixed)")
 	fs.IntVar(&o.lifecycles, "lifecycles", -1, "stop each model after N lifecycles (overrides the scenario's stop condition)")
-	fs.DurationVar(&o.duration, "duration", -1, "stop each model after this wall time (overrides the scenario's stop condition)")
+	units.DurationVar(fs, &o.duration, "duration", -1, "stop each model after this wall time (overrides the scenario's stop condition)")
 	fs.Int64Var(&o.seed, "seed", -1, "seed for every random choice (default: the scenario's)")
 	fs.StringVar(&o.out, "out", "", "output directory (default results/runs/<UTC time>-<scenario>)")
 	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")

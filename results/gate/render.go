@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rocksleak/rocksleak/internal/bytesize"
+	"github.com/rocksleak/rocksleak/internal/units"
 )
 
 // Renderer writes a Report in one format. Renderers only format: the
@@ -183,4 +183,4 @@ func fmtNum(v float64, unit string) string {
 }
 
 // fmtBytes scales bytes by 1024, keeping the sign (see package bytesize).
-func fmtBytes(b float64) string { return bytesize.Format(b) }
+func fmtBytes(b float64) string { return units.FormatBytes(b) }

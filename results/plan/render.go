@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
-	"github.com/rocksleak/rocksleak/internal/bytesize"
+	"github.com/rocksleak/rocksleak/internal/units"
 )
 
 // Renderer writes a Plan in one format. Renderers only format.
@@ -144,4 +144,4 @@ func signedBytes(b float64) string {
 }
 
 // fmtBytes scales bytes by 1024, keeping the sign (see package bytesize).
-func fmtBytes(b float64) string { return bytesize.Format(b) }
+func fmtBytes(b float64) string { return units.FormatBytes(b) }
