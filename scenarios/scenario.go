@@ -62,9 +62,6 @@ const (
 	// number of RocksDB instances open at once (each holds a few file
 	// descriptors); beyond it a scenario is almost certainly a units mistake.
 	MaxOpenInstances = 16384
-	// MinDerivedSegmentIntervalMs is Kafka's floor for a derived segment
-	// interval.
-	MinDerivedSegmentIntervalMs = 60_000
 )
 
 // ModelNames returns the known ownership model names in their canonical order.
@@ -174,14 +171,12 @@ func Default() Scenario {
 	}
 }
 
-// SegmentInterval returns the window segment interval in ms: SegmentIntervalMs
-// if it is positive, otherwise Kafka's derivation max(retention/2, 60000). It
-// is meaningful for window stores only.
+// SegmentInterval returns the window segment interval in ms:
+// spec.SegmentIntervalMs of the retention and SegmentIntervalMs (Kafka's
+// derivation max(retention/2, 60000) when it is 0). It is meaningful for
+// window stores only.
 func (s Scenario) SegmentInterval() int64 {
-	if s.SegmentIntervalMs > 0 {
-		return s.SegmentIntervalMs
-	}
-	return max(s.RetentionMs/2, MinDerivedSegmentIntervalMs)
+	return spec.SegmentIntervalMs(s.RetentionMs, s.SegmentIntervalMs)
 }
 
 // LiveSegments returns how many RocksDB instances one store keeps open in

@@ -91,3 +91,14 @@ func TestRunNameStringRoundTrips(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "leaky", rn.String(), "glibc is the default and is not written")
 }
+
+func TestSegmentIntervalMs(t *testing.T) {
+	for _, tc := range []struct{ retention, explicit, want int64 }{
+		{retention: 120_000, want: 60_000},
+		{retention: 3_600_000, want: 1_800_000},
+		{retention: 60_000, want: 60_000}, // retention/2 is below Kafka's 60 s floor
+		{retention: 3_600_000, explicit: 5_000, want: 5_000},
+	} {
+		assert.Equal(t, tc.want, SegmentIntervalMs(tc.retention, tc.explicit), "%+v", tc)
+	}
+}
