@@ -11,32 +11,6 @@ import (
 	"github.com/rocksleak/rocksleak/schema"
 )
 
-// The signals every model's samples are fitted on, in report order.
-const (
-	SignalNativeHeap = "native_heap"
-	SignalRSS        = "rss"
-	SignalGoHeap     = "go_heap"
-	SignalFDs        = "fds"
-)
-
-// Signals lists the fitted signals in report order.
-func Signals() []string { return []string{SignalNativeHeap, SignalRSS, SignalGoHeap, SignalFDs} }
-
-// SignalValue is sample s's value of signal (one of [Signals]), in the signal's raw unit.
-func SignalValue(s schema.Sample, signal string) float64 {
-	switch signal {
-	case SignalNativeHeap:
-		return float64(s.NativeHeap)
-	case SignalRSS:
-		return float64(s.RSS)
-	case SignalGoHeap:
-		return float64(s.GoHeap)
-	case SignalFDs:
-		return float64(s.FDs)
-	}
-	panic("unknown signal " + signal)
-}
-
 // Difference is the difference of two fits' per-lifecycle slopes with its
 // Welch interval (see stats.Difference). The sign convention, the one every
 // difference rocksleak reports follows: x − base, the subject minus the
@@ -152,11 +126,9 @@ func fitSamples(all []schema.Sample, opt stats.Options, signals []string) (map[s
 			y[i] = SignalValue(s, sig)
 		}
 		in.Y = y
-		in.Unit = ""
-		unit := "bytes"
-		if sig == SignalFDs {
-			in.Unit, unit = "FDs", "fds"
-		}
+		d := Describe(sig)
+		in.Unit = d.statsUnit
+		unit := d.Unit
 		f, err := stats.FitSignal(in, opt)
 		if err != nil {
 			return nil, fmt.Errorf("fitting %s: %w", sig, err)

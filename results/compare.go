@@ -133,8 +133,8 @@ func (c *comparison) slopeTable() *table {
 		"B − A [95% CI]")
 	for _, mc := range c.models {
 		for _, sc := range mc.slopes {
-			u := unitOf(sc.signal)
-			t.add(mc.model, signalName(sc.signal), estOrDash(sc.a, u), estOrDash(sc.b, u), estOrDash(sc.diff, u))
+			u := analysis.Describe(sc.signal).Unit
+			t.add(mc.model, analysis.Describe(sc.signal).Name, estOrDash(sc.a, u), estOrDash(sc.b, u), estOrDash(sc.diff, u))
 		}
 	}
 	return t

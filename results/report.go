@@ -108,7 +108,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 			"95%% interval. An interval that excludes 0 is a difference the run can tell apart.\n\n")
 		ct := newTable("l|l|l|r", "A", "B", "signal", "A − B per lifecycle [95% CI]")
 		for _, c := range r.Comparisons {
-			ct.add(c.A, c.B, signalName(c.Signal), fmtEst(c.Difference, unitOf(c.Signal), true))
+			ct.add(c.A, c.B, analysis.Describe(c.Signal).Name, fmtEst(c.Difference, analysis.Describe(c.Signal).Unit, true))
 		}
 		ct.markdown(&b)
 	}
@@ -245,8 +245,8 @@ func startEnd(samples int, start, end int64) string {
 }
 
 func reportFit(b *bytes.Buffer, r *schema.Result, sig string) {
-	unit := unitOf(sig)
-	fmt.Fprintf(b, "### %s\n\n", signalTitle(sig))
+	unit := analysis.Describe(sig).Unit
+	fmt.Fprintf(b, "### %s\n\n", analysis.Describe(sig).Title)
 	t := newTable("l|r|r|r|r|r|r|l|r|r", "model", "per lifecycle [95% CI]", "two-counter: per lifecycle [95% CI]",
 		"two-counter: per failed close [95% CI]", "per 10⁶ records [95% CI]", "R²", "used / cut",
 		"warm-up", "Theil–Sen", "Mann–Kendall p")
@@ -307,7 +307,7 @@ func reportWarnings(r *schema.Result) []string {
 			if !ok {
 				continue
 			}
-			name := signalName(sig)
+			name := analysis.Describe(sig).Name
 			if f.Total != nil {
 				for _, w := range f.Total.Warnings {
 					add(name + ": " + w)
@@ -337,7 +337,7 @@ func attributionTable(as []schema.Attribution) *table {
 	header := []string{""}
 	for _, a := range as {
 		align += "|r"
-		header = append(header, signalName(a.Signal))
+		header = append(header, analysis.Describe(a.Signal).Name)
 	}
 	t := newTable(align, header...)
 	row := func(name string, f func(a schema.Attribution) string) {
@@ -348,19 +348,19 @@ func attributionTable(as []schema.Attribution) *table {
 		t.add(cells...)
 	}
 	row("offsets-options leak per lifecycle (finally-fix − fixed)", func(a schema.Attribution) string {
-		return fmtEst(a.OptionsLeakPerLifecycle, unitOf(a.Signal), true)
+		return fmtEst(a.OptionsLeakPerLifecycle, analysis.Describe(a.Signal).Unit, true)
 	})
 	row("handle leak per lifecycle (options-fix − fixed)", func(a schema.Attribution) string {
-		return fmtEst(a.HandleLeakPerLifecycle, unitOf(a.Signal), true)
+		return fmtEst(a.HandleLeakPerLifecycle, analysis.Describe(a.Signal).Unit, true)
 	})
 	row("handle leak per failed close (options-fix − fixed)", func(a schema.Attribution) string {
-		return fmtEst(a.HandleLeakPerFailedClose, unitOf(a.Signal), true)
+		return fmtEst(a.HandleLeakPerFailedClose, analysis.Describe(a.Signal).Unit, true)
 	})
 	row("leaky total per lifecycle (leaky − fixed)", func(a schema.Attribution) string {
-		return fmtEst(a.LeakyTotalPerLifecycle, unitOf(a.Signal), true)
+		return fmtEst(a.LeakyTotalPerLifecycle, analysis.Describe(a.Signal).Unit, true)
 	})
 	row("interaction per lifecycle", func(a schema.Attribution) string {
-		return fmtSignedQty(a.Interaction, unitOf(a.Signal))
+		return fmtSignedQty(a.Interaction, analysis.Describe(a.Signal).Unit)
 	})
 	return t
 }
@@ -474,45 +474,6 @@ func verdictReason(run *schema.Run) string {
 		return "no samples to analyse: " + run.Error
 	}
 	return "no samples to analyse"
-}
-
-// Signals for people.
-
-func signalName(sig string) string {
-	switch sig {
-	case analysis.SignalNativeHeap:
-		return "native heap"
-	case analysis.SignalRSS:
-		return "RSS"
-	case analysis.SignalGoHeap:
-		return "Go heap"
-	case analysis.SignalFDs:
-		return "FDs"
-	}
-	return sig
-}
-
-func signalTitle(sig string) string {
-	switch sig {
-	case analysis.SignalNativeHeap:
-		return "Native heap in use (C allocator)"
-	case analysis.SignalRSS:
-		return "Resident set size (RSS)"
-	case analysis.SignalGoHeap:
-		return "Go heap in use"
-	case analysis.SignalFDs:
-		return "Open file descriptors"
-	}
-	return sig
-}
-
-// unitOf is the unit of a signal's values: "fds" for open file descriptors,
-// "bytes" otherwise.
-func unitOf(sig string) string {
-	if sig == analysis.SignalFDs {
-		return "fds"
-	}
-	return "bytes"
 }
 
 // Numbers for people.

@@ -52,5 +52,5 @@ func totalSlope(run *schema.Run, sig string) string {
 	if !ok || f.Total == nil {
 		return "—"
 	}
-	return fmtEst(f.Total.PerLifecycle, unitOf(sig), true)
+	return fmtEst(f.Total.PerLifecycle, analysis.Describe(sig).Unit, true)
 }

@@ -264,14 +264,6 @@ func Project(r *schema.Result, t Topology, opt Options) (*Plan, error) {
 	return p, nil
 }
 
-// signalName is a signal's name for people.
-func signalName(sig string) string {
-	if sig == analysis.SignalRSS {
-		return "RSS"
-	}
-	return "native heap"
-}
-
 func projectSignal(sig string, run, resRun *schema.Run, floors schema.VerdictFloors, ev Events,
 	budget float64, days []float64) (Signal, []string) {
 	s := Signal{Signal: sig}
@@ -320,7 +312,7 @@ func projectSignal(sig string, run, resRun *schema.Run, floors schema.VerdictFlo
 		if fit.PerFailedClose.Valid {
 			s.CostPerFailedClose = clamped(fit.PerFailedClose)
 		} else if ev.FailedCloses > 0 {
-			warns = append(warns, fmt.Sprintf("%s: the run measured no per-failed-close cost (failed closes did not vary): failed closes are projected at 0 bytes", signalName(sig)))
+			warns = append(warns, fmt.Sprintf("%s: the run measured no per-failed-close cost (failed closes did not vary): failed closes are projected at 0 bytes", analysis.Describe(sig).Name))
 		}
 		s.GrowthPerDay = s.CostPerLifecycle.scale(ev.Lifecycles).add(s.CostPerFailedClose.scale(ev.FailedCloses))
 	}

@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"fmt"
+	"github.com/rocksleak/rocksleak/analysis"
 	"image/color"
 
 	"gonum.org/v1/plot"
@@ -61,9 +62,9 @@ func PNG(p *Plan) ([]byte, error) {
 		}
 		line.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(2)}
 		pl.Add(band, line)
-		label := signalName(s.Signal) + ": expected, low–high band"
+		label := analysis.Describe(s.Signal).Name + ": expected, low–high band"
 		if !s.Sustained {
-			label = signalName(s.Signal) + ": resident only (no sustained growth)"
+			label = analysis.Describe(s.Signal).Name + ": resident only (no sustained growth)"
 		}
 		pl.Legend.Add(label, line, band)
 	}

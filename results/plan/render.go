@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rocksleak/rocksleak/analysis"
 	"io"
 	"math"
 	"strings"
@@ -67,7 +68,7 @@ func WriteText(w io.Writer, p *Plan) error {
 		num(e.Lifecycles), num(e.SegmentRolls), num(e.RebalanceReopens), num(e.FailedCloses))
 	fmt.Fprintf(&b, "measured: %d lifecycles at a close failure rate of %s\n", e.MeasuredLifecycles, pct(e.MeasuredCloseRate))
 	for _, s := range p.Signals {
-		fmt.Fprintf(&b, "\n%s: %s\n", signalName(s.Signal), s.Reason)
+		fmt.Fprintf(&b, "\n%s: %s\n", analysis.Describe(s.Signal).Name, s.Reason)
 		type line struct {
 			label string
 			cells [3]string
