@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"strconv"
@@ -128,20 +129,20 @@ func estOrDash(e *stats.Estimate, unit string) string {
 	return fmtEst(*e, unit, true)
 }
 
-func (c *comparison) slopeTable() *table {
-	t := newTable("l|l|r|r|r", "model", "signal", "A per lifecycle [95% CI]", "B per lifecycle [95% CI]",
+func (c *comparison) slopeTable() *table.Table {
+	t := table.New("l|l|r|r|r", "model", "signal", "A per lifecycle [95% CI]", "B per lifecycle [95% CI]",
 		"B − A [95% CI]")
 	for _, mc := range c.models {
 		for _, sc := range mc.slopes {
 			u := analysis.Describe(sc.signal).Unit
-			t.add(mc.model, analysis.Describe(sc.signal).Name, estOrDash(sc.a, u), estOrDash(sc.b, u), estOrDash(sc.diff, u))
+			t.Add(mc.model, analysis.Describe(sc.signal).Name, estOrDash(sc.a, u), estOrDash(sc.b, u), estOrDash(sc.diff, u))
 		}
 	}
 	return t
 }
 
-func (c *comparison) outcomeTable(bold bool) *table {
-	t := newTable("l|l|l|r|r", "model", "verdict A", "verdict B", "task errors A → B", "records lost A → B")
+func (c *comparison) outcomeTable(bold bool) *table.Table {
+	t := table.New("l|l|l|r|r", "model", "verdict A", "verdict B", "task errors A → B", "records lost A → B")
 	word := func(run *schema.Run) string {
 		if bold {
 			return "**" + verdictWord(run) + "**"
@@ -150,7 +151,7 @@ func (c *comparison) outcomeTable(bold bool) *table {
 	}
 	arrow := func(a, b int64) string { return strconv.FormatInt(a, 10) + " → " + strconv.FormatInt(b, 10) }
 	for _, mc := range c.models {
-		t.add(mc.model, word(mc.a), word(mc.b), arrow(mc.a.TaskErrors, mc.b.TaskErrors),
+		t.Add(mc.model, word(mc.a), word(mc.b), arrow(mc.a.TaskErrors, mc.b.TaskErrors),
 			arrow(mc.a.RecordsLost, mc.b.RecordsLost))
 	}
 	return t
@@ -170,17 +171,17 @@ func CompareMarkdown(a, b *schema.Result) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# rocksleak compare\n\n")
-	fmt.Fprintf(&buf, "- **A**: %s\n- **B**: %s\n\n", mdEscape(describeResult(a)), mdEscape(describeResult(b)))
+	fmt.Fprintf(&buf, "- **A**: %s\n- **B**: %s\n\n", table.EscapeMarkdown(describeResult(a)), table.EscapeMarkdown(describeResult(b)))
 	for _, w := range c.warnings {
-		fmt.Fprintf(&buf, "> **Warning:** %s\n\n", mdEscape(w))
+		fmt.Fprintf(&buf, "> **Warning:** %s\n\n", table.EscapeMarkdown(w))
 	}
 	buf.WriteString("## Per-lifecycle growth\n\n")
 	buf.WriteString("Slopes of the lifecycle-only fits (the whole growth per lifecycle, failed closes included), " +
 		"95% intervals; B − A has a Welch interval (independent runs). An interval of B − A that excludes 0 is a " +
 		"change the two runs can tell apart.\n\n")
-	c.slopeTable().markdown(&buf)
+	c.slopeTable().Markdown(&buf)
 	buf.WriteString("## Verdicts and correctness\n\n")
-	c.outcomeTable(true).markdown(&buf)
+	c.outcomeTable(true).Markdown(&buf)
 	if len(c.onlyA) > 0 || len(c.onlyB) > 0 {
 		fmt.Fprintf(&buf, "Not compared: only in A: %s; only in B: %s.\n",
 			orDash(strings.Join(c.onlyA, ", ")), orDash(strings.Join(c.onlyB, ", ")))
@@ -201,9 +202,9 @@ func CompareText(a, b *schema.Result) (string, error) {
 		fmt.Fprintf(&s, "warning: %s\n", w)
 	}
 	s.WriteString("\nper-lifecycle growth (lifecycle-only fits, 95% CI):\n")
-	c.slopeTable().text(&s)
+	c.slopeTable().Text(&s)
 	s.WriteString("\n")
-	c.outcomeTable(false).text(&s)
+	c.outcomeTable(false).Text(&s)
 	if len(c.onlyA) > 0 || len(c.onlyB) > 0 {
 		fmt.Fprintf(&s, "\nnot compared: only in A: %s; only in B: %s\n",
 			orDash(strings.Join(c.onlyA, ", ")), orDash(strings.Join(c.onlyB, ", ")))

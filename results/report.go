@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/scenarios"
@@ -50,7 +50,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 	}
 	if r.Status != schema.StatusComplete {
 		for _, e := range r.Errors {
-			p(">\n> - %s\n", mdEscape(e))
+			p(">\n> - %s\n", table.EscapeMarkdown(e))
 		}
 		p("\n")
 	}
@@ -68,18 +68,18 @@ func ReportMarkdown(r *schema.Result) []byte {
 		fmtBytes(r.Floors.NativeHeap), fmtBytes(r.Floors.RSS))
 
 	p("## Verdicts\n\n")
-	vt := newTable("l|l|l", "model", "verdict", "reason")
+	vt := table.New("l|l|l", "model", "verdict", "reason")
 	for _, m := range r.Models {
 		run := r.Runs[m]
-		vt.add(m, "**"+verdictWord(run)+"**", verdictReason(run))
+		vt.Add(m, "**"+verdictWord(run)+"**", verdictReason(run))
 	}
-	vt.markdown(&b)
+	vt.Markdown(&b)
 	if st := sequentialTable(r); st != nil {
 		p("### Early verdicts (--until-verdict)\n\n")
 		p("Each model was looked at as its samples arrived (at most %d looks, each with intervals at %s confidence so that "+
 			"all looks together keep a 5%% false-call rate) and stopped once native heap and RSS agreed. Times are from the "+
 			"start of the model's run in its child.\n\n", seqMaxLooks(r), fmtPercent(seqConfidence(r)))
-		st.markdown(&b)
+		st.Markdown(&b)
 	}
 
 	p("## Runs\n\n")
@@ -97,7 +97,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 	if ws := reportWarnings(r); len(ws) > 0 {
 		p("## Warnings\n\n")
 		for _, w := range ws {
-			p("- %s\n", mdEscape(w))
+			p("- %s\n", table.EscapeMarkdown(w))
 		}
 		p("\n")
 	}
@@ -106,11 +106,11 @@ func ReportMarkdown(r *schema.Result) []byte {
 		p("## Comparisons\n\n")
 		p("Difference of the per-lifecycle slopes of two models (A − B), measured in independent runs, with a Welch " +
 			"95%% interval. An interval that excludes 0 is a difference the run can tell apart.\n\n")
-		ct := newTable("l|l|l|r", "A", "B", "signal", "A − B per lifecycle [95% CI]")
+		ct := table.New("l|l|l|r", "A", "B", "signal", "A − B per lifecycle [95% CI]")
 		for _, c := range r.Comparisons {
-			ct.add(c.A, c.B, analysis.Describe(c.Signal).Name, fmtEst(c.Difference, analysis.Describe(c.Signal).Unit, true))
+			ct.Add(c.A, c.B, analysis.Describe(c.Signal).Name, fmtEst(c.Difference, analysis.Describe(c.Signal).Unit, true))
 		}
-		ct.markdown(&b)
+		ct.Markdown(&b)
 	}
 
 	if len(r.Attribution) > 0 {
@@ -120,7 +120,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 			"leak, options-fix only the handle leak, whose cost per failed close is its cost per lifecycle over the " +
 			"options-fix run's failed closes per lifecycle. The interaction is what the two leaks cost together beyond " +
 			"their sum (≈ 0 when they add up).\n\n")
-		attributionTable(r.Attribution).markdown(&b)
+		attributionTable(r.Attribution).Markdown(&b)
 	}
 
 	if len(r.Calibration) > 0 {
@@ -128,7 +128,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 		p("A known leak, allocated and never freed per lifecycle by the synthetic model only, measured as the " +
 			"difference of its per-lifecycle growth from its control's (95%% intervals). The relative error says how " +
 			"well the estimators recover it.\n\n")
-		calibrationTable(r.Calibration).markdown(&b)
+		calibrationTable(r.Calibration).Markdown(&b)
 	}
 
 	if hasResident(r) {
@@ -136,13 +136,13 @@ func ReportMarkdown(r *schema.Result) []byte {
 		p("What one open store instance (a kv store or one window segment) costs at steady state: the median over the " +
 			"second half of the samples of (signal − its value before anything was opened) / open DBs. Under a leaky " +
 			"model it includes what leaked so far: read it from a model that does not leak.\n\n")
-		rt := newTable("l|r|r|r", "model", "native heap per DB", "RSS per DB", "open DBs (median)")
+		rt := table.New("l|r|r|r", "model", "native heap per DB", "RSS per DB", "open DBs (median)")
 		for _, m := range r.Models {
 			if res := r.Runs[m].Resident; res != nil {
-				rt.add(m, fmtBytes(res.NativeHeapPerDB), fmtBytes(res.RSSPerDB), fmtCount(res.OpenDBs))
+				rt.Add(m, fmtBytes(res.NativeHeapPerDB), fmtBytes(res.RSSPerDB), fmtCount(res.OpenDBs))
 			}
 		}
-		rt.markdown(&b)
+		rt.Markdown(&b)
 	}
 
 	p("## Plots\n\n")
@@ -153,10 +153,10 @@ func ReportMarkdown(r *schema.Result) []byte {
 	p("![live native objects against lifecycles](%s)\n\n", PlotLedger)
 
 	p("## Scenario\n\n")
-	scenarioTable(r.Scenario).markdown(&b)
+	scenarioTable(r.Scenario).Markdown(&b)
 
 	p("## Provenance\n\n")
-	provenanceTable(r.Provenance).markdown(&b)
+	provenanceTable(r.Provenance).Markdown(&b)
 	return b.Bytes()
 }
 
@@ -177,13 +177,13 @@ func reportRuns(b *bytes.Buffer, r *schema.Result) {
 		align += "|r"
 		header = append(header, m)
 	}
-	t := newTable(align, header...)
+	t := table.New(align, header...)
 	row := func(name string, f func(run *schema.Run) string) {
 		cells := []string{name}
 		for _, m := range r.Models {
 			cells = append(cells, f(r.Runs[m]))
 		}
-		t.add(cells...)
+		t.Add(cells...)
 	}
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
 	row("outcome", func(run *schema.Run) string {
@@ -217,7 +217,7 @@ func reportRuns(b *bytes.Buffer, r *schema.Result) {
 	row("RSS first → last", func(run *schema.Run) string { return startEnd(run.Samples, run.RSSStart, run.RSSEnd) })
 	row("samples", func(run *schema.Run) string { return strconv.Itoa(run.Samples) })
 	row("elapsed", func(run *schema.Run) string { return fmtDuration(run.ElapsedNs) })
-	t.markdown(b)
+	t.Markdown(b)
 
 	var notes []string
 	for _, m := range r.Models {
@@ -230,7 +230,7 @@ func reportRuns(b *bytes.Buffer, r *schema.Result) {
 		}
 	}
 	for _, n := range notes {
-		fmt.Fprintf(b, "- %s\n", mdEscape(n))
+		fmt.Fprintf(b, "- %s\n", table.EscapeMarkdown(n))
 	}
 	if len(notes) > 0 {
 		b.WriteString("\n")
@@ -247,19 +247,19 @@ func startEnd(samples int, start, end int64) string {
 func reportFit(b *bytes.Buffer, r *schema.Result, sig string) {
 	unit := analysis.Describe(sig).Unit
 	fmt.Fprintf(b, "### %s\n\n", analysis.Describe(sig).Title)
-	t := newTable("l|r|r|r|r|r|r|l|r|r", "model", "per lifecycle [95% CI]", "two-counter: per lifecycle [95% CI]",
+	t := table.New("l|r|r|r|r|r|r|l|r|r", "model", "per lifecycle [95% CI]", "two-counter: per lifecycle [95% CI]",
 		"two-counter: per failed close [95% CI]", "per 10⁶ records [95% CI]", "R²", "used / cut",
 		"warm-up", "Theil–Sen", "Mann–Kendall p")
 	for _, m := range r.Models {
 		f, ok := r.Runs[m].Fits[sig]
 		if !ok {
-			t.add(m, "not analysed", "", "", "", "", "", "", "", "")
+			t.Add(m, "not analysed", "", "", "", "", "", "", "", "")
 			continue
 		}
 		tot := f.Total
 		if tot == nil {
 			// A result without the lifecycle-only fit: show what there is.
-			t.add(m, "—", fmtEst(f.PerLifecycle, unit, true), fmtEst(f.PerFailedClose, unit, true),
+			t.Add(m, "—", fmtEst(f.PerLifecycle, unit, true), fmtEst(f.PerFailedClose, unit, true),
 				fmtEst(f.PerMillionRecords, unit, true), fmtR2(f.R2), usedCut(f), warmupCell(f),
 				fmtSignedQty(f.TheilSen, unit), fmtP(f.MannKendallP))
 			continue
@@ -268,11 +268,11 @@ func reportFit(b *bytes.Buffer, r *schema.Result, sig string) {
 		if f.SamplesUsed != tot.SamplesUsed || f.WarmupSamples != tot.WarmupSamples {
 			uc += " (two-counter " + usedCut(f) + ")"
 		}
-		t.add(m, fmtEst(tot.PerLifecycle, unit, true), fmtEst(f.PerLifecycle, unit, true),
+		t.Add(m, fmtEst(tot.PerLifecycle, unit, true), fmtEst(f.PerLifecycle, unit, true),
 			fmtEst(f.PerFailedClose, unit, true), fmtEst(tot.PerMillionRecords, unit, true), fmtR2(tot.R2), uc,
 			warmupCell(*tot), fmtSignedQty(tot.TheilSen, unit), fmtP(tot.MannKendallP))
 	}
-	t.markdown(b)
+	t.Markdown(b)
 }
 
 func usedCut(f schema.SignalFit) string {
@@ -332,20 +332,20 @@ func reportWarnings(r *schema.Result) []string {
 }
 
 // attributionTable has one row per quantity and one column per signal.
-func attributionTable(as []schema.Attribution) *table {
+func attributionTable(as []schema.Attribution) *table.Table {
 	align := "l"
 	header := []string{""}
 	for _, a := range as {
 		align += "|r"
 		header = append(header, analysis.Describe(a.Signal).Name)
 	}
-	t := newTable(align, header...)
+	t := table.New(align, header...)
 	row := func(name string, f func(a schema.Attribution) string) {
 		cells := []string{name}
 		for _, a := range as {
 			cells = append(cells, f(a))
 		}
-		t.add(cells...)
+		t.Add(cells...)
 	}
 	row("offsets-options leak per lifecycle (finally-fix − fixed)", func(a schema.Attribution) string {
 		return fmtEst(a.OptionsLeakPerLifecycle, analysis.Describe(a.Signal).Unit, true)
@@ -365,11 +365,11 @@ func attributionTable(as []schema.Attribution) *table {
 	return t
 }
 
-func calibrationTable(cs []schema.Calibration) *table {
-	t := newTable("l|l|r|r|r|r|r", "model", "control", "known per lifecycle", "native heap [95% CI]", "error",
+func calibrationTable(cs []schema.Calibration) *table.Table {
+	t := table.New("l|l|r|r|r|r|r", "model", "control", "known per lifecycle", "native heap [95% CI]", "error",
 		"RSS [95% CI]", "error")
 	for _, c := range cs {
-		t.add(c.Model, c.Control, fmtBytes(c.KnownPerLifecycle), fmtEst(c.NativeHeap, "bytes", true),
+		t.Add(c.Model, c.Control, fmtBytes(c.KnownPerLifecycle), fmtEst(c.NativeHeap, "bytes", true),
 			fmtSignedPercent(c.NativeHeapError), fmtEst(c.RSS, "bytes", true), fmtSignedPercent(c.RSSError))
 	}
 	return t
@@ -384,8 +384,8 @@ func hasResident(r *schema.Result) bool {
 	return false
 }
 
-func scenarioTable(s scenarios.Scenario) *table {
-	t := newTable("l|l", "", "")
+func scenarioTable(s scenarios.Scenario) *table.Table {
+	t := table.New("l|l", "", "")
 	yesNo := func(b bool) string {
 		if b {
 			return "yes"
@@ -397,20 +397,20 @@ func scenarioTable(s scenarios.Scenario) *table {
 		store += fmt.Sprintf(", retention %d ms, segment interval %d ms, %d live segments per store",
 			s.RetentionMs, s.SegmentInterval(), s.LiveSegments())
 	}
-	t.add("name", s.Name)
-	t.add("models", strings.Join(s.Models, ", "))
-	t.add("store", store)
-	t.add("workload", fmt.Sprintf("%s of %d B per store per step of %d ms, %s, %s",
+	t.Add("name", s.Name)
+	t.Add("models", strings.Join(s.Models, ", "))
+	t.Add("store", store)
+	t.Add("workload", fmt.Sprintf("%s of %d B per store per step of %d ms, %s, %s",
 		plural(s.RecordsPerStep, "record"), s.ValueBytes, s.StepMs, plural(s.KeySpread, "key"),
 		plural(s.ChangelogPartitions, "changelog partition")))
-	t.add("failures", fmt.Sprintf("close %s %s, cascade %s; init %s; exactly-once %s; leak semantics %s",
+	t.Add("failures", fmt.Sprintf("close %s %s, cascade %s; init %s; exactly-once %s; leak semantics %s",
 		fmtPercent(s.CloseFailureRate), s.CloseFailureKind, yesNo(s.Cascade), fmtPercent(s.InitFailureRate),
 		yesNo(s.ExactlyOnce), s.LeakSemantics))
 	reb := "never"
 	if s.RebalanceEverySteps > 0 {
 		reb = fmt.Sprintf("every %d steps, %s of tasks", s.RebalanceEverySteps, fmtPercent(s.RebalanceTasks))
 	}
-	t.add("rebalances", reb)
+	t.Add("rebalances", reb)
 	var stop []string
 	if s.Lifecycles > 0 {
 		stop = append(stop, fmt.Sprintf("%d lifecycles", s.Lifecycles))
@@ -418,13 +418,13 @@ func scenarioTable(s scenarios.Scenario) *table {
 	if s.Duration > 0 {
 		stop = append(stop, s.Duration.String())
 	}
-	t.add("stop after", orDash(strings.Join(stop, " or ")))
-	t.add("sampling", fmt.Sprintf("every %s and every %d ms", plural(s.SampleEveryLifecycles, "lifecycle"), s.SampleIntervalMs))
+	t.Add("stop after", orDash(strings.Join(stop, " or ")))
+	t.Add("sampling", fmt.Sprintf("every %s and every %d ms", plural(s.SampleEveryLifecycles, "lifecycle"), s.SampleIntervalMs))
 	if s.SyntheticLeakBytes != 0 || s.RestoreScratchBytes != 0 {
-		t.add("calibration", fmt.Sprintf("synthetic leak %s per lifecycle, restore scratch %s",
+		t.Add("calibration", fmt.Sprintf("synthetic leak %s per lifecycle, restore scratch %s",
 			fmtBytes(float64(s.SyntheticLeakBytes)), fmtBytes(float64(s.RestoreScratchBytes))))
 	}
-	t.add("seed", strconv.FormatInt(s.Seed, 10))
+	t.Add("seed", strconv.FormatInt(s.Seed, 10))
 	return t
 }
 
@@ -436,20 +436,20 @@ func plural(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "s"
 }
 
-func provenanceTable(p schema.Provenance) *table {
-	t := newTable("l|l", "", "")
-	t.add("RocksDB", orDash(p.RocksDBVersion))
-	t.add("grocksdb", orDash(p.GrocksdbVersion))
-	t.add("Go", orDash(p.GoVersion))
-	t.add("commit", orDash(p.GitCommit))
-	t.add("host", fmt.Sprintf("%s (%s/%s, %d CPUs)", orDash(p.Host), p.OS, p.Arch, p.CPUs))
-	t.add("allocator", orDash(string(p.Allocator)))
-	t.add("seed", strconv.FormatInt(p.Seed, 10))
-	t.add("scenario digest", "`"+orDash(p.ScenarioDigest)+"`")
-	t.add("started", orDash(p.StartTime))
-	t.add("ended", orDash(p.EndTime))
+func provenanceTable(p schema.Provenance) *table.Table {
+	t := table.New("l|l", "", "")
+	t.Add("RocksDB", orDash(p.RocksDBVersion))
+	t.Add("grocksdb", orDash(p.GrocksdbVersion))
+	t.Add("Go", orDash(p.GoVersion))
+	t.Add("commit", orDash(p.GitCommit))
+	t.Add("host", fmt.Sprintf("%s (%s/%s, %d CPUs)", orDash(p.Host), p.OS, p.Arch, p.CPUs))
+	t.Add("allocator", orDash(string(p.Allocator)))
+	t.Add("seed", strconv.FormatInt(p.Seed, 10))
+	t.Add("scenario digest", "`"+orDash(p.ScenarioDigest)+"`")
+	t.Add("started", orDash(p.StartTime))
+	t.Add("ended", orDash(p.EndTime))
 	if p.Command != "" {
-		t.add("command", "`"+p.Command+"`")
+		t.Add("command", "`"+p.Command+"`")
 	}
 	return t
 }
@@ -593,87 +593,8 @@ func orDash(s string) string {
 	return s
 }
 
-// Tables.
-
-// table is rendered as Markdown or as aligned plain text. align has one
-// letter per column, 'l' or 'r', separated by '|'.
-type table struct {
-	align  []byte
-	header []string
-	rows   [][]string
-}
-
-func newTable(align string, header ...string) *table {
-	t := &table{header: header}
-	for _, a := range strings.Split(align, "|") {
-		t.align = append(t.align, a[0])
-	}
-	return t
-}
-
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
-
-func (t *table) markdown(b *bytes.Buffer) {
-	line := func(cells []string) {
-		b.WriteString("|")
-		for _, c := range cells {
-			b.WriteString(" " + mdEscape(c) + " |")
-		}
-		b.WriteString("\n")
-	}
-	line(t.header)
-	b.WriteString("|")
-	for _, a := range t.align {
-		if a == 'r' {
-			b.WriteString("---:|")
-		} else {
-			b.WriteString("---|")
-		}
-	}
-	b.WriteString("\n")
-	for _, r := range t.rows {
-		line(r)
-	}
-	b.WriteString("\n")
-}
-
-// text renders the table with columns padded to their widest cell, two
-// spaces apart; a header of empty strings is left out.
-func (t *table) text(b *strings.Builder) {
-	rows := t.rows
-	if strings.Join(t.header, "") != "" {
-		rows = append([][]string{t.header}, rows...)
-	}
-	width := make([]int, len(t.align))
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
-	}
-	for _, r := range rows {
-		var line strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			if i > 0 {
-				line.WriteString("  ")
-			}
-			if t.align[i] == 'r' {
-				line.WriteString(pad + c)
-			} else {
-				line.WriteString(c + pad)
-			}
-		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-	}
-}
-
-func mdEscape(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(s, "\n", " ")
-}
-
-func sequentialTable(r *schema.Result) *table {
-	t := newTable("l|l|l", "model", "native-heap verdict settled", "verdict settled")
+func sequentialTable(r *schema.Result) *table.Table {
+	t := table.New("l|l|l", "model", "native-heap verdict settled", "verdict settled")
 	any := false
 	cell := func(l *schema.Look) string {
 		if l == nil {
@@ -688,7 +609,7 @@ func sequentialTable(r *schema.Result) *table {
 			continue
 		}
 		any = true
-		t.add(m, cell(run.Sequential.Native), cell(run.Sequential.Verdict))
+		t.Add(m, cell(run.Sequential.Native), cell(run.Sequential.Verdict))
 	}
 	if !any {
 		return nil

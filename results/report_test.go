@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bytes"
 	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"path/filepath"
@@ -178,21 +177,4 @@ func TestFormatting(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, tc.got)
 	}
-}
-
-func TestTableText(t *testing.T) {
-	tb := newTable("l|r", "model", "slope")
-	tb.add("leaky", "+48.7 KiB")
-	tb.add("options-fix", "−1 B")
-	var b strings.Builder
-	tb.text(&b)
-	assert.Equal(t, "model            slope\nleaky        +48.7 KiB\noptions-fix       −1 B\n", b.String())
-}
-
-func TestMarkdownEscapesPipes(t *testing.T) {
-	tb := newTable("l|r", "x", "y")
-	tb.add("a|b\nc", "1")
-	var b bytes.Buffer
-	tb.markdown(&b)
-	assert.Equal(t, "| x | y |\n|---|---:|\n| a\\|b c | 1 |\n\n", b.String())
 }

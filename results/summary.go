@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/schema"
 	"strconv"
 	"strings"
@@ -23,24 +24,24 @@ func Summary(r *schema.Result) string {
 		}
 	}
 	b.WriteString("\n")
-	t := newTable("l|r|r|r|r|r|r|r|r|l|l", "model", "lifecycles", "failed closes", "task errors", "records lost",
+	t := table.New("l|r|r|r|r|r|r|r|r|l|l", "model", "lifecycles", "failed closes", "task errors", "records lost",
 		"native heap Δ", "RSS Δ", "native heap/lifecycle [95% CI]", "RSS/lifecycle [95% CI]", "live natives at end", "verdict")
 	for _, m := range r.Models {
 		run := r.Runs[m]
 		i := func(v int64) string { return strconv.FormatInt(v, 10) }
-		t.add(m, i(run.Lifecycles), i(run.FailedCloses), i(run.TaskErrors), i(run.RecordsLost),
+		t.Add(m, i(run.Lifecycles), i(run.FailedCloses), i(run.TaskErrors), i(run.RecordsLost),
 			fmtSignedBytes(float64(run.NativeHeapEnd-run.NativeHeapStart)), fmtSignedBytes(float64(run.RSSEnd-run.RSSStart)),
 			totalSlope(run, analysis.SignalNativeHeap), totalSlope(run, analysis.SignalRSS), ledgerString(run.LedgerAtEnd),
 			verdictWord(run))
 	}
-	t.text(&b)
+	t.Text(&b)
 	b.WriteString("\n")
 	for _, m := range r.Models {
 		fmt.Fprintf(&b, "%s: %s\n", m, verdictReason(r.Runs[m]))
 	}
 	if len(r.Attribution) > 0 {
 		b.WriteString("\nattribution (whole growth per lifecycle of each model, 95% CI):\n")
-		attributionTable(r.Attribution).text(&b)
+		attributionTable(r.Attribution).Text(&b)
 	}
 	return b.String()
 }

@@ -3,6 +3,7 @@ package gate
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rocksleak/rocksleak/internal/table"
 	"io"
 	"math"
 	"strings"
@@ -94,21 +95,19 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	fmt.Fprintln(&b, "| check | baseline | candidate [95% interval] | limit | outcome | reason |")
 	fmt.Fprintln(&b, "|---|---:|---:|---:|:---:|---|")
 	for _, c := range r.Checks {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s %s | %s |\n", c.Name, mdEscape(baselineCell(c)),
-			mdEscape(candidateCell(c)), mdEscape(limitCell(c)), icon[c.Outcome], c.Outcome, mdEscape(c.Reason))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s %s | %s |\n", c.Name, table.EscapeMarkdown(baselineCell(c)),
+			table.EscapeMarkdown(candidateCell(c)), table.EscapeMarkdown(limitCell(c)), icon[c.Outcome], c.Outcome, table.EscapeMarkdown(c.Reason))
 	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintln(&b)
 		for _, wn := range r.Warnings {
-			fmt.Fprintf(&b, "> **warning:** %s\n>\n", mdEscape(wn))
+			fmt.Fprintf(&b, "> **warning:** %s\n>\n", table.EscapeMarkdown(wn))
 		}
 	}
-	fmt.Fprintf(&b, "\n<sub>%s</sub>\n", mdEscape(r.Rule))
+	fmt.Fprintf(&b, "\n<sub>%s</sub>\n", table.EscapeMarkdown(r.Rule))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
-
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func verdictLine(r *Report) string {
 	n := map[Outcome]int{}
