@@ -2,13 +2,12 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/rocksleak/rocksleak/spec"
 	"sort"
 	"strings"
 
 	"github.com/rocksleak/rocksleak/measure/stats"
-
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // Difference is the difference of two fits' per-lifecycle slopes with its

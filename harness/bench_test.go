@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rocksleak/rocksleak/schema"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/measure"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // The work of one benchmarked lifecycle is what one task step of the

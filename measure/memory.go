@@ -13,9 +13,9 @@ package measure
 
 import (
 	"errors"
-	"github.com/rocksleak/rocksleak/spec"
 
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // ErrParse is wrapped by every error caused by a /proc file whose content cannot be parsed. The error text carries

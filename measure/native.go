@@ -50,9 +50,10 @@ import "C"
 
 import (
 	"fmt"
-	"github.com/rocksleak/rocksleak/spec"
 	"sync"
 	"syscall"
+
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 var (

@@ -1,7 +1,6 @@
 package measure
 
 import (
-	"github.com/rocksleak/rocksleak/spec"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/measure/internal/testalloc"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 const (

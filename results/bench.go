@@ -2,10 +2,11 @@ package results
 
 import (
 	"fmt"
+	"strings"
+
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
-	"strings"
 )
 
 // BenchLines renders a result as Go benchmark output, one line per model, so

@@ -1,7 +1,6 @@
 package results
 
 import (
-	"github.com/rocksleak/rocksleak/schema"
 	"path/filepath"
 	"testing"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/internal/golden"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 func TestCompareGolden(t *testing.T) {

@@ -2,9 +2,10 @@ package results
 
 import (
 	"errors"
-	"github.com/rocksleak/rocksleak/schema"
 	"os"
 	"testing"
+
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // FuzzParseResult: any bytes either parse into a valid Result or fail with

@@ -2,7 +2,6 @@ package results
 
 import (
 	"bytes"
-	"github.com/rocksleak/rocksleak/schema"
 	"image"
 	"image/color"
 	"image/png"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 func readTestSamples(t *testing.T, name string) map[string][]schema.Sample {

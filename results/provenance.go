@@ -1,10 +1,11 @@
 package results
 
 import (
-	"github.com/rocksleak/rocksleak/schema"
 	"os"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // BuildProvenance fills in what the running binary and host know about

@@ -1,8 +1,6 @@
 package results
 
 import (
-	"github.com/rocksleak/rocksleak/measure/stats"
-	"github.com/rocksleak/rocksleak/schema"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/internal/golden"
+	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // readTestResult loads testdata/<name>/result.json; each call returns a fresh

@@ -2,11 +2,12 @@ package results
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/schema"
-	"strconv"
-	"strings"
 )
 
 // Summary renders the terminal's short version of the report: one table of

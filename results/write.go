@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rocksleak/rocksleak/schema"
 	"os"
 	"path/filepath"
+
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // Files is the set of files of one run directory, by name, in memory.

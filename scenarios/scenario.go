@@ -6,12 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/rocksleak/rocksleak/internal/units"
-	"github.com/rocksleak/rocksleak/spec"
 	"math"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/rocksleak/rocksleak/internal/units"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // StoreKind is the kind of state store a scenario drives.

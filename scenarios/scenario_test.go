@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"encoding/json"
-	"github.com/rocksleak/rocksleak/spec"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 func TestCatalogueHasRequiredEntries(t *testing.T) {

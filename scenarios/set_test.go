@@ -1,13 +1,14 @@
 package scenarios
 
 import (
-	"github.com/rocksleak/rocksleak/spec"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 func TestSet(t *testing.T) {

@@ -3,9 +3,10 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"github.com/rocksleak/rocksleak/spec"
 	"math"
 	"strings"
+
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // ErrInvalid is wrapped by every error this package returns: the scenario, a

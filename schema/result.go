@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rocksleak/rocksleak/measure/stats"
-	"github.com/rocksleak/rocksleak/spec"
 	"os"
 	"sort"
 
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // SchemaVersion is the version of result.json this package writes and reads.

@@ -1,8 +1,9 @@
 package schema
 
 import (
-	"github.com/rocksleak/rocksleak/spec"
 	"time"
+
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // ChildInfo is what a child says about itself before its first lifecycle.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/rocksleak/rocksleak/schema"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rocksleak/rocksleak/results/gate"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // gateUsage is the manual of "rocksleak gate".

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/measure/stats"
-	"github.com/rocksleak/rocksleak/schema"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,8 +13,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/results/gate"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // gateCLI runs "rocksleak gate ARGS" as main would: the output, the message

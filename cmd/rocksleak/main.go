@@ -28,13 +28,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rocksleak/rocksleak/schema"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // gitCommit is set at link time (-X main.gitCommit=...).

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/rocksleak/rocksleak/schema"
 	"io"
 	"os"
 	"os/exec"
@@ -20,8 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/harness"
-
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // TestMain lets the test binary stand in for the rocksleak binary: as a

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/schema"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -13,7 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/results/plan"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // planCLI runs "rocksleak plan ARGS" as main would.

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/schema"
 	"io"
 	"math"
 	"os"
@@ -18,7 +16,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // reliabilityReport is what "rocksleak reliability" writes to

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/schema"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // reportCmd re-renders report.md and the plots from a result.json (and the

@@ -7,20 +7,19 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/internal/units"
-	"github.com/rocksleak/rocksleak/schema"
-	"github.com/rocksleak/rocksleak/spec"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/harness"
-
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 type setFlags []string

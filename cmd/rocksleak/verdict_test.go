@@ -4,13 +4,14 @@ package main
 
 import (
 	"context"
-	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/schema"
 	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // These tests run real scenarios end to end (children, RocksDB, samplers,

@@ -1,12 +1,13 @@
 package gate
 
 import (
-	"github.com/rocksleak/rocksleak/measure/stats"
-	"github.com/rocksleak/rocksleak/schema"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 func policyOf(checks ...Check) Policy { return Policy{Checks: checks} }

@@ -1,14 +1,14 @@
 package gate
 
 import (
-	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/measure/stats"
-	"github.com/rocksleak/rocksleak/schema"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // est is an estimate with a valid 95% interval.

@@ -3,6 +3,7 @@ package gate
 import (
 	"errors"
 	"fmt"
+
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"

@@ -3,13 +3,13 @@ package gate
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/rocksleak/rocksleak/internal/table"
 	"io"
 	"math"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/internal/units"
 )
 

@@ -41,13 +41,14 @@ package plan
 import (
 	"errors"
 	"fmt"
-	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/measure/stats"
-	"github.com/rocksleak/rocksleak/schema"
 	"math"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // ErrUnusableResult marks a result a plan cannot be made from: a model that

@@ -3,7 +3,6 @@ package plan
 import (
 	"bytes"
 	"fmt"
-	"github.com/rocksleak/rocksleak/analysis"
 	"image/color"
 
 	"gonum.org/v1/plot"
@@ -11,6 +10,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/rocksleak/rocksleak/analysis"
 )
 
 // PNG renders the projected usage of every signal over the horizon (768 × 480

@@ -3,13 +3,13 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/rocksleak/rocksleak/analysis"
 	"io"
 	"math"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/units"
 )
 

@@ -3,7 +3,6 @@ package plan
 import (
 	"errors"
 	"fmt"
-	"github.com/rocksleak/rocksleak/internal/units"
 	"io"
 	"math"
 	"os"
@@ -11,8 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocksleak/rocksleak/internal/strictyaml"
 	"gopkg.in/yaml.v3"
+
+	"github.com/rocksleak/rocksleak/internal/strictyaml"
+	"github.com/rocksleak/rocksleak/internal/units"
 )
 
 // ErrInvalidTopology marks a topology that cannot be planned for: malformed
