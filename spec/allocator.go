@@ -21,10 +21,8 @@ func Allocators() []Allocator { return []Allocator{AllocatorGlibc, AllocatorJema
 // ParseAllocator parses "glibc" or "jemalloc". The error names the bad value
 // and the known ones.
 func ParseAllocator(s string) (Allocator, error) {
-	for _, a := range Allocators() {
-		if string(a) == s {
-			return a, nil
-		}
+	if a, ok := lookup(s, Allocators()); ok {
+		return a, nil
 	}
 	return "", fmt.Errorf("%q is not one of %s", s, joinNames(Allocators()))
 }

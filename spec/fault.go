@@ -24,12 +24,20 @@ func Faults() []Fault { return []Fault{FaultTransient, FaultSticky} }
 // ParseFault parses a close failure kind ("transient" or "sticky"). The
 // error names the bad value and the known ones.
 func ParseFault(s string) (Fault, error) {
-	for _, f := range Faults() {
-		if string(f) == s {
-			return f, nil
-		}
+	if f, ok := lookup(s, Faults()); ok {
+		return f, nil
 	}
 	return "", fmt.Errorf("unknown close failure kind %q (known: %s)", s, joinNames(Faults()))
+}
+
+// lookup finds s among known names.
+func lookup[T ~string](s string, known []T) (T, bool) {
+	for _, k := range known {
+		if string(k) == s {
+			return k, true
+		}
+	}
+	return "", false
 }
 
 // joinNames renders names as "a, b, c".
