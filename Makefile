@@ -1,11 +1,12 @@
 # rocksleak: set-up is `make run` and `make test`; both install what is missing.
 GO      ?= go
 BIN     := bin/rocksleak
-# Packages with no cgo in their tests run under the race detector too.
-PURE    := ./measure/stats/... ./scenarios/... ./results/...
+# The pure-Go packages (no cgo, no RocksDB: `go list -deps` names neither grocksdb nor lifecycle nor harness)
+# also run under the race detector.
+PURE    := ./measure/stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/...
 ARGS    ?=
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
-FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./results:FuzzParseSamplesCSV \
+FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./schema:FuzzParseSamplesCSV \
            ./results/gate:FuzzParsePolicy ./results/plan:FuzzParseTopology
 FUZZTIME ?= 2m
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
@@ -18,11 +19,11 @@ all: build
 deps:
 	@./scripts/install-deps.sh
 
-build: deps
+build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/rocksleak
 
 ## run: build and run the default scenario (kafka-20616), leaky vs fixed.
-run: build
+run: deps build
 	./$(BIN) run $(ARGS)
 
 ## test: every test, plus the pure-Go packages under -race and every fuzz target briefly.
@@ -47,7 +48,7 @@ bench: deps
 
 ## reliability: kafka-20616 at 20 seeds, the same with --until-verdict, and calibration at 10 seeds
 ## (two seeds at a time; about 40 minutes on 2 cores).
-reliability: build
+reliability: deps build
 	./$(BIN) reliability --scenario kafka-20616 --seeds 20 --parallel 2 $(ARGS)
 	./$(BIN) reliability --scenario kafka-20616 --seeds 20 --parallel 2 --until-verdict $(ARGS)
 	./$(BIN) reliability --scenario calibration --seeds 10 --parallel 2

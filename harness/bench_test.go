@@ -19,6 +19,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/measure"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // The work of one benchmarked lifecycle is what one task step of the
@@ -324,7 +325,7 @@ func newHarnessLoop(b *testing.B, root string, sampler *measure.Sampler, m lifec
 func (h *harnessLoop) lifecycle(w *benchWork) error {
 	return storeLifecycle(h.env, h.cfg, w, func() error {
 		start := time.Now()
-		err := h.rec.sample(measure.TriggerLifecycle)
+		err := h.rec.sample(schema.TriggerLifecycle)
 		h.sampled += time.Since(start)
 		return err
 	})
@@ -382,7 +383,7 @@ func BenchmarkSampleCost(b *testing.B) {
 			rec := benchRecorder(b, env, sampler, lifecycle.Fixed.Name)
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := rec.sample(measure.TriggerLifecycle); err != nil {
+				if err := rec.sample(schema.TriggerLifecycle); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -399,7 +400,7 @@ func BenchmarkSampleCost(b *testing.B) {
 			part("read-ns/sample", func() error { _, err := sampler.Read(); return err })
 			part("ledger-ns/sample", func() error { _ = kindMap(env.Ledger.Live()); return nil })
 			part("rocksdb-ns/sample", func() error { _, err := env.RocksDBMemory(); return err })
-			ev := Event{Sample: &measure.Sample{Model: lifecycle.Fixed.Name, Trigger: measure.TriggerLifecycle,
+			ev := Event{Sample: &schema.Sample{Model: lifecycle.Fixed.Name, Trigger: schema.TriggerLifecycle,
 				LiveNatives: kindMap(env.Ledger.Live())}}
 			part("event-ns/sample", func() error { return rec.emit(ev) })
 		})

@@ -14,6 +14,8 @@ import (
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/measure"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // ChildEnvVar marks a process started by the parent as a model child.
@@ -23,9 +25,9 @@ const ChildEnvVar = "ROCKSLEAK_CHILD"
 // runs the model's topology until the scenario's stop condition or until ctx
 // is cancelled, and writes Events as JSON lines to events: its info, a sample
 // before anything is opened, samples as it goes (after lifecycles and on a
-// timer), a sample at the end, and a Summary. On cancellation it closes what
+// timer), a sample at the end, and a schema.Summary. On cancellation it closes what
 // the model would close, removes its state directory and still writes a
-// Summary, marked interrupted.
+// schema.Summary, marked interrupted.
 func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	// The topology runs on one OS thread, as a Kafka Streams StreamThread
 	// calls RocksDB from one thread: every store operation then allocates
@@ -36,7 +38,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err := json.NewDecoder(job).Decode(&j); err != nil {
 		return fmt.Errorf("child: reading job: %w", err)
 	}
-	rn, err := scenarios.ParseRunName(j.Model)
+	rn, err := spec.ParseRunName(j.Model, scenarios.ModelNames())
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
@@ -64,8 +66,8 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("child: reading RocksDB's version: %w", err)
 	}
-	if err := emit(Event{Info: &ChildInfo{PID: os.Getpid(), RocksDBVersion: version,
-		Allocator: string(sampler.Allocator())}}); err != nil {
+	if err := emit(Event{Info: &schema.ChildInfo{PID: os.Getpid(), RocksDBVersion: version,
+		Allocator: sampler.Allocator()}}); err != nil {
 		return err
 	}
 
@@ -78,7 +80,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		interval: time.Duration(max(j.Scenario.SampleIntervalMs, 1)) * time.Millisecond}
 	topo.after = rec.after
 
-	if err := rec.sample(measure.TriggerStart); err != nil {
+	if err := rec.sample(schema.TriggerStart); err != nil {
 		return err
 	}
 	settled := make(chan os.Signal, 1)
@@ -106,7 +108,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		topo.step(ctx)
 	}
 	interrupted := ctx.Err() != nil
-	if err := rec.sample(measure.TriggerEnd); err != nil && runErr == nil {
+	if err := rec.sample(schema.TriggerEnd); err != nil && runErr == nil {
 		runErr = err
 	}
 	topo.stop()
@@ -145,9 +147,9 @@ func (r *recorder) after() {
 	lc := r.topo.env.Counts().Lifecycles.Load()
 	switch {
 	case lc-r.lastLC >= r.every:
-		r.err = errors.Join(r.err, r.sample(measure.TriggerLifecycle))
+		r.err = errors.Join(r.err, r.sample(schema.TriggerLifecycle))
 	case time.Since(r.lastTime) >= r.interval:
-		r.err = errors.Join(r.err, r.sample(measure.TriggerTimer))
+		r.err = errors.Join(r.err, r.sample(schema.TriggerTimer))
 	}
 }
 
@@ -157,18 +159,18 @@ func (r *recorder) sample(trigger string) error {
 		return fmt.Errorf("sampling: %w", err)
 	}
 	c := r.topo.env.Counts()
-	s := measure.Sample{
+	s := schema.Sample{
 		Model: r.model, Seq: r.seq, ElapsedNs: int64(time.Since(r.begin)), Trigger: trigger,
 		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(),
 		InitFailures: c.InitFailures.Load(), Records: r.topo.records,
 		Memory: mem, LiveNatives: kindMap(r.topo.env.Ledger.Live()),
 	}
 	if fig, err := r.topo.env.RocksDBMemory(); err == nil {
-		s.RocksDB = measure.RocksDBMemory{MemTables: int64(fig.MemTables), TableReaders: int64(fig.TableReaders),
+		s.RocksDB = schema.RocksDBMemory{MemTables: int64(fig.MemTables), TableReaders: int64(fig.TableReaders),
 			BlockCache: int64(fig.BlockCache), OpenDBs: fig.OpenDBs}
 	}
 	r.seq++
-	if trigger != measure.TriggerTimer {
+	if trigger != schema.TriggerTimer {
 		// Timer samples do not count toward the lifecycle cadence: the fits
 		// use the other samples only (see results.FitSamples).
 		r.lastLC = s.Lifecycles
@@ -185,9 +187,9 @@ func kindMap(m map[lifecycle.Kind]int64) map[string]int64 {
 	return out
 }
 
-func (t *topology) summary(model string, interrupted bool, elapsed time.Duration) Summary {
+func (t *topology) summary(model string, interrupted bool, elapsed time.Duration) schema.Summary {
 	c := t.env.Counts()
-	return Summary{
+	return schema.Summary{
 		Model: model, Interrupted: interrupted, Steps: t.steps,
 		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(), InitFailures: c.InitFailures.Load(),
 		Records: t.records, Rebalances: t.rebalances,

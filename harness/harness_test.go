@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // TestParentSurvivesChildCrash: children that abort or exit without a summary
@@ -50,10 +51,10 @@ func TestNonMarkerKeepsOnlyRealErrors(t *testing.T) {
 }
 
 func TestRestoreStats(t *testing.T) {
-	assert.Equal(t, RestoreStats{}, restoreStats(nil, 0))
+	assert.Equal(t, schema.RestoreStats{}, restoreStats(nil, 0))
 	ms := time.Millisecond
 	rs := restoreStats([]time.Duration{5 * ms, 1 * ms, 9 * ms, 3 * ms}, 40)
-	assert.Equal(t, RestoreStats{Count: 4, P50Ns: int64(3 * ms), MaxNs: int64(9 * ms), Records: 40}, rs)
+	assert.Equal(t, schema.RestoreStats{Count: 4, P50Ns: int64(3 * ms), MaxNs: int64(9 * ms), Records: 40}, rs)
 }
 
 func TestPreflightNamesTheLimitARunNeeds(t *testing.T) {

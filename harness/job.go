@@ -12,8 +12,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/rocksleak/rocksleak/measure"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // Job is what the parent hands one child: the resolved scenario, the model to
@@ -27,60 +27,13 @@ type Job struct {
 
 // Event is one JSON line a child streams to its parent. Exactly one field is set.
 type Event struct {
-	Sample  *measure.Sample `json:"sample,omitempty"`
-	Info    *ChildInfo      `json:"info,omitempty"`
-	Summary *Summary        `json:"summary,omitempty"`
+	Sample  *schema.Sample    `json:"sample,omitempty"`
+	Info    *schema.ChildInfo `json:"info,omitempty"`
+	Summary *schema.Summary   `json:"summary,omitempty"`
 }
 
-// ChildInfo is what a child says about itself before its first lifecycle.
-type ChildInfo struct {
-	PID            int    `json:"pid"`
-	RocksDBVersion string `json:"rocksdb_version"` // read from the library's own LOG header
-	Allocator      string `json:"allocator"`
-}
-
-// Summary is a model run's totals, sent once by the child at its end.
-type Summary struct {
-	Model       string `json:"model"`
-	Interrupted bool   `json:"interrupted"`
-	// StoppedEarly: the parent said the verdict was settled (--until-verdict).
-	StoppedEarly bool  `json:"stopped_early"`
-	Steps        int64 `json:"steps"`
-	Lifecycles   int64 `json:"lifecycles"`
-	FailedCloses int64 `json:"failed_closes"`
-	InitFailures int64 `json:"init_failures"`
-	Records      int64 `json:"records"`
-	Rebalances   int64 `json:"rebalances"`
-	// TaskErrors are errors that escaped a store to its task, e.g. a reopen
-	// refused because a pinned DB still holds the path's LOCK.
-	TaskErrors    int64            `json:"task_errors"`
-	TaskErrorList []string         `json:"task_error_examples,omitempty"` // the first few, in words
-	RecordsLost   int64            `json:"records_lost"`
-	Verified      int64            `json:"records_verified"`
-	Restore       RestoreStats     `json:"restore"`
-	PinnedDBs     int64            `json:"pinned_dbs"`
-	LedgerAtEnd   map[string]int64 `json:"ledger_at_end"`
-	ReleasedLate  map[string]int64 `json:"released_late"`
-	ElapsedNs     int64            `json:"elapsed_ns"`
-	Error         string           `json:"error,omitempty"` // a failure that ended the model's run early
-}
-
-// RestoreStats summarises restores (wipe, reopen and changelog replay) of
-// stores whose last close was unclean under exactly-once. Nanoseconds.
-type RestoreStats struct {
-	Count int64 `json:"count"`
-	P50Ns int64 `json:"p50_ns"`
-	// P50LowNs and P50HighNs are a distribution-free 95% interval for the
-	// median (order statistics of Binomial(n, ½)); zero with fewer than 6
-	// restores, where no such interval exists.
-	P50LowNs  int64 `json:"p50_low_ns"`
-	P50HighNs int64 `json:"p50_high_ns"`
-	MaxNs     int64 `json:"max_ns"`
-	Records   int64 `json:"records"` // records replayed
-}
-
-func restoreStats(durations []time.Duration, records int64) RestoreStats {
-	rs := RestoreStats{Count: int64(len(durations)), Records: records}
+func restoreStats(durations []time.Duration, records int64) schema.RestoreStats {
+	rs := schema.RestoreStats{Count: int64(len(durations)), Records: records}
 	if len(durations) == 0 {
 		return rs
 	}

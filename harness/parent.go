@@ -16,8 +16,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rocksleak/rocksleak/measure"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // Config says what the parent runs and how it starts children.
@@ -42,44 +43,26 @@ type Config struct {
 	// Settled, if set, is asked after every sample whether the model's
 	// verdict is settled; once it says yes the child is told to stop (it
 	// finishes as at its stop condition, not as interrupted).
-	Settled func(model string, samples []measure.Sample) bool
+	Settled func(model string, samples []schema.Sample) bool
 	// KillAfter is how long a child has to stop after SIGTERM before SIGKILL;
 	// default 20 s.
 	KillAfter time.Duration
-}
-
-// Output is everything the children streamed back.
-type Output struct {
-	Started, Ended time.Time
-	Interrupted    bool
-	Runs           []*ModelRun
-}
-
-// ModelRun is one model's child process run.
-type ModelRun struct {
-	Model   string
-	Info    ChildInfo
-	Samples []measure.Sample
-	Summary *Summary
-	// Error is set when the child failed: crashed, was killed, or ended
-	// without a summary. The run's samples up to then are kept.
-	Error string
 }
 
 // StopSignal tells a child its verdict is settled: it stops as at its stop
 // condition.
 const StopSignal = syscall.SIGUSR1
 
-// ErrChild means at least one model's child failed; the Output still holds
+// ErrChild means at least one model's child failed; the schema.Output still holds
 // what every child sent.
 var ErrChild = errors.New("a model's child process failed")
 
 // Run runs each model in a child process, one after another. When ctx is
 // cancelled the running child is asked to stop (SIGTERM), no further model is
-// started, and Output.Interrupted is set. A child that crashes does not stop
-// the run: its ModelRun carries the error and Run returns an error wrapping
+// started, and schema.Output.Interrupted is set. A child that crashes does not stop
+// the run: its schema.ModelRun carries the error and Run returns an error wrapping
 // ErrChild after the remaining models.
-func Run(ctx context.Context, cfg Config) (*Output, error) {
+func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 	if cfg.Exe == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -106,7 +89,7 @@ func Run(ctx context.Context, cfg Config) (*Output, error) {
 	if err := Preflight(cfg.Scenario); err != nil {
 		return nil, err
 	}
-	out := &Output{Started: time.Now().UTC()}
+	out := &schema.Output{Started: time.Now().UTC()}
 	var failed []string
 	for _, m := range models {
 		if ctx.Err() != nil {
@@ -132,10 +115,10 @@ func Run(ctx context.Context, cfg Config) (*Output, error) {
 	return out, nil
 }
 
-func runChild(ctx context.Context, cfg Config, model string) *ModelRun {
-	run := &ModelRun{Model: model}
+func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
+	run := &schema.ModelRun{Model: model}
 	preload := ""
-	if rn, err := scenarios.ParseRunName(model); err == nil && rn.Allocator == scenarios.AllocatorJemalloc {
+	if rn, err := spec.ParseRunName(model, scenarios.ModelNames()); err == nil && rn.Allocator == spec.AllocatorJemalloc {
 		lib, err := JemallocPath()
 		if err != nil {
 			run.Error = err.Error()

@@ -60,8 +60,7 @@ type task struct {
 type slot struct {
 	task, idx int
 	gen       int
-	kv        *lifecycle.Store
-	win       *lifecycle.WindowStore
+	store     slotStore // nil while the store is closed or could not be opened
 	// log is the changelog: the latest version of each key (window stores:
 	// of each key at each timestamp).
 	log    map[logKey]int64
@@ -82,7 +81,7 @@ func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, s
 	}
 	kind := lifecycle.NoFault
 	if sc.CloseFailureRate > 0 {
-		if kind, err = lifecycle.ParseFault(sc.CloseFailureKind); err != nil {
+		if kind, err = lifecycle.ParseFault(string(sc.CloseFailureKind)); err != nil {
 			return nil, err
 		}
 	}
@@ -211,22 +210,15 @@ func splitmix(x uint64) uint64 {
 // LOCK) is a task error, after which the task moves the store to a fresh
 // directory and restores it there. Injected init failures are retried.
 func (t *topology) open(s *slot) {
-	for attempt := 0; ; attempt++ {
-		err := t.tryOpen(s)
-		switch {
-		case err == nil:
-			t.verify(s)
-			return
-		case errors.Is(err, lifecycle.ErrInjectedInit) && attempt < 5:
-			continue
-		case errors.Is(err, lifecycle.ErrUncleanStatus):
-			t.restore(s, false)
-			return
-		default:
-			t.taskError(s, err)
-			t.restore(s, true)
-			return
-		}
+	err := retryInit(func() error { return t.tryOpen(s) })
+	switch {
+	case err == nil:
+		t.verify(s)
+	case errors.Is(err, lifecycle.ErrUncleanStatus):
+		t.restore(s, false)
+	default:
+		t.taskError(s, err)
+		t.restore(s, true)
 	}
 }
 
@@ -236,7 +228,7 @@ func (t *topology) tryOpen(s *slot) error {
 		if err != nil {
 			return err
 		}
-		s.win = w
+		s.store = windowSlot{w}
 		return nil
 	}
 	cfg := t.storeConfig(s)
@@ -247,7 +239,7 @@ func (t *topology) tryOpen(s *slot) error {
 	if err != nil {
 		return err
 	}
-	s.kv = st
+	s.store = kvSlot{st}
 	return nil
 }
 
@@ -270,13 +262,7 @@ func (t *topology) restore(s *slot, moveAway bool) {
 	} else {
 		_ = os.RemoveAll(t.storePath(s))
 	}
-	var err error
-	for attempt := 0; attempt < 6; attempt++ {
-		if err = t.tryOpen(s); err == nil || !errors.Is(err, lifecycle.ErrInjectedInit) {
-			break
-		}
-	}
-	if err != nil {
+	if err := retryInit(func() error { return t.tryOpen(s) }); err != nil {
 		t.taskError(s, fmt.Errorf("restore: %w", err))
 		return
 	}
@@ -299,20 +285,8 @@ func (t *topology) storePath(s *slot) string {
 // replay writes the changelog into the (empty) store.
 func (t *topology) replay(s *slot) (int64, error) {
 	keys := s.sortedLog()
-	if s.win != nil {
-		var errs []error
-		for _, k := range keys {
-			if err := t.putWindow(s, k.key, k.ts, t.value(s, k.key, k.ts, s.log[k])); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		return int64(len(keys)), errors.Join(errs...)
-	}
-	recs := make([]lifecycle.Record, 0, len(keys))
-	for _, k := range keys {
-		recs = append(recs, lifecycle.Record{Key: []byte(k.key), Value: t.value(s, k.key, 0, s.log[k])})
-	}
-	return int64(len(recs)), s.kv.PutBatch(recs)
+	err := s.store.replay(keys, func(k logKey) []byte { return t.value(s, k.key, k.ts, s.log[k]) })
+	return int64(len(keys)), err
 }
 
 func (s *slot) sortedLog() []logKey {
@@ -333,20 +307,14 @@ func (s *slot) sortedLog() []logKey {
 // the ones missing or wrong.
 func (t *topology) verify(s *slot) {
 	for k, ver := range s.log {
-		var got []byte
-		var err error
-		switch {
-		case s.win != nil:
-			if !s.win.Live(k.ts) {
-				continue
-			}
-			got, err = s.win.Fetch([]byte(k.key), k.ts)
-		case s.kv != nil:
-			got, err = s.kv.Get([]byte(k.key))
-		default:
+		if s.store == nil {
 			t.lost++
 			continue
 		}
+		if !s.store.live(k.ts) {
+			continue
+		}
+		got, err := s.store.read(k)
 		t.verified++
 		if err != nil || !bytes.Equal(got, t.value(s, k.key, k.ts, ver)) {
 			t.lost++
@@ -395,8 +363,8 @@ func (t *topology) step(ctx context.Context) {
 		}
 		for _, s := range tk.stores {
 			t.commit(s)
-			if s.win != nil {
-				s.win.DisarmCloseFault()
+			if s.store != nil {
+				s.store.committed()
 			}
 		}
 		// Samples are taken at the same phase of every task's step: after
@@ -425,11 +393,8 @@ func (t *topology) armTask(tk *task) {
 		}
 	}
 	for _, s := range tk.stores {
-		if s.win != nil {
-			s.win.ArmCloseFault(f)
-		}
-		if s.kv != nil {
-			s.kv.ArmCloseFault(f)
+		if s.store != nil {
+			s.store.armCloseFault(f)
 		}
 	}
 }
@@ -439,24 +404,14 @@ func (t *topology) write(s *slot, from int64) {
 	for i := range n {
 		key := keyOf(t.rng.IntN(t.sc.KeySpread))
 		ts := from + int64(i+1)*t.sc.StepMs/int64(n)
-		var lk logKey
-		var err error
-		switch {
-		case s.win != nil:
-			lk = logKey{key: key, ts: ts}
-			ver := s.log[lk] + 1
-			err = t.putWindow(s, key, ts, t.value(s, key, ts, ver))
-			if err == nil {
-				s.log[lk] = ver
-			}
-		case s.kv != nil:
-			lk = logKey{key: key}
-			ver := s.log[lk] + 1
-			if err = s.kv.Put([]byte(key), t.value(s, key, 0, ver)); err == nil {
-				s.log[lk] = ver
-			}
-		default:
+		if s.store == nil {
 			return // the store could not be opened; its task error is counted
+		}
+		lk := s.store.logKey(key, ts)
+		ver := s.log[lk] + 1
+		err := s.store.put(lk, t.value(s, lk.key, lk.ts, ver))
+		if err == nil {
+			s.log[lk] = ver
 		}
 		if err != nil {
 			t.taskError(s, err)
@@ -465,27 +420,15 @@ func (t *topology) write(s *slot, from int64) {
 		s.offset++
 		t.records++
 	}
-	if s.win != nil {
+	if s.store != nil && t.sc.Store == scenarios.StoreWindow {
 		t.pruneLog(s)
 	}
-}
-
-// putWindow puts one record, retrying a segment open that failed by injection.
-func (t *topology) putWindow(s *slot, key string, ts int64, v []byte) error {
-	var err error
-	for attempt := 0; attempt < 6; attempt++ {
-		err = nonMarker(s.win.Put([]byte(key), ts, v))
-		if err == nil || !errors.Is(err, lifecycle.ErrInjectedInit) {
-			return err
-		}
-	}
-	return err
 }
 
 // pruneLog forgets changelog records of expired segments.
 func (t *topology) pruneLog(s *slot) {
 	for k := range s.log {
-		if !s.win.Live(k.ts) {
+		if !s.store.live(k.ts) {
 			delete(s.log, k)
 		}
 	}
@@ -497,14 +440,10 @@ func (t *topology) commit(s *slot) {
 		// The store's records are spread over its changelog partitions.
 		offsets[lifecycle.ChangelogKey(fmt.Sprintf("app-%s-changelog", t.storeName(s)), p)] = s.offset / int64(t.sc.ChangelogPartitions)
 	}
-	var err error
-	switch {
-	case s.win != nil:
-		err = s.win.Commit(offsets)
-	case s.kv != nil:
-		err = s.kv.Commit(offsets)
+	if s.store == nil {
+		return
 	}
-	if err != nil {
+	if err := s.store.commit(offsets); err != nil {
 		t.taskError(s, fmt.Errorf("commit: %w", err))
 	}
 }
@@ -535,13 +474,9 @@ func (t *topology) rebalance(ctx context.Context) {
 }
 
 func (t *topology) closeSlot(s *slot) {
-	if s.win != nil {
-		_ = s.win.Close()
-		s.win = nil
-	}
-	if s.kv != nil {
-		_ = s.kv.Close()
-		s.kv = nil
+	if s.store != nil {
+		_ = s.store.close()
+		s.store = nil
 	}
 }
 

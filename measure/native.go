@@ -52,6 +52,8 @@ import (
 	"fmt"
 	"sync"
 	"syscall"
+
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 var (
@@ -64,9 +66,9 @@ var (
 func processAllocator() Allocator {
 	detectOnce.Do(func() {
 		if C.rl_detect_jemalloc() != 0 {
-			detectedAlloc = AllocatorJemalloc
+			detectedAlloc = spec.AllocatorJemalloc
 		} else {
-			detectedAlloc = AllocatorGlibc
+			detectedAlloc = spec.AllocatorGlibc
 		}
 	})
 	return detectedAlloc
@@ -74,7 +76,7 @@ func processAllocator() Allocator {
 
 // nativeHeapInUse returns the bytes in use by the calling process's C allocator a.
 func nativeHeapInUse(a Allocator) (int64, error) {
-	if a == AllocatorJemalloc {
+	if a == spec.AllocatorJemalloc {
 		r := C.rl_jemalloc_allocated()
 		if r.rc != 0 {
 			return 0, fmt.Errorf("measure: jemalloc mallctl stats.allocated: %w", syscall.Errno(r.rc))

@@ -80,8 +80,8 @@ func NewSampler(opts ...Option) (*Sampler, error) {
 	return s, nil
 }
 
-// Allocator reports the C allocator of the calling process, detected once at run time: [AllocatorJemalloc] if the
-// symbol mallctl resolves in the global scope (jemalloc preloaded or linked), else [AllocatorGlibc].
+// Allocator reports the C allocator of the calling process, detected once at run time: [spec.AllocatorJemalloc] if the
+// symbol mallctl resolves in the global scope (jemalloc preloaded or linked), else [spec.AllocatorGlibc].
 func (s *Sampler) Allocator() Allocator { return s.alloc }
 
 // Read takes one reading of the target process's memory. On error the Memory is zero; errors caused by unparsable

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/measure/internal/testalloc"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 const (
@@ -39,9 +40,9 @@ func read(t *testing.T, s *Sampler) Memory {
 
 func TestAllocatorDetected(t *testing.T) {
 	s := newSelfSampler(t)
-	want := AllocatorGlibc
+	want := spec.AllocatorGlibc
 	if strings.Contains(os.Getenv("LD_PRELOAD"), "jemalloc") {
-		want = AllocatorJemalloc
+		want = spec.AllocatorJemalloc
 	}
 	assert.Equal(t, want, s.Allocator())
 }
@@ -144,7 +145,7 @@ func TestFDsTrackOpenFiles(t *testing.T) {
 func TestJemalloc(t *testing.T) {
 	if os.Getenv(jemallocChildEnv) == "1" {
 		s := newSelfSampler(t)
-		require.Equal(t, AllocatorJemalloc, s.Allocator(), "LD_PRELOAD=%s", os.Getenv("LD_PRELOAD"))
+		require.Equal(t, spec.AllocatorJemalloc, s.Allocator(), "LD_PRELOAD=%s", os.Getenv("LD_PRELOAD"))
 		assertNativeHeapTracksMalloc(t, s, 16*mib)
 		return
 	}

@@ -7,7 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // ErrNothingToCompare is returned by CompareMarkdown and CompareText when the
@@ -25,19 +28,20 @@ type comparison struct {
 
 type modelComparison struct {
 	model string
-	a, b  *Run
+	a, b  *schema.Run
 	// slopes by signal (native heap, RSS): the lifecycle-only fits of A and
-	// of B, and B − A.
+	// of B, and B − A (analysis.Difference with A, the first file, as the
+	// baseline).
 	slopes []slopeComparison
 }
 
 type slopeComparison struct {
 	signal string
-	a, b   *Estimate // nil when the run has no fit
-	diff   *Estimate // nil unless both have one
+	a, b   *stats.Estimate // nil when the run has no fit
+	diff   *stats.Estimate // nil unless both have one
 }
 
-func compare(a, b *Result) (*comparison, error) {
+func compare(a, b *schema.Result) (*comparison, error) {
 	c := &comparison{}
 	for _, m := range a.Models {
 		ra, rb := a.Runs[m], b.Runs[m]
@@ -46,7 +50,7 @@ func compare(a, b *Result) (*comparison, error) {
 			continue
 		}
 		mc := modelComparison{model: m, a: ra, b: rb}
-		for _, sig := range []string{SignalNativeHeap, SignalRSS} {
+		for _, sig := range []string{analysis.SignalNativeHeap, analysis.SignalRSS} {
 			sc := slopeComparison{signal: sig}
 			fa, fb := totalFit(ra, sig), totalFit(rb, sig)
 			if fa != nil {
@@ -56,7 +60,7 @@ func compare(a, b *Result) (*comparison, error) {
 				sc.b = &fb.PerLifecycle
 			}
 			if fa != nil && fb != nil {
-				d := fromStats(stats.Difference(fb.statsFit(), fa.statsFit()))
+				d := analysis.Difference(*fb, *fa)
 				sc.diff = &d
 			}
 			mc.slopes = append(mc.slopes, sc)
@@ -79,9 +83,9 @@ func compare(a, b *Result) (*comparison, error) {
 	}
 	for _, x := range []struct {
 		name string
-		r    *Result
+		r    *schema.Result
 	}{{"A", a}, {"B", b}} {
-		if x.r.Status != StatusComplete {
+		if x.r.Status != schema.StatusComplete {
 			c.warnings = append(c.warnings, fmt.Sprintf("%s is %s: its numbers come from partial runs", x.name,
 				strings.ToUpper(x.r.Status)))
 		}
@@ -89,14 +93,14 @@ func compare(a, b *Result) (*comparison, error) {
 	if pa, pb := a.Provenance, b.Provenance; pa.Host != pb.Host || pa.Allocator != pb.Allocator ||
 		pa.RocksDBVersion != pb.RocksDBVersion {
 		c.warnings = append(c.warnings, fmt.Sprintf("the runs differ in host, allocator or RocksDB "+
-			"(A: %s, %s, RocksDB %s; B: %s, %s, RocksDB %s)", orDash(pa.Host), orDash(pa.Allocator),
-			orDash(pa.RocksDBVersion), orDash(pb.Host), orDash(pb.Allocator), orDash(pb.RocksDBVersion)))
+			"(A: %s, %s, RocksDB %s; B: %s, %s, RocksDB %s)", orDash(pa.Host), orDash(string(pa.Allocator)),
+			orDash(pa.RocksDBVersion), orDash(pb.Host), orDash(string(pb.Allocator)), orDash(pb.RocksDBVersion)))
 	}
 	return c, nil
 }
 
 // totalFit is a run's lifecycle-only fit of sig, or nil.
-func totalFit(run *Run, sig string) *SignalFit {
+func totalFit(run *schema.Run, sig string) *schema.SignalFit {
 	if run == nil {
 		return nil
 	}
@@ -113,34 +117,34 @@ func shortDigest(d string) string {
 	return orDash(d)
 }
 
-func describeResult(r *Result) string {
+func describeResult(r *schema.Result) string {
 	p := r.Provenance
 	return fmt.Sprintf("%s (%s), commit %s, %s, RocksDB %s, started %s", r.Scenario.Name, r.Status,
 		shortDigest(p.GitCommit), orDash(p.Host), orDash(p.RocksDBVersion), orDash(p.StartTime))
 }
 
-func estOrDash(e *Estimate, unit string) string {
+func estOrDash(e *stats.Estimate, unit string) string {
 	if e == nil {
 		return "—"
 	}
 	return fmtEst(*e, unit, true)
 }
 
-func (c *comparison) slopeTable() *table {
-	t := newTable("l|l|r|r|r", "model", "signal", "A per lifecycle [95% CI]", "B per lifecycle [95% CI]",
+func (c *comparison) slopeTable() *table.Table {
+	t := table.New("l|l|r|r|r", "model", "signal", "A per lifecycle [95% CI]", "B per lifecycle [95% CI]",
 		"B − A [95% CI]")
 	for _, mc := range c.models {
 		for _, sc := range mc.slopes {
-			u := unitOf(sc.signal)
-			t.add(mc.model, signalName(sc.signal), estOrDash(sc.a, u), estOrDash(sc.b, u), estOrDash(sc.diff, u))
+			u := analysis.Describe(sc.signal).Unit
+			t.Add(mc.model, analysis.Describe(sc.signal).Name, estOrDash(sc.a, u), estOrDash(sc.b, u), estOrDash(sc.diff, u))
 		}
 	}
 	return t
 }
 
-func (c *comparison) outcomeTable(bold bool) *table {
-	t := newTable("l|l|l|r|r", "model", "verdict A", "verdict B", "task errors A → B", "records lost A → B")
-	word := func(run *Run) string {
+func (c *comparison) outcomeTable(bold bool) *table.Table {
+	t := table.New("l|l|l|r|r", "model", "verdict A", "verdict B", "task errors A → B", "records lost A → B")
+	word := func(run *schema.Run) string {
 		if bold {
 			return "**" + verdictWord(run) + "**"
 		}
@@ -148,7 +152,7 @@ func (c *comparison) outcomeTable(bold bool) *table {
 	}
 	arrow := func(a, b int64) string { return strconv.FormatInt(a, 10) + " → " + strconv.FormatInt(b, 10) }
 	for _, mc := range c.models {
-		t.add(mc.model, word(mc.a), word(mc.b), arrow(mc.a.TaskErrors, mc.b.TaskErrors),
+		t.Add(mc.model, word(mc.a), word(mc.b), arrow(mc.a.TaskErrors, mc.b.TaskErrors),
 			arrow(mc.a.RecordsLost, mc.b.RecordsLost))
 	}
 	return t
@@ -161,24 +165,24 @@ func (c *comparison) outcomeTable(bold bool) *table {
 // errors and records lost. Differing scenarios, incomplete runs and differing
 // hosts are warnings in the text; the error is ErrNothingToCompare when no
 // model is common.
-func CompareMarkdown(a, b *Result) ([]byte, error) {
+func CompareMarkdown(a, b *schema.Result) ([]byte, error) {
 	c, err := compare(a, b)
 	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# rocksleak compare\n\n")
-	fmt.Fprintf(&buf, "- **A**: %s\n- **B**: %s\n\n", mdEscape(describeResult(a)), mdEscape(describeResult(b)))
+	fmt.Fprintf(&buf, "- **A**: %s\n- **B**: %s\n\n", table.EscapeMarkdown(describeResult(a)), table.EscapeMarkdown(describeResult(b)))
 	for _, w := range c.warnings {
-		fmt.Fprintf(&buf, "> **Warning:** %s\n\n", mdEscape(w))
+		fmt.Fprintf(&buf, "> **Warning:** %s\n\n", table.EscapeMarkdown(w))
 	}
 	buf.WriteString("## Per-lifecycle growth\n\n")
 	buf.WriteString("Slopes of the lifecycle-only fits (the whole growth per lifecycle, failed closes included), " +
 		"95% intervals; B − A has a Welch interval (independent runs). An interval of B − A that excludes 0 is a " +
 		"change the two runs can tell apart.\n\n")
-	c.slopeTable().markdown(&buf)
+	c.slopeTable().Markdown(&buf)
 	buf.WriteString("## Verdicts and correctness\n\n")
-	c.outcomeTable(true).markdown(&buf)
+	c.outcomeTable(true).Markdown(&buf)
 	if len(c.onlyA) > 0 || len(c.onlyB) > 0 {
 		fmt.Fprintf(&buf, "Not compared: only in A: %s; only in B: %s.\n",
 			orDash(strings.Join(c.onlyA, ", ")), orDash(strings.Join(c.onlyB, ", ")))
@@ -188,7 +192,7 @@ func CompareMarkdown(a, b *Result) ([]byte, error) {
 
 // CompareText is CompareMarkdown for the terminal: the same comparison as
 // plain text tables.
-func CompareText(a, b *Result) (string, error) {
+func CompareText(a, b *schema.Result) (string, error) {
 	c, err := compare(a, b)
 	if err != nil {
 		return "", err
@@ -199,9 +203,9 @@ func CompareText(a, b *Result) (string, error) {
 		fmt.Fprintf(&s, "warning: %s\n", w)
 	}
 	s.WriteString("\nper-lifecycle growth (lifecycle-only fits, 95% CI):\n")
-	c.slopeTable().text(&s)
+	c.slopeTable().Text(&s)
 	s.WriteString("\n")
-	c.outcomeTable(false).text(&s)
+	c.outcomeTable(false).Text(&s)
 	if len(c.onlyA) > 0 || len(c.onlyB) > 0 {
 		fmt.Fprintf(&s, "\nnot compared: only in A: %s; only in B: %s\n",
 			orDash(strings.Join(c.onlyA, ", ")), orDash(strings.Join(c.onlyB, ", ")))

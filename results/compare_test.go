@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/internal/golden"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 func TestCompareGolden(t *testing.T) {
@@ -54,7 +55,7 @@ func TestCompareSameScenarioNoWarning(t *testing.T) {
 
 func TestCompareWarnsOnPartialRuns(t *testing.T) {
 	a, b := readTestResult(t, "smoke"), readTestResult(t, "smoke")
-	b.Status = StatusInterrupted
+	b.Status = schema.StatusInterrupted
 	txt, err := CompareText(a, b)
 	require.NoError(t, err)
 	assert.Contains(t, txt, "warning: B is INTERRUPTED")
@@ -79,7 +80,7 @@ func TestCompareOnlyCommonModels(t *testing.T) {
 func TestCompareNothingInCommon(t *testing.T) {
 	a, b := readTestResult(t, "smoke"), readTestResult(t, "smoke")
 	b.Models = []string{"options-fix"}
-	b.Runs = map[string]*Run{"options-fix": a.Runs["leaky"]}
+	b.Runs = map[string]*schema.Run{"options-fix": a.Runs["leaky"]}
 	_, err := CompareMarkdown(a, b)
 	assert.ErrorIs(t, err, ErrNothingToCompare)
 	_, err = CompareText(a, b)

@@ -15,7 +15,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/rocksleak/rocksleak/measure"
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // Size of every plot: 8 × 5 in at 96 dpi, 768 × 480 pixels.
@@ -42,7 +43,7 @@ var ErrNoSamples = errors.New("no samples to plot")
 // SamplesByModel or ReadSamplesCSV give them): the fits' warm-up cuts index
 // into them. Models without samples are left out; ErrNoSamples when none has
 // any.
-func Plots(r *Result, samples map[string][]measure.Sample) (Files, error) {
+func Plots(r *schema.Result, samples map[string][]schema.Sample) (Files, error) {
 	var models []string
 	for _, m := range r.Models {
 		if len(samples[m]) > 0 {
@@ -54,8 +55,8 @@ func Plots(r *Result, samples map[string][]measure.Sample) (Files, error) {
 	}
 	files := Files{}
 	for _, sp := range []struct{ file, sig, title, ylabel string }{
-		{PlotNativeHeap, SignalNativeHeap, "Native heap in use (C allocator) against lifecycles", "native heap (MiB)"},
-		{PlotRSS, SignalRSS, "Resident set size against lifecycles", "RSS (MiB)"},
+		{PlotNativeHeap, analysis.SignalNativeHeap, "Native heap in use (C allocator) against lifecycles", "native heap (MiB)"},
+		{PlotRSS, analysis.SignalRSS, "Resident set size against lifecycles", "RSS (MiB)"},
 	} {
 		b, err := signalPlot(r, samples, models, sp.sig, sp.title, sp.ylabel)
 		if err != nil {
@@ -73,7 +74,7 @@ func Plots(r *Result, samples map[string][]measure.Sample) (Files, error) {
 
 const mib = 1 << 20
 
-func signalPlot(r *Result, samples map[string][]measure.Sample, models []string, sig, title, ylabel string) ([]byte, error) {
+func signalPlot(r *schema.Result, samples map[string][]schema.Sample, models []string, sig, title, ylabel string) ([]byte, error) {
 	p := newPlot(title, "store lifecycles", ylabel)
 	leg := newLegend()
 	var cutShown bool
@@ -82,7 +83,7 @@ func signalPlot(r *Result, samples map[string][]measure.Sample, models []string,
 		st := modelStyle(r, m)
 		pts := make(plotter.XYs, len(ss))
 		for i, s := range ss {
-			pts[i] = plotter.XY{X: float64(s.Lifecycles), Y: signalValue(s, sig) / mib}
+			pts[i] = plotter.XY{X: float64(s.Lifecycles), Y: analysis.SignalValue(s, sig) / mib}
 		}
 		sc, err := plotter.NewScatter(pts)
 		if err != nil {
@@ -125,7 +126,7 @@ var ledgerPanels = []struct{ title, kind string }{
 	{"all kinds", ""}, {"options", "options"}, {"cf_handle", "cf_handle"}, {"db", "db"},
 }
 
-func ledgerPlot(r *Result, samples map[string][]measure.Sample, models []string) ([]byte, error) {
+func ledgerPlot(r *schema.Result, samples map[string][]schema.Sample, models []string) ([]byte, error) {
 	plots := [][]*plot.Plot{make([]*plot.Plot, 2), make([]*plot.Plot, 2)}
 	leg := newLegend()
 	for i, panel := range ledgerPanels {
@@ -181,7 +182,7 @@ func ledgerPlot(r *Result, samples map[string][]measure.Sample, models []string)
 
 // liveCount is a sample's live native objects of kind, or of every kind
 // when kind is "".
-func liveCount(s measure.Sample, kind string) int64 {
+func liveCount(s schema.Sample, kind string) int64 {
 	if kind != "" {
 		return s.LiveNatives[kind]
 	}
@@ -220,7 +221,7 @@ var (
 	knownModels = []string{"leaky", "fixed", "options-fix", "finally-fix"}
 )
 
-func modelStyle(r *Result, model string) style {
+func modelStyle(r *schema.Result, model string) style {
 	idx := slices.Index(knownModels, model)
 	if idx < 0 {
 		// After the known models, by position among the unknown ones.

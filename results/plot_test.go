@@ -12,12 +12,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocksleak/rocksleak/measure"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
-func readTestSamples(t *testing.T, name string) map[string][]measure.Sample {
+func readTestSamples(t *testing.T, name string) map[string][]schema.Sample {
 	t.Helper()
-	s, err := ReadSamplesCSV(filepath.Join("testdata", name, "samples.csv"))
+	s, err := schema.ReadSamplesCSV(filepath.Join("testdata", name, "samples.csv"))
 	require.NoError(t, err)
 	return s
 }
@@ -64,12 +64,12 @@ func TestPlotsSkipsModelsWithoutSamples(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, files, 3)
 
-	_, err = Plots(r, map[string][]measure.Sample{})
+	_, err = Plots(r, map[string][]schema.Sample{})
 	assert.ErrorIs(t, err, ErrNoSamples)
 }
 
 func TestModelStyles(t *testing.T) {
-	r := &Result{Models: []string{"fixed", "zeta", "leaky", "alpha"}}
+	r := &schema.Result{Models: []string{"fixed", "zeta", "leaky", "alpha"}}
 	seen := map[color.Color]string{}
 	for _, m := range r.Models {
 		c := modelStyle(r, m).color
@@ -77,7 +77,7 @@ func TestModelStyles(t *testing.T) {
 		seen[c] = m
 	}
 	// A known model looks the same whatever else ran.
-	assert.Equal(t, modelStyle(&Result{Models: []string{"leaky"}}, "leaky"), modelStyle(r, "leaky"))
+	assert.Equal(t, modelStyle(&schema.Result{Models: []string{"leaky"}}, "leaky"), modelStyle(r, "leaky"))
 }
 
 func keys(f Files) []string {

@@ -4,13 +4,15 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // BuildProvenance fills in what the running binary and host know about
 // themselves. gitCommit is the commit the binary was built from (set at link
 // time); when empty the build's VCS stamp is used, or "unknown".
-func BuildProvenance(seed int64, gitCommit, command string) Provenance {
-	p := Provenance{GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+func BuildProvenance(seed int64, gitCommit, command string) schema.Provenance {
+	p := schema.Provenance{GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		CPUs: runtime.NumCPU(), Seed: seed, GitCommit: gitCommit, Command: command,
 		GrocksdbVersion: "unknown"}
 	if h, err := os.Hostname(); err == nil {

@@ -7,10 +7,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/rocksleak/rocksleak/internal/bytesize"
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/internal/table"
+	"github.com/rocksleak/rocksleak/internal/units"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // The plots ReportMarkdown links to; Plots renders them.
@@ -25,7 +28,7 @@ const (
 // holds (Analyze has filled the fits, verdicts, comparisons and attribution);
 // bytes are scaled by 1024 for people, result.json keeps the raw numbers. The
 // report links to the PNGs of Plots by their file names, as siblings.
-func ReportMarkdown(r *Result) []byte {
+func ReportMarkdown(r *schema.Result) []byte {
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 
@@ -34,20 +37,20 @@ func ReportMarkdown(r *Result) []byte {
 		p("%s\n\n", d)
 	}
 	p("Models %s · RocksDB %s · %s · %s · started %s\n\n", strings.Join(r.Models, ", "),
-		orDash(r.Provenance.RocksDBVersion), orDash(r.Provenance.Host), orDash(r.Provenance.Allocator),
+		orDash(r.Provenance.RocksDBVersion), orDash(r.Provenance.Host), orDash(string(r.Provenance.Allocator)),
 		orDash(r.Provenance.StartTime))
 	switch r.Status {
-	case StatusInterrupted:
+	case schema.StatusInterrupted:
 		p("> **INTERRUPTED.** The run was stopped before every model finished: the numbers below come from partial runs, and a model that did not run is missing.\n")
-	case StatusFailed:
+	case schema.StatusFailed:
 		p("> **FAILED.** At least one model's run ended in an error: its numbers are partial or missing.\n")
-	case StatusComplete:
+	case schema.StatusComplete:
 	default:
 		p("> **Status %q** is not one this report knows.\n", r.Status)
 	}
-	if r.Status != StatusComplete {
+	if r.Status != schema.StatusComplete {
 		for _, e := range r.Errors {
-			p(">\n> - %s\n", mdEscape(e))
+			p(">\n> - %s\n", table.EscapeMarkdown(e))
 		}
 		p("\n")
 	}
@@ -65,18 +68,18 @@ func ReportMarkdown(r *Result) []byte {
 		fmtBytes(r.Floors.NativeHeap), fmtBytes(r.Floors.RSS))
 
 	p("## Verdicts\n\n")
-	vt := newTable("l|l|l", "model", "verdict", "reason")
+	vt := table.New("l|l|l", "model", "verdict", "reason")
 	for _, m := range r.Models {
 		run := r.Runs[m]
-		vt.add(m, "**"+verdictWord(run)+"**", verdictReason(run))
+		vt.Add(m, "**"+verdictWord(run)+"**", verdictReason(run))
 	}
-	vt.markdown(&b)
+	vt.Markdown(&b)
 	if st := sequentialTable(r); st != nil {
 		p("### Early verdicts (--until-verdict)\n\n")
 		p("Each model was looked at as its samples arrived (at most %d looks, each with intervals at %s confidence so that "+
 			"all looks together keep a 5%% false-call rate) and stopped once native heap and RSS agreed. Times are from the "+
 			"start of the model's run in its child.\n\n", seqMaxLooks(r), fmtPercent(seqConfidence(r)))
-		st.markdown(&b)
+		st.Markdown(&b)
 	}
 
 	p("## Runs\n\n")
@@ -87,14 +90,14 @@ func ReportMarkdown(r *Result) []byte {
 		"failure rate (the verdicts use it). *two-counter*: Y ~ 1 + lifecycles + failed closes, the cost of a lifecycle and of " +
 		"a failed close separately. *per 10⁶ records*: Y ~ 1 + records. R², samples, warm-up, Theil–Sen (a robust slope " +
 		"per lifecycle) and Mann–Kendall (trend test, autocorrelation-corrected) are those of the lifecycle-only fit.\n\n")
-	for _, sig := range Signals() {
+	for _, sig := range analysis.Signals() {
 		reportFit(&b, r, sig)
 	}
 
 	if ws := reportWarnings(r); len(ws) > 0 {
 		p("## Warnings\n\n")
 		for _, w := range ws {
-			p("- %s\n", mdEscape(w))
+			p("- %s\n", table.EscapeMarkdown(w))
 		}
 		p("\n")
 	}
@@ -103,11 +106,11 @@ func ReportMarkdown(r *Result) []byte {
 		p("## Comparisons\n\n")
 		p("Difference of the per-lifecycle slopes of two models (A − B), measured in independent runs, with a Welch " +
 			"95%% interval. An interval that excludes 0 is a difference the run can tell apart.\n\n")
-		ct := newTable("l|l|l|r", "A", "B", "signal", "A − B per lifecycle [95% CI]")
+		ct := table.New("l|l|l|r", "A", "B", "signal", "A − B per lifecycle [95% CI]")
 		for _, c := range r.Comparisons {
-			ct.add(c.A, c.B, signalName(c.Signal), fmtEst(c.Difference, unitOf(c.Signal), true))
+			ct.Add(c.A, c.B, analysis.Describe(c.Signal).Name, fmtEst(c.Difference, analysis.Describe(c.Signal).Unit, true))
 		}
-		ct.markdown(&b)
+		ct.Markdown(&b)
 	}
 
 	if len(r.Attribution) > 0 {
@@ -117,7 +120,7 @@ func ReportMarkdown(r *Result) []byte {
 			"leak, options-fix only the handle leak, whose cost per failed close is its cost per lifecycle over the " +
 			"options-fix run's failed closes per lifecycle. The interaction is what the two leaks cost together beyond " +
 			"their sum (≈ 0 when they add up).\n\n")
-		attributionTable(r.Attribution).markdown(&b)
+		attributionTable(r.Attribution).Markdown(&b)
 	}
 
 	if len(r.Calibration) > 0 {
@@ -125,7 +128,7 @@ func ReportMarkdown(r *Result) []byte {
 		p("A known leak, allocated and never freed per lifecycle by the synthetic model only, measured as the " +
 			"difference of its per-lifecycle growth from its control's (95%% intervals). The relative error says how " +
 			"well the estimators recover it.\n\n")
-		calibrationTable(r.Calibration).markdown(&b)
+		calibrationTable(r.Calibration).Markdown(&b)
 	}
 
 	if hasResident(r) {
@@ -133,13 +136,13 @@ func ReportMarkdown(r *Result) []byte {
 		p("What one open store instance (a kv store or one window segment) costs at steady state: the median over the " +
 			"second half of the samples of (signal − its value before anything was opened) / open DBs. Under a leaky " +
 			"model it includes what leaked so far: read it from a model that does not leak.\n\n")
-		rt := newTable("l|r|r|r", "model", "native heap per DB", "RSS per DB", "open DBs (median)")
+		rt := table.New("l|r|r|r", "model", "native heap per DB", "RSS per DB", "open DBs (median)")
 		for _, m := range r.Models {
 			if res := r.Runs[m].Resident; res != nil {
-				rt.add(m, fmtBytes(res.NativeHeapPerDB), fmtBytes(res.RSSPerDB), fmtCount(res.OpenDBs))
+				rt.Add(m, fmtBytes(res.NativeHeapPerDB), fmtBytes(res.RSSPerDB), fmtCount(res.OpenDBs))
 			}
 		}
-		rt.markdown(&b)
+		rt.Markdown(&b)
 	}
 
 	p("## Plots\n\n")
@@ -150,16 +153,16 @@ func ReportMarkdown(r *Result) []byte {
 	p("![live native objects against lifecycles](%s)\n\n", PlotLedger)
 
 	p("## Scenario\n\n")
-	scenarioTable(r.Scenario).markdown(&b)
+	scenarioTable(r.Scenario).Markdown(&b)
 
 	p("## Provenance\n\n")
-	provenanceTable(r.Provenance).markdown(&b)
+	provenanceTable(r.Provenance).Markdown(&b)
 	return b.Bytes()
 }
 
 func statusTitle(s string) string {
 	switch s {
-	case StatusComplete:
+	case schema.StatusComplete:
 		return "complete"
 	case "":
 		return "UNKNOWN STATUS"
@@ -167,23 +170,23 @@ func statusTitle(s string) string {
 	return strings.ToUpper(s)
 }
 
-func reportRuns(b *bytes.Buffer, r *Result) {
+func reportRuns(b *bytes.Buffer, r *schema.Result) {
 	align := "l"
 	header := []string{""}
 	for _, m := range r.Models {
 		align += "|r"
 		header = append(header, m)
 	}
-	t := newTable(align, header...)
-	row := func(name string, f func(run *Run) string) {
+	t := table.New(align, header...)
+	row := func(name string, f func(run *schema.Run) string) {
 		cells := []string{name}
 		for _, m := range r.Models {
 			cells = append(cells, f(r.Runs[m]))
 		}
-		t.add(cells...)
+		t.Add(cells...)
 	}
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
-	row("outcome", func(run *Run) string {
+	row("outcome", func(run *schema.Run) string {
 		switch {
 		case run.Error != "":
 			return "**error**"
@@ -192,29 +195,29 @@ func reportRuns(b *bytes.Buffer, r *Result) {
 		}
 		return "finished"
 	})
-	row("lifecycles", func(run *Run) string { return i(run.Lifecycles) })
-	row("failed closes", func(run *Run) string { return i(run.FailedCloses) })
-	row("init failures", func(run *Run) string { return i(run.InitFailures) })
-	row("records written", func(run *Run) string { return i(run.Records) })
-	row("task errors", func(run *Run) string { return i(run.TaskErrors) })
-	row("records lost / verified", func(run *Run) string { return i(run.RecordsLost) + " / " + i(run.Verified) })
-	row("restores (count, p50, max)", func(run *Run) string {
+	row("lifecycles", func(run *schema.Run) string { return i(run.Lifecycles) })
+	row("failed closes", func(run *schema.Run) string { return i(run.FailedCloses) })
+	row("init failures", func(run *schema.Run) string { return i(run.InitFailures) })
+	row("records written", func(run *schema.Run) string { return i(run.Records) })
+	row("task errors", func(run *schema.Run) string { return i(run.TaskErrors) })
+	row("records lost / verified", func(run *schema.Run) string { return i(run.RecordsLost) + " / " + i(run.Verified) })
+	row("restores (count, p50, max)", func(run *schema.Run) string {
 		if run.Restore.Count == 0 {
 			return "0"
 		}
 		return fmt.Sprintf("%d, %s, %s", run.Restore.Count, fmtDuration(run.Restore.P50Ns), fmtDuration(run.Restore.MaxNs))
 	})
-	row("rebalances", func(run *Run) string { return i(run.Rebalances) })
-	row("pinned DBs", func(run *Run) string { return i(run.PinnedDBs) })
-	row("released late", func(run *Run) string { return ledgerString(run.ReleasedLate) })
-	row("ledger at end", func(run *Run) string { return ledgerString(run.LedgerAtEnd) })
-	row("native heap first → last", func(run *Run) string {
+	row("rebalances", func(run *schema.Run) string { return i(run.Rebalances) })
+	row("pinned DBs", func(run *schema.Run) string { return i(run.PinnedDBs) })
+	row("released late", func(run *schema.Run) string { return ledgerString(run.ReleasedLate) })
+	row("ledger at end", func(run *schema.Run) string { return ledgerString(run.LedgerAtEnd) })
+	row("native heap first → last", func(run *schema.Run) string {
 		return startEnd(run.Samples, run.NativeHeapStart, run.NativeHeapEnd)
 	})
-	row("RSS first → last", func(run *Run) string { return startEnd(run.Samples, run.RSSStart, run.RSSEnd) })
-	row("samples", func(run *Run) string { return strconv.Itoa(run.Samples) })
-	row("elapsed", func(run *Run) string { return fmtDuration(run.ElapsedNs) })
-	t.markdown(b)
+	row("RSS first → last", func(run *schema.Run) string { return startEnd(run.Samples, run.RSSStart, run.RSSEnd) })
+	row("samples", func(run *schema.Run) string { return strconv.Itoa(run.Samples) })
+	row("elapsed", func(run *schema.Run) string { return fmtDuration(run.ElapsedNs) })
+	t.Markdown(b)
 
 	var notes []string
 	for _, m := range r.Models {
@@ -227,7 +230,7 @@ func reportRuns(b *bytes.Buffer, r *Result) {
 		}
 	}
 	for _, n := range notes {
-		fmt.Fprintf(b, "- %s\n", mdEscape(n))
+		fmt.Fprintf(b, "- %s\n", table.EscapeMarkdown(n))
 	}
 	if len(notes) > 0 {
 		b.WriteString("\n")
@@ -241,22 +244,22 @@ func startEnd(samples int, start, end int64) string {
 	return fmt.Sprintf("%s → %s (%s)", fmtBytes(float64(start)), fmtBytes(float64(end)), fmtSignedBytes(float64(end-start)))
 }
 
-func reportFit(b *bytes.Buffer, r *Result, sig string) {
-	unit := unitOf(sig)
-	fmt.Fprintf(b, "### %s\n\n", signalTitle(sig))
-	t := newTable("l|r|r|r|r|r|r|l|r|r", "model", "per lifecycle [95% CI]", "two-counter: per lifecycle [95% CI]",
+func reportFit(b *bytes.Buffer, r *schema.Result, sig string) {
+	unit := analysis.Describe(sig).Unit
+	fmt.Fprintf(b, "### %s\n\n", analysis.Describe(sig).Title)
+	t := table.New("l|r|r|r|r|r|r|l|r|r", "model", "per lifecycle [95% CI]", "two-counter: per lifecycle [95% CI]",
 		"two-counter: per failed close [95% CI]", "per 10⁶ records [95% CI]", "R²", "used / cut",
 		"warm-up", "Theil–Sen", "Mann–Kendall p")
 	for _, m := range r.Models {
 		f, ok := r.Runs[m].Fits[sig]
 		if !ok {
-			t.add(m, "not analysed", "", "", "", "", "", "", "", "")
+			t.Add(m, "not analysed", "", "", "", "", "", "", "", "")
 			continue
 		}
 		tot := f.Total
 		if tot == nil {
 			// A result without the lifecycle-only fit: show what there is.
-			t.add(m, "—", fmtEst(f.PerLifecycle, unit, true), fmtEst(f.PerFailedClose, unit, true),
+			t.Add(m, "—", fmtEst(f.PerLifecycle, unit, true), fmtEst(f.PerFailedClose, unit, true),
 				fmtEst(f.PerMillionRecords, unit, true), fmtR2(f.R2), usedCut(f), warmupCell(f),
 				fmtSignedQty(f.TheilSen, unit), fmtP(f.MannKendallP))
 			continue
@@ -265,16 +268,18 @@ func reportFit(b *bytes.Buffer, r *Result, sig string) {
 		if f.SamplesUsed != tot.SamplesUsed || f.WarmupSamples != tot.WarmupSamples {
 			uc += " (two-counter " + usedCut(f) + ")"
 		}
-		t.add(m, fmtEst(tot.PerLifecycle, unit, true), fmtEst(f.PerLifecycle, unit, true),
+		t.Add(m, fmtEst(tot.PerLifecycle, unit, true), fmtEst(f.PerLifecycle, unit, true),
 			fmtEst(f.PerFailedClose, unit, true), fmtEst(tot.PerMillionRecords, unit, true), fmtR2(tot.R2), uc,
 			warmupCell(*tot), fmtSignedQty(tot.TheilSen, unit), fmtP(tot.MannKendallP))
 	}
-	t.markdown(b)
+	t.Markdown(b)
 }
 
-func usedCut(f SignalFit) string { return fmt.Sprintf("%d / %d", f.SamplesUsed, f.WarmupSamples) }
+func usedCut(f schema.SignalFit) string {
+	return fmt.Sprintf("%d / %d", f.SamplesUsed, f.WarmupSamples)
+}
 
-func warmupCell(f SignalFit) string {
+func warmupCell(f schema.SignalFit) string {
 	s := f.WarmupReason
 	if f.Step != nil {
 		s += fmt.Sprintf("; level shift of %s at sample %d", fmtSignedQty(f.Step.Size, f.Unit), f.Step.Index)
@@ -285,7 +290,7 @@ func warmupCell(f SignalFit) string {
 // reportWarnings lists every warning of the run, model by model, without
 // repeats: the lifecycle-only fits' (which the verdicts pass on), those only
 // the two-counter fits give, and the verdicts' own.
-func reportWarnings(r *Result) []string {
+func reportWarnings(r *schema.Result) []string {
 	var out []string
 	for _, m := range r.Models {
 		run := r.Runs[m]
@@ -297,12 +302,12 @@ func reportWarnings(r *Result) []string {
 				ws = append(ws, w)
 			}
 		}
-		for _, sig := range Signals() {
+		for _, sig := range analysis.Signals() {
 			f, ok := run.Fits[sig]
 			if !ok {
 				continue
 			}
-			name := signalName(sig)
+			name := analysis.Describe(sig).Name
 			if f.Total != nil {
 				for _, w := range f.Total.Warnings {
 					add(name + ": " + w)
@@ -327,50 +332,50 @@ func reportWarnings(r *Result) []string {
 }
 
 // attributionTable has one row per quantity and one column per signal.
-func attributionTable(as []Attribution) *table {
+func attributionTable(as []schema.Attribution) *table.Table {
 	align := "l"
 	header := []string{""}
 	for _, a := range as {
 		align += "|r"
-		header = append(header, signalName(a.Signal))
+		header = append(header, analysis.Describe(a.Signal).Name)
 	}
-	t := newTable(align, header...)
-	row := func(name string, f func(a Attribution) string) {
+	t := table.New(align, header...)
+	row := func(name string, f func(a schema.Attribution) string) {
 		cells := []string{name}
 		for _, a := range as {
 			cells = append(cells, f(a))
 		}
-		t.add(cells...)
+		t.Add(cells...)
 	}
-	row("offsets-options leak per lifecycle (finally-fix − fixed)", func(a Attribution) string {
-		return fmtEst(a.OptionsLeakPerLifecycle, unitOf(a.Signal), true)
+	row("offsets-options leak per lifecycle (finally-fix − fixed)", func(a schema.Attribution) string {
+		return fmtEst(a.OptionsLeakPerLifecycle, analysis.Describe(a.Signal).Unit, true)
 	})
-	row("handle leak per lifecycle (options-fix − fixed)", func(a Attribution) string {
-		return fmtEst(a.HandleLeakPerLifecycle, unitOf(a.Signal), true)
+	row("handle leak per lifecycle (options-fix − fixed)", func(a schema.Attribution) string {
+		return fmtEst(a.HandleLeakPerLifecycle, analysis.Describe(a.Signal).Unit, true)
 	})
-	row("handle leak per failed close (options-fix − fixed)", func(a Attribution) string {
-		return fmtEst(a.HandleLeakPerFailedClose, unitOf(a.Signal), true)
+	row("handle leak per failed close (options-fix − fixed)", func(a schema.Attribution) string {
+		return fmtEst(a.HandleLeakPerFailedClose, analysis.Describe(a.Signal).Unit, true)
 	})
-	row("leaky total per lifecycle (leaky − fixed)", func(a Attribution) string {
-		return fmtEst(a.LeakyTotalPerLifecycle, unitOf(a.Signal), true)
+	row("leaky total per lifecycle (leaky − fixed)", func(a schema.Attribution) string {
+		return fmtEst(a.LeakyTotalPerLifecycle, analysis.Describe(a.Signal).Unit, true)
 	})
-	row("interaction per lifecycle", func(a Attribution) string {
-		return fmtSignedQty(a.Interaction, unitOf(a.Signal))
+	row("interaction per lifecycle", func(a schema.Attribution) string {
+		return fmtSignedQty(a.Interaction, analysis.Describe(a.Signal).Unit)
 	})
 	return t
 }
 
-func calibrationTable(cs []Calibration) *table {
-	t := newTable("l|l|r|r|r|r|r", "model", "control", "known per lifecycle", "native heap [95% CI]", "error",
+func calibrationTable(cs []schema.Calibration) *table.Table {
+	t := table.New("l|l|r|r|r|r|r", "model", "control", "known per lifecycle", "native heap [95% CI]", "error",
 		"RSS [95% CI]", "error")
 	for _, c := range cs {
-		t.add(c.Model, c.Control, fmtBytes(c.KnownPerLifecycle), fmtEst(c.NativeHeap, "bytes", true),
+		t.Add(c.Model, c.Control, fmtBytes(c.KnownPerLifecycle), fmtEst(c.NativeHeap, "bytes", true),
 			fmtSignedPercent(c.NativeHeapError), fmtEst(c.RSS, "bytes", true), fmtSignedPercent(c.RSSError))
 	}
 	return t
 }
 
-func hasResident(r *Result) bool {
+func hasResident(r *schema.Result) bool {
 	for _, m := range r.Models {
 		if r.Runs[m].Resident != nil {
 			return true
@@ -379,8 +384,8 @@ func hasResident(r *Result) bool {
 	return false
 }
 
-func scenarioTable(s scenarios.Scenario) *table {
-	t := newTable("l|l", "", "")
+func scenarioTable(s scenarios.Scenario) *table.Table {
+	t := table.New("l|l", "", "")
 	yesNo := func(b bool) string {
 		if b {
 			return "yes"
@@ -392,20 +397,20 @@ func scenarioTable(s scenarios.Scenario) *table {
 		store += fmt.Sprintf(", retention %d ms, segment interval %d ms, %d live segments per store",
 			s.RetentionMs, s.SegmentInterval(), s.LiveSegments())
 	}
-	t.add("name", s.Name)
-	t.add("models", strings.Join(s.Models, ", "))
-	t.add("store", store)
-	t.add("workload", fmt.Sprintf("%s of %d B per store per step of %d ms, %s, %s",
+	t.Add("name", s.Name)
+	t.Add("models", strings.Join(s.Models, ", "))
+	t.Add("store", store)
+	t.Add("workload", fmt.Sprintf("%s of %d B per store per step of %d ms, %s, %s",
 		plural(s.RecordsPerStep, "record"), s.ValueBytes, s.StepMs, plural(s.KeySpread, "key"),
 		plural(s.ChangelogPartitions, "changelog partition")))
-	t.add("failures", fmt.Sprintf("close %s %s, cascade %s; init %s; exactly-once %s; leak semantics %s",
+	t.Add("failures", fmt.Sprintf("close %s %s, cascade %s; init %s; exactly-once %s; leak semantics %s",
 		fmtPercent(s.CloseFailureRate), s.CloseFailureKind, yesNo(s.Cascade), fmtPercent(s.InitFailureRate),
 		yesNo(s.ExactlyOnce), s.LeakSemantics))
 	reb := "never"
 	if s.RebalanceEverySteps > 0 {
 		reb = fmt.Sprintf("every %d steps, %s of tasks", s.RebalanceEverySteps, fmtPercent(s.RebalanceTasks))
 	}
-	t.add("rebalances", reb)
+	t.Add("rebalances", reb)
 	var stop []string
 	if s.Lifecycles > 0 {
 		stop = append(stop, fmt.Sprintf("%d lifecycles", s.Lifecycles))
@@ -413,13 +418,13 @@ func scenarioTable(s scenarios.Scenario) *table {
 	if s.Duration > 0 {
 		stop = append(stop, s.Duration.String())
 	}
-	t.add("stop after", orDash(strings.Join(stop, " or ")))
-	t.add("sampling", fmt.Sprintf("every %s and every %d ms", plural(s.SampleEveryLifecycles, "lifecycle"), s.SampleIntervalMs))
+	t.Add("stop after", orDash(strings.Join(stop, " or ")))
+	t.Add("sampling", fmt.Sprintf("every %s and every %d ms", plural(s.SampleEveryLifecycles, "lifecycle"), s.SampleIntervalMs))
 	if s.SyntheticLeakBytes != 0 || s.RestoreScratchBytes != 0 {
-		t.add("calibration", fmt.Sprintf("synthetic leak %s per lifecycle, restore scratch %s",
+		t.Add("calibration", fmt.Sprintf("synthetic leak %s per lifecycle, restore scratch %s",
 			fmtBytes(float64(s.SyntheticLeakBytes)), fmtBytes(float64(s.RestoreScratchBytes))))
 	}
-	t.add("seed", strconv.FormatInt(s.Seed, 10))
+	t.Add("seed", strconv.FormatInt(s.Seed, 10))
 	return t
 }
 
@@ -431,39 +436,35 @@ func plural(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "s"
 }
 
-func provenanceTable(p Provenance) *table {
-	t := newTable("l|l", "", "")
-	t.add("RocksDB", orDash(p.RocksDBVersion))
-	t.add("grocksdb", orDash(p.GrocksdbVersion))
-	t.add("Go", orDash(p.GoVersion))
-	t.add("commit", orDash(p.GitCommit))
-	t.add("host", fmt.Sprintf("%s (%s/%s, %d CPUs)", orDash(p.Host), p.OS, p.Arch, p.CPUs))
-	t.add("allocator", orDash(p.Allocator))
-	t.add("seed", strconv.FormatInt(p.Seed, 10))
-	t.add("scenario digest", "`"+orDash(p.ScenarioDigest)+"`")
-	t.add("started", orDash(p.StartTime))
-	t.add("ended", orDash(p.EndTime))
+func provenanceTable(p schema.Provenance) *table.Table {
+	t := table.New("l|l", "", "")
+	t.Add("RocksDB", orDash(p.RocksDBVersion))
+	t.Add("grocksdb", orDash(p.GrocksdbVersion))
+	t.Add("Go", orDash(p.GoVersion))
+	t.Add("commit", orDash(p.GitCommit))
+	t.Add("host", fmt.Sprintf("%s (%s/%s, %d CPUs)", orDash(p.Host), p.OS, p.Arch, p.CPUs))
+	t.Add("allocator", orDash(string(p.Allocator)))
+	t.Add("seed", strconv.FormatInt(p.Seed, 10))
+	t.Add("scenario digest", "`"+orDash(p.ScenarioDigest)+"`")
+	t.Add("started", orDash(p.StartTime))
+	t.Add("ended", orDash(p.EndTime))
 	if p.Command != "" {
-		t.add("command", "`"+p.Command+"`")
+		t.Add("command", "`"+p.Command+"`")
 	}
 	return t
 }
 
 // Verdicts.
 
-func verdictWord(run *Run) string {
+func verdictWord(run *schema.Run) string {
 	switch {
 	case run == nil || run.Verdict == nil:
 		return "not analysed"
-	case run.Verdict.Leak == nil:
-		return "inconclusive"
-	case *run.Verdict.Leak:
-		return "leak"
 	}
-	return "no leak"
+	return analysis.VerdictWord(run.Verdict.Leak)
 }
 
-func verdictReason(run *Run) string {
+func verdictReason(run *schema.Run) string {
 	switch {
 	case run == nil:
 		return "no run"
@@ -475,50 +476,11 @@ func verdictReason(run *Run) string {
 	return "no samples to analyse"
 }
 
-// Signals for people.
-
-func signalName(sig string) string {
-	switch sig {
-	case SignalNativeHeap:
-		return "native heap"
-	case SignalRSS:
-		return "RSS"
-	case SignalGoHeap:
-		return "Go heap"
-	case SignalFDs:
-		return "FDs"
-	}
-	return sig
-}
-
-func signalTitle(sig string) string {
-	switch sig {
-	case SignalNativeHeap:
-		return "Native heap in use (C allocator)"
-	case SignalRSS:
-		return "Resident set size (RSS)"
-	case SignalGoHeap:
-		return "Go heap in use"
-	case SignalFDs:
-		return "Open file descriptors"
-	}
-	return sig
-}
-
-// unitOf is the unit of a signal's values: "fds" for open file descriptors,
-// "bytes" otherwise.
-func unitOf(sig string) string {
-	if sig == SignalFDs {
-		return "fds"
-	}
-	return "bytes"
-}
-
 // Numbers for people.
 
 // fmtBytes and fmtSignedBytes: bytes for people (see package bytesize).
-func fmtBytes(v float64) string       { return bytesize.Format(v) }
-func fmtSignedBytes(v float64) string { return bytesize.Signed(v) }
+func fmtBytes(v float64) string       { return units.FormatBytes(v) }
+func fmtSignedBytes(v float64) string { return units.FormatSignedBytes(v) }
 
 // fmtCount renders a count (or a slope of counts) with three significant
 // digits and no exponent, whole numbers as they are: "67", "1234", "12.5",
@@ -558,7 +520,7 @@ func fmtSignedQty(v float64, unit string) string {
 
 // fmtEst renders an estimate with its interval: "+11.2 KiB [10.9 KiB, 11.5 KiB]";
 // without an interval "+11.2 KiB (no CI)", or "—" when there is nothing.
-func fmtEst(e Estimate, unit string, signed bool) string {
+func fmtEst(e stats.Estimate, unit string, signed bool) string {
 	val := fmtQty(e.Value, unit)
 	if signed {
 		val = fmtSignedQty(e.Value, unit)
@@ -631,99 +593,14 @@ func orDash(s string) string {
 	return s
 }
 
-// Tables.
-
-// table is rendered as Markdown or as aligned plain text. align has one
-// letter per column, 'l' or 'r', separated by '|'.
-type table struct {
-	align  []byte
-	header []string
-	rows   [][]string
-}
-
-func newTable(align string, header ...string) *table {
-	t := &table{header: header}
-	for _, a := range strings.Split(align, "|") {
-		t.align = append(t.align, a[0])
-	}
-	return t
-}
-
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
-
-func (t *table) markdown(b *bytes.Buffer) {
-	line := func(cells []string) {
-		b.WriteString("|")
-		for _, c := range cells {
-			b.WriteString(" " + mdEscape(c) + " |")
-		}
-		b.WriteString("\n")
-	}
-	line(t.header)
-	b.WriteString("|")
-	for _, a := range t.align {
-		if a == 'r' {
-			b.WriteString("---:|")
-		} else {
-			b.WriteString("---|")
-		}
-	}
-	b.WriteString("\n")
-	for _, r := range t.rows {
-		line(r)
-	}
-	b.WriteString("\n")
-}
-
-// text renders the table with columns padded to their widest cell, two
-// spaces apart; a header of empty strings is left out.
-func (t *table) text(b *strings.Builder) {
-	rows := t.rows
-	if strings.Join(t.header, "") != "" {
-		rows = append([][]string{t.header}, rows...)
-	}
-	width := make([]int, len(t.align))
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
-	}
-	for _, r := range rows {
-		var line strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			if i > 0 {
-				line.WriteString("  ")
-			}
-			if t.align[i] == 'r' {
-				line.WriteString(pad + c)
-			} else {
-				line.WriteString(c + pad)
-			}
-		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-	}
-}
-
-func mdEscape(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(s, "\n", " ")
-}
-
-func sequentialTable(r *Result) *table {
-	t := newTable("l|l|l", "model", "native-heap verdict settled", "verdict settled")
+func sequentialTable(r *schema.Result) *table.Table {
+	t := table.New("l|l|l", "model", "native-heap verdict settled", "verdict settled")
 	any := false
-	cell := func(l *Look) string {
+	cell := func(l *schema.Look) string {
 		if l == nil {
 			return "not settled"
 		}
-		word := "inconclusive"
-		if l.Leak != nil {
-			word = "no leak"
-			if *l.Leak {
-				word = "leak"
-			}
-		}
+		word := analysis.VerdictWord(l.Leak)
 		return fmt.Sprintf("**%s** after %s, %d lifecycles (look %d)", word, fmtDuration(l.ElapsedNs), l.Lifecycles, l.Look)
 	}
 	for _, m := range r.Models {
@@ -732,7 +609,7 @@ func sequentialTable(r *Result) *table {
 			continue
 		}
 		any = true
-		t.add(m, cell(run.Sequential.Native), cell(run.Sequential.Verdict))
+		t.Add(m, cell(run.Sequential.Native), cell(run.Sequential.Verdict))
 	}
 	if !any {
 		return nil
@@ -740,7 +617,7 @@ func sequentialTable(r *Result) *table {
 	return t
 }
 
-func seqMaxLooks(r *Result) int {
+func seqMaxLooks(r *schema.Result) int {
 	for _, run := range r.Runs {
 		if run != nil && run.Sequential != nil {
 			return run.Sequential.MaxLooks
@@ -749,7 +626,7 @@ func seqMaxLooks(r *Result) int {
 	return 0
 }
 
-func seqConfidence(r *Result) float64 {
+func seqConfidence(r *schema.Result) float64 {
 	for _, run := range r.Runs {
 		if run != nil && run.Sequential != nil {
 			return run.Sequential.Confidence

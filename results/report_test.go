@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,13 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/internal/golden"
+	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // readTestResult loads testdata/<name>/result.json; each call returns a fresh
 // copy that the test may change.
-func readTestResult(t *testing.T, name string) *Result {
+func readTestResult(t *testing.T, name string) *schema.Result {
 	t.Helper()
-	r, err := Read(filepath.Join("testdata", name, "result.json"))
+	r, err := schema.Read(filepath.Join("testdata", name, "result.json"))
 	require.NoError(t, err)
 	return r
 }
@@ -68,7 +69,7 @@ func TestReportSections(t *testing.T) {
 
 func TestReportMarksInterruptedAndFailed(t *testing.T) {
 	r := readTestResult(t, "smoke")
-	r.Status, r.Interrupted = StatusInterrupted, true
+	r.Status, r.Interrupted = schema.StatusInterrupted, true
 	r.Errors = []string{"fixed: interrupted by signal"}
 	md := string(ReportMarkdown(r))
 	assert.True(t, strings.HasPrefix(md, "# rocksleak report: smoke — INTERRUPTED\n"), md[:80])
@@ -78,7 +79,7 @@ func TestReportMarksInterruptedAndFailed(t *testing.T) {
 
 	// A failed model without samples has no fits and no verdict.
 	r = readTestResult(t, "smoke")
-	r.Status = StatusFailed
+	r.Status = schema.StatusFailed
 	fixed := r.Runs["fixed"]
 	fixed.Error, fixed.Fits, fixed.Verdict, fixed.Resident, fixed.Samples = "child exited with status 1", nil, nil, nil, 0
 	r.Errors = []string{"fixed: child exited with status 1"}
@@ -115,9 +116,9 @@ func TestAttributionOnlyWhenPresent(t *testing.T) {
 func TestCalibrationOnlyWhenPresent(t *testing.T) {
 	r := readTestResult(t, "smoke")
 	assert.NotContains(t, string(ReportMarkdown(r)), "## Calibration")
-	r.Calibration = []Calibration{{Model: "fixed+synthetic", Control: "fixed", KnownPerLifecycle: 10240,
-		NativeHeap:      Estimate{Value: 10000, Low: 9000, High: 11000, Valid: true},
-		NativeHeapError: -0.0234, RSS: Estimate{Value: 12000, Low: 8000, High: 16000, Valid: true}, RSSError: 0.171875}}
+	r.Calibration = []schema.Calibration{{Model: "fixed+synthetic", Control: "fixed", KnownPerLifecycle: 10240,
+		NativeHeap:      stats.Estimate{Value: 10000, Low: 9000, High: 11000, Valid: true},
+		NativeHeapError: -0.0234, RSS: stats.Estimate{Value: 12000, Low: 8000, High: 16000, Valid: true}, RSSError: 0.171875}}
 	md := string(ReportMarkdown(r))
 	assert.Contains(t, md, "## Calibration")
 	assert.Contains(t, md, "| fixed+synthetic | fixed | 10.0 KiB | +9.77 KiB [8.79 KiB, 10.7 KiB] | -2.34% | +11.7 KiB [7.81 KiB, 15.6 KiB] | +17.2% |")
@@ -154,13 +155,13 @@ func TestFormatting(t *testing.T) {
 		{fmtQty(1536, "bytes"), "1.50 KiB"},
 		{fmtSignedQty(-2, "fds"), "-2 FDs"},
 		{fmtSignedQty(8.56, "fds"), "+8.56 FDs"},
-		{fmtEst(Estimate{}, "bytes", true), "—"},
-		{fmtEst(Estimate{Value: 5}, "bytes", true), "+5 B (no CI)"},
-		{fmtEst(Estimate{Value: 11.2 * 1024, Low: 10.9 * 1024, High: 11.5 * 1024, Valid: true}, "bytes", true),
+		{fmtEst(stats.Estimate{}, "bytes", true), "—"},
+		{fmtEst(stats.Estimate{Value: 5}, "bytes", true), "+5 B (no CI)"},
+		{fmtEst(stats.Estimate{Value: 11.2 * 1024, Low: 10.9 * 1024, High: 11.5 * 1024, Valid: true}, "bytes", true),
 			"+11.2 KiB [10.9 KiB, 11.5 KiB]"},
-		{fmtEst(Estimate{Value: -78, Low: -6.9 * 1024, High: 7.05 * 1024, Valid: true}, "bytes", true),
+		{fmtEst(stats.Estimate{Value: -78, Low: -6.9 * 1024, High: 7.05 * 1024, Valid: true}, "bytes", true),
 			"-78 B [-6.90 KiB, 7.05 KiB]"},
-		{fmtEst(Estimate{Value: 0.97, Low: 0.77, High: 1.17, Valid: true}, "fds", true), "+0.970 FDs [0.770 FDs, 1.17 FDs]"},
+		{fmtEst(stats.Estimate{Value: 0.97, Low: 0.77, High: 1.17, Valid: true}, "fds", true), "+0.970 FDs [0.770 FDs, 1.17 FDs]"},
 		{fmtP(0.8002), "0.8"},
 		{fmtP(0.0041465), "0.0041"},
 		{fmtP(3e-9), "< 0.0001"},
@@ -176,21 +177,4 @@ func TestFormatting(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, tc.got)
 	}
-}
-
-func TestTableText(t *testing.T) {
-	tb := newTable("l|r", "model", "slope")
-	tb.add("leaky", "+48.7 KiB")
-	tb.add("options-fix", "−1 B")
-	var b strings.Builder
-	tb.text(&b)
-	assert.Equal(t, "model            slope\nleaky        +48.7 KiB\noptions-fix       −1 B\n", b.String())
-}
-
-func TestMarkdownEscapesPipes(t *testing.T) {
-	tb := newTable("l|r", "x", "y")
-	tb.add("a|b\nc", "1")
-	var b bytes.Buffer
-	tb.markdown(&b)
-	assert.Equal(t, "| x | y |\n|---|---:|\n| a\\|b c | 1 |\n\n", b.String())
 }

@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/internal/table"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // Summary renders the terminal's short version of the report: one table of
@@ -12,43 +16,43 @@ import (
 // their 95% intervals, live native objects at the end, the verdict), one line
 // per model with the verdict's reason, and the attribution when there is one.
 // Plain text, lines ending in "\n".
-func Summary(r *Result) string {
+func Summary(r *schema.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", r.Scenario.Name, statusTitle(r.Status))
-	if r.Status != StatusComplete {
+	if r.Status != schema.StatusComplete {
 		for _, e := range r.Errors {
 			fmt.Fprintf(&b, "  %s\n", e)
 		}
 	}
 	b.WriteString("\n")
-	t := newTable("l|r|r|r|r|r|r|r|r|l|l", "model", "lifecycles", "failed closes", "task errors", "records lost",
+	t := table.New("l|r|r|r|r|r|r|r|r|l|l", "model", "lifecycles", "failed closes", "task errors", "records lost",
 		"native heap Δ", "RSS Δ", "native heap/lifecycle [95% CI]", "RSS/lifecycle [95% CI]", "live natives at end", "verdict")
 	for _, m := range r.Models {
 		run := r.Runs[m]
 		i := func(v int64) string { return strconv.FormatInt(v, 10) }
-		t.add(m, i(run.Lifecycles), i(run.FailedCloses), i(run.TaskErrors), i(run.RecordsLost),
+		t.Add(m, i(run.Lifecycles), i(run.FailedCloses), i(run.TaskErrors), i(run.RecordsLost),
 			fmtSignedBytes(float64(run.NativeHeapEnd-run.NativeHeapStart)), fmtSignedBytes(float64(run.RSSEnd-run.RSSStart)),
-			totalSlope(run, SignalNativeHeap), totalSlope(run, SignalRSS), ledgerString(run.LedgerAtEnd),
+			totalSlope(run, analysis.SignalNativeHeap), totalSlope(run, analysis.SignalRSS), ledgerString(run.LedgerAtEnd),
 			verdictWord(run))
 	}
-	t.text(&b)
+	t.Text(&b)
 	b.WriteString("\n")
 	for _, m := range r.Models {
 		fmt.Fprintf(&b, "%s: %s\n", m, verdictReason(r.Runs[m]))
 	}
 	if len(r.Attribution) > 0 {
 		b.WriteString("\nattribution (whole growth per lifecycle of each model, 95% CI):\n")
-		attributionTable(r.Attribution).text(&b)
+		attributionTable(r.Attribution).Text(&b)
 	}
 	return b.String()
 }
 
 // totalSlope renders the lifecycle-only fit's slope of sig with its
 // interval, or "—".
-func totalSlope(run *Run, sig string) string {
+func totalSlope(run *schema.Run, sig string) string {
 	f, ok := run.Fits[sig]
 	if !ok || f.Total == nil {
 		return "—"
 	}
-	return fmtEst(f.Total.PerLifecycle, unitOf(sig), true)
+	return fmtEst(f.Total.PerLifecycle, analysis.Describe(sig).Unit, true)
 }

@@ -9,8 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rocksleak/rocksleak/harness"
-	"github.com/rocksleak/rocksleak/measure"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // Files is the set of files of one run directory, by name, in memory.
@@ -18,7 +17,7 @@ type Files map[string][]byte
 
 // Render builds the run directory's files: result.json, samples.csv,
 // report.md and the PNG plots.
-func Render(r *Result, out *harness.Output) (Files, error) {
+func Render(r *schema.Result, out *schema.Output) (Files, error) {
 	js, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return nil, err
@@ -28,7 +27,7 @@ func Render(r *Result, out *harness.Output) (Files, error) {
 		return nil, err
 	}
 	files := Files{"result.json": append(js, '\n'), "samples.csv": csvb, "report.md": ReportMarkdown(r)}
-	plots, err := Plots(r, SamplesByModel(out))
+	plots, err := Plots(r, schema.SamplesByModel(out))
 	if err != nil && !errors.Is(err, ErrNoSamples) {
 		return nil, err
 	}
@@ -40,14 +39,14 @@ func Render(r *Result, out *harness.Output) (Files, error) {
 
 // SamplesCSV renders one row per sample per model, with a live_<kind> column
 // for every ledger kind seen in the run.
-func SamplesCSV(out *harness.Output) ([]byte, error) {
-	kinds := ledgerKinds(out.Runs)
+func SamplesCSV(out *schema.Output) ([]byte, error) {
+	kinds := schema.LedgerKinds(out.Runs)
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	if err := w.Write(measure.CSVHeader(kinds)); err != nil {
+	if err := w.Write(schema.CSVHeader(kinds)); err != nil {
 		return nil, err
 	}
-	for _, s := range AllSamples(out) {
+	for _, s := range schema.AllSamples(out) {
 		if err := w.Write(s.CSVRow(kinds)); err != nil {
 			return nil, err
 		}

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/rocksleak/rocksleak/internal/units"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // StoreKind is the kind of state store a scenario drives.
@@ -40,15 +43,6 @@ const (
 	ModelFinallyFix = "finally-fix"
 )
 
-// The close failure kinds.
-const (
-	// FailureTransient fails one close-time marker write; the DB stays healthy.
-	FailureTransient = "transient"
-	// FailureSticky puts the DB into a failed state: the marker write and every
-	// later write fail until the DB is reopened.
-	FailureSticky = "sticky"
-)
-
 // The leak semantics.
 const (
 	// SemanticsPin: a handle that was not released pins its DB open, with
@@ -69,16 +63,7 @@ const (
 	// number of RocksDB instances open at once (each holds a few file
 	// descriptors); beyond it a scenario is almost certainly a units mistake.
 	MaxOpenInstances = 16384
-	// MinDerivedSegmentIntervalMs is Kafka's floor for a derived segment
-	// interval.
-	MinDerivedSegmentIntervalMs = 60_000
 )
-
-// SyntheticSuffix marks a model run with the scenario's synthetic leak
-// ("fixed+synthetic"): SyntheticLeakBytes are leaked per lifecycle by those
-// models only, so a run of the same model without the suffix is the control
-// the known leak is measured against.
-const SyntheticSuffix = "+synthetic"
 
 // ModelNames returns the known ownership model names in their canonical order.
 func ModelNames() []string {
@@ -124,7 +109,7 @@ type Scenario struct {
 	// CloseFailureRate is the probability that a store close fails, in [0,1].
 	CloseFailureRate float64 `yaml:"close_failure_rate" json:"close_failure_rate"`
 	// CloseFailureKind is "transient" or "sticky".
-	CloseFailureKind string `yaml:"close_failure_kind" json:"close_failure_kind"`
+	CloseFailureKind spec.Fault `yaml:"close_failure_kind" json:"close_failure_kind"`
 	// Cascade models exactly-once-v2 fencing: one failed close in a task fails
 	// the close of every store of that task in that step. Needs ExactlyOnce.
 	Cascade bool `yaml:"cascade" json:"cascade"`
@@ -151,7 +136,7 @@ type Scenario struct {
 	// ≥ MinSampleIntervalMs.
 	SampleIntervalMs int `yaml:"sample_interval_ms" json:"sample_interval_ms"`
 	// SyntheticLeakBytes is allocated, touched and never freed per lifecycle
-	// by the models named with SyntheticSuffix (calibration), ≥ 0; > 0 when
+	// by the models named with spec.SyntheticSuffix (calibration), ≥ 0; > 0 when
 	// such a model is listed.
 	SyntheticLeakBytes int `yaml:"synthetic_leak_bytes" json:"synthetic_leak_bytes"`
 	// RestoreScratchBytes is native memory held during each restore and then
@@ -178,7 +163,7 @@ func Default() Scenario {
 		ValueBytes:            128,
 		KeySpread:             1000,
 		ChangelogPartitions:   1,
-		CloseFailureKind:      FailureTransient,
+		CloseFailureKind:      spec.FaultTransient,
 		LeakSemantics:         SemanticsPin,
 		RebalanceTasks:        0.5,
 		SampleEveryLifecycles: 1,
@@ -187,14 +172,12 @@ func Default() Scenario {
 	}
 }
 
-// SegmentInterval returns the window segment interval in ms: SegmentIntervalMs
-// if it is positive, otherwise Kafka's derivation max(retention/2, 60000). It
-// is meaningful for window stores only.
+// SegmentInterval returns the window segment interval in ms:
+// spec.SegmentIntervalMs of the retention and SegmentIntervalMs (Kafka's
+// derivation max(retention/2, 60000) when it is 0). It is meaningful for
+// window stores only.
 func (s Scenario) SegmentInterval() int64 {
-	if s.SegmentIntervalMs > 0 {
-		return s.SegmentIntervalMs
-	}
-	return max(s.RetentionMs/2, MinDerivedSegmentIntervalMs)
+	return spec.SegmentIntervalMs(s.RetentionMs, s.SegmentIntervalMs)
 }
 
 // LiveSegments returns how many RocksDB instances one store keeps open in
@@ -261,8 +244,9 @@ func (s Scenario) CanonicalYAML() []byte {
 	return buf.Bytes()
 }
 
-// Duration is a time.Duration that reads and writes as a Go duration string
-// ("30s", "1m30s") in YAML and JSON.
+// Duration is a time.Duration that reads as units.ParseDuration does ("30s",
+// "1m30s", "1d") and writes as a Go duration string ("30s", "24h0m0s") in
+// YAML and JSON.
 type Duration time.Duration
 
 // String formats d as time.Duration does.
@@ -302,10 +286,12 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// parseDuration reads a duration as every file and flag does (see
+// units.ParseDuration: a Go duration, optionally led by days, "30d").
 func parseDuration(str string) (Duration, error) {
-	v, err := time.ParseDuration(str)
+	v, err := units.ParseDuration(str)
 	if err != nil {
-		return 0, fmt.Errorf("duration %q: want a Go duration such as \"30s\" or \"2m\"", str)
+		return 0, fmt.Errorf("duration: %w", err)
 	}
 	return Duration(v), nil
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 func TestCatalogueHasRequiredEntries(t *testing.T) {
@@ -69,7 +71,7 @@ func TestCatalogueShapes(t *testing.T) {
 	assert.Equal(t, int64(60000), d.SegmentInterval())
 	assert.True(t, d.ExactlyOnce)
 	assert.Equal(t, 0.05, d.CloseFailureRate)
-	assert.Equal(t, FailureTransient, d.CloseFailureKind)
+	assert.Equal(t, spec.FaultTransient, d.CloseFailureKind)
 	assert.Equal(t, SemanticsPin, d.LeakSemantics)
 	assert.Equal(t, 4, d.ChangelogPartitions)
 	assert.Equal(t, []string{ModelLeaky, ModelFixed}, d.Models)
@@ -77,7 +79,7 @@ func TestCatalogueShapes(t *testing.T) {
 
 	c := get("eos-v2-cascade")
 	assert.True(t, c.Cascade)
-	assert.Equal(t, FailureSticky, c.CloseFailureKind)
+	assert.Equal(t, spec.FaultSticky, c.CloseFailureKind)
 	assert.Equal(t, all, c.Models)
 
 	m := get("migrating-store")
@@ -93,7 +95,7 @@ func TestCatalogueShapes(t *testing.T) {
 	assert.GreaterOrEqual(t, r.RestoreScratchBytes, 8<<20)
 
 	cal := get("calibration")
-	assert.Equal(t, []string{ModelFixed, ModelFixed + SyntheticSuffix}, cal.Models, "the synthetic leak is measured against a control run")
+	assert.Equal(t, []string{ModelFixed, ModelFixed + spec.SyntheticSuffix}, cal.Models, "the synthetic leak is measured against a control run")
 	assert.Equal(t, StoreKV, cal.Store)
 	assert.Zero(t, cal.CloseFailureRate)
 	assert.Zero(t, cal.InitFailureRate)
@@ -221,7 +223,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown field", "name: x\nlifecycles: 5\nclose_failure_ratio: 0.1\n", []string{"line 3", `unknown field "close_failure_ratio"`, "close_failure_rate"}},
 		{"wrong type", "name: x\ntasks: many\n", []string{"line 2", "many", "int"}},
 		{"list for a number", "tasks: [1, 2]\n", []string{"line 1"}},
-		{"bare number duration", "duration: 30\n", []string{"line 1", `duration "30"`}},
+		{"bare number duration", "duration: 30\n", []string{"line 1", `duration: "30" has no unit`}},
 		{"bad duration", "duration: soon\n", []string{"line 1", "soon"}},
 		{"map duration", "duration: {s: 1}\n", []string{"line 1", "duration must be a string"}},
 		{"nan rate", "close_failure_rate: .nan\n", []string{"close_failure_rate", "not a finite number"}},

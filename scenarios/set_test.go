@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 func TestSet(t *testing.T) {
@@ -17,7 +19,7 @@ func TestSet(t *testing.T) {
 		{"name=other", func(t *testing.T, s Scenario) { assert.Equal(t, "other", s.Name) }},
 		{"description=two words = fine", func(t *testing.T, s Scenario) { assert.Equal(t, "two words = fine", s.Description) }},
 		{"store=kv", func(t *testing.T, s Scenario) { assert.Equal(t, StoreKV, s.Store) }},
-		{"close_failure_kind=sticky", func(t *testing.T, s Scenario) { assert.Equal(t, FailureSticky, s.CloseFailureKind) }},
+		{"close_failure_kind=sticky", func(t *testing.T, s Scenario) { assert.Equal(t, spec.FaultSticky, s.CloseFailureKind) }},
 		{"leak_semantics=safety-net", func(t *testing.T, s Scenario) { assert.Equal(t, SemanticsSafetyNet, s.LeakSemantics) }},
 		{"tasks=12", func(t *testing.T, s Scenario) { assert.Equal(t, 12, s.Tasks) }},
 		{" tasks = 12 ", func(t *testing.T, s Scenario) { assert.Equal(t, 12, s.Tasks) }},
@@ -30,6 +32,9 @@ func TestSet(t *testing.T) {
 		{"exactly_once=false", func(t *testing.T, s Scenario) { assert.False(t, s.ExactlyOnce) }},
 		{"duration=20s", func(t *testing.T, s Scenario) { assert.Equal(t, Duration(20*time.Second), s.Duration) }},
 		{"duration=1m30s", func(t *testing.T, s Scenario) { assert.Equal(t, Duration(90*time.Second), s.Duration) }},
+		{"duration=1d", func(t *testing.T, s Scenario) {
+			assert.Equal(t, Duration(24*time.Hour), s.Duration, "one grammar: days as in a topology")
+		}},
 		{"duration=0", func(t *testing.T, s Scenario) { assert.Zero(t, s.Duration) }},
 		{"models=leaky,fixed", func(t *testing.T, s Scenario) { assert.Equal(t, []string{"leaky", "fixed"}, s.Models) }},
 		{"models= finally-fix , options-fix ", func(t *testing.T, s Scenario) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // ErrInvalid is wrapped by every error this package returns: the scenario, a
@@ -132,7 +134,7 @@ func (v *validator) models() {
 	seen := make(map[string]bool, len(ms))
 	synthetic := false
 	for _, m := range ms {
-		rn, err := ParseRunName(m)
+		rn, err := spec.ParseRunName(m, ModelNames())
 		synthetic = synthetic || rn.Synthetic
 		switch {
 		case err != nil:
@@ -143,7 +145,7 @@ func (v *validator) models() {
 		seen[m] = true
 	}
 	if synthetic && v.s.SyntheticLeakBytes <= 0 {
-		v.add("synthetic_leak_bytes", v.s.SyntheticLeakBytes, "must be positive when a model has the %q suffix", SyntheticSuffix)
+		v.add("synthetic_leak_bytes", v.s.SyntheticLeakBytes, "must be positive when a model has the %q suffix", spec.SyntheticSuffix)
 	}
 }
 
@@ -169,7 +171,11 @@ func (v *validator) steps() {
 func (v *validator) failures() {
 	s := v.s
 	v.rate("close_failure_rate", s.CloseFailureRate, false)
-	v.oneOf("close_failure_kind", s.CloseFailureKind, FailureTransient, FailureSticky)
+	var faults []string
+	for _, f := range spec.Faults() {
+		faults = append(faults, string(f))
+	}
+	v.oneOf("close_failure_kind", string(s.CloseFailureKind), faults...)
 	v.rate("init_failure_rate", s.InitFailureRate, false)
 	if s.Cascade && !s.ExactlyOnce {
 		v.add("cascade", true, "true needs exactly_once: true (the cascade is exactly-once-v2 fencing)")

@@ -12,7 +12,7 @@ for f in /usr/lib/*/libjemalloc.so.2 /usr/lib/libjemalloc.so.2; do
 done
 [ "$have_jemalloc" = yes ] || need+=(libjemalloc2)
 if ! command -v go >/dev/null 2>&1; then
-  echo "rocksleak: Go is not on PATH; install Go 1.22 or later (https://go.dev/doc/install) and run make again." >&2
+  echo "rocksleak: Go is not on PATH; install Go 1.24 or later (https://go.dev/doc/install) and run make again." >&2
   exit 1
 fi
 [ ${#need[@]} -eq 0 ] && exit 0

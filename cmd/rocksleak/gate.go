@@ -11,8 +11,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/results/gate"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // gateUsage is the manual of "rocksleak gate".
@@ -163,9 +163,9 @@ func resultFilePath(p string) string {
 	return p
 }
 
-// loadResultFile reads a result file; its errors wrap results.ErrBadResult (exit 2).
-func loadResultFile(p string) (*results.Result, error) {
-	return results.Read(resultFilePath(p))
+// loadResultFile reads a result file; its errors wrap schema.ErrBadResult (exit 2).
+func loadResultFile(p string) (*schema.Result, error) {
+	return schema.Read(resultFilePath(p))
 }
 
 func encodeYAML(w io.Writer, v any) error {

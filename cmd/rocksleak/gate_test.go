@@ -13,10 +13,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocksleak/rocksleak/harness"
-	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/results/gate"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // gateCLI runs "rocksleak gate ARGS" as main would: the output, the message
@@ -31,46 +32,46 @@ func gateCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return o.String(), e.String(), exitCode(err)
 }
 
-func gateEst(v, lo, hi float64) results.Estimate {
-	return results.Estimate{Value: v, Low: lo, High: hi, SE: (hi - lo) / 4, DF: 100, Valid: true}
+func gateEst(v, lo, hi float64) stats.Estimate {
+	return stats.Estimate{Value: v, Low: lo, High: hi, SE: (hi - lo) / 4, DF: 100, Valid: true}
 }
 
 // gateRun is a model's run with the given total slopes (native heap per
 // lifecycle, RSS per million records) and task errors.
-func gateRun(model string, native, rssPerMillion results.Estimate, taskErrors int64) *results.Run {
-	total := func(pl, pm results.Estimate) *results.SignalFit {
-		return &results.SignalFit{Unit: "bytes", PerLifecycle: pl, PerMillionRecords: pm, Samples: 200, SamplesUsed: 180}
+func gateRun(model string, native, rssPerMillion stats.Estimate, taskErrors int64) *schema.Run {
+	total := func(pl, pm stats.Estimate) *schema.SignalFit {
+		return &schema.SignalFit{Unit: "bytes", PerLifecycle: pl, PerMillionRecords: pm, Samples: 200, SamplesUsed: 180}
 	}
 	zero := gateEst(0, 0, 0)
-	return &results.Run{
-		Summary: harness.Summary{Model: model, Lifecycles: 1500, FailedCloses: 75, Records: 192000, TaskErrors: taskErrors,
-			Restore: harness.RestoreStats{Count: 10, P50Ns: 45e6, MaxNs: 60e6}},
+	return &schema.Run{
+		Summary: schema.Summary{Model: model, Lifecycles: 1500, FailedCloses: 75, Records: 192000, TaskErrors: taskErrors,
+			Restore: schema.RestoreStats{Count: 10, P50Ns: 45e6, MaxNs: 60e6}},
 		Samples: 200,
-		Fits: map[string]results.SignalFit{
-			results.SignalNativeHeap: {Unit: "bytes", PerLifecycle: native, PerFailedClose: zero, Total: total(native, zero)},
-			results.SignalRSS:        {Unit: "bytes", PerLifecycle: zero, PerFailedClose: zero, Total: total(zero, rssPerMillion)},
+		Fits: map[string]schema.SignalFit{
+			analysis.SignalNativeHeap: {Unit: "bytes", PerLifecycle: native, PerFailedClose: zero, Total: total(native, zero)},
+			analysis.SignalRSS:        {Unit: "bytes", PerLifecycle: zero, PerFailedClose: zero, Total: total(zero, rssPerMillion)},
 		},
-		Resident: &results.Resident{NativeHeapPerDB: 456_136, RSSPerDB: 1_389_227, OpenDBs: 24},
+		Resident: &schema.Resident{NativeHeapPerDB: 456_136, RSSPerDB: 1_389_227, OpenDBs: 24},
 	}
 }
 
-func fixedGateRun() *results.Run {
+func fixedGateRun() *schema.Run {
 	return gateRun("fixed", gateEst(587, 247, 928), gateEst(40e6, 16e6, 64e6), 0)
 }
 
-func leakyGateRun() *results.Run {
+func leakyGateRun() *schema.Run {
 	return gateRun("leaky", gateEst(29_666, 28_967, 30_364), gateEst(208e6, 195e6, 221e6), 10)
 }
 
 // writeGateResult writes a result of the default scenario with runs to
 // dir/name/result.json, after mut, and returns its path.
-func writeGateResult(t *testing.T, dir, name string, seed int64, mut func(*results.Result), runs ...*results.Run) string {
+func writeGateResult(t *testing.T, dir, name string, seed int64, mut func(*schema.Result), runs ...*schema.Run) string {
 	t.Helper()
 	sc, err := scenarios.Get(scenarios.DefaultName())
 	require.NoError(t, err)
 	sc.Seed = seed
-	r := &results.Result{SchemaVersion: results.SchemaVersion, Tool: "rocksleak", Status: results.StatusComplete,
-		Runs: map[string]*results.Run{}, Floors: results.DefaultFloors()}
+	r := &schema.Result{SchemaVersion: schema.SchemaVersion, Tool: "rocksleak", Status: schema.StatusComplete,
+		Runs: map[string]*schema.Run{}, Floors: analysis.DefaultFloors()}
 	for _, run := range runs {
 		r.Models = append(r.Models, run.Model)
 		r.Runs[run.Model] = run
@@ -154,10 +155,10 @@ func TestGateFormats(t *testing.T) {
 func TestGateBadInputExitsTwo(t *testing.T) {
 	dir := t.TempDir()
 	base := writeGateResult(t, dir, "base", 1, nil, fixedGateRun())
-	otherWorkload := writeGateResult(t, dir, "tasks8", 2, func(r *results.Result) { r.Scenario.Tasks = 8 }, fixedGateRun())
-	otherSchema := writeGateResult(t, dir, "v2", 2, func(r *results.Result) { r.SchemaVersion = 2 }, fixedGateRun())
-	failed := writeGateResult(t, dir, "failed", 2, func(r *results.Result) {
-		r.Status, r.Errors = results.StatusFailed, []string{"fixed: child killed"}
+	otherWorkload := writeGateResult(t, dir, "tasks8", 2, func(r *schema.Result) { r.Scenario.Tasks = 8 }, fixedGateRun())
+	otherSchema := writeGateResult(t, dir, "v2", 2, func(r *schema.Result) { r.SchemaVersion = 2 }, fixedGateRun())
+	failed := writeGateResult(t, dir, "failed", 2, func(r *schema.Result) {
+		r.Status, r.Errors = schema.StatusFailed, []string{"fixed: child killed"}
 	}, fixedGateRun())
 	leakyOnly := writeGateResult(t, dir, "leaky", 3, nil, leakyGateRun())
 	garbage := filepath.Join(dir, "garbage.json")
@@ -180,7 +181,7 @@ func TestGateBadInputExitsTwo(t *testing.T) {
 		{"unknown flag", []string{"--baseline", base, "--candidate", base, "--strict"}, []string{"strict"}},
 		{"unreadable file", []string{"--baseline", filepath.Join(dir, "nope.json"), "--candidate", base}, []string{"nope.json"}},
 		{"malformed file", []string{"--baseline", base, "--candidate", garbage}, []string{"garbage.json"}},
-		// results.Read names the file; the cause (schema_version: 2) is lost by
+		// schema.Read names the file; the cause (schema_version: 2) is lost by
 		// its errors.Unwrap of a two-%w error, outside this command.
 		{"other schema", []string{"--baseline", base, "--candidate", otherSchema}, []string{"v2/result.json"}},
 		{"other workload", []string{"--baseline", base, "--candidate", otherWorkload},
@@ -222,9 +223,9 @@ func TestGateBadInputExitsTwo(t *testing.T) {
 func TestGateOverrides(t *testing.T) {
 	dir := t.TempDir()
 	base := writeGateResult(t, dir, "base", 1, nil, fixedGateRun())
-	otherWorkload := writeGateResult(t, dir, "tasks8", 2, func(r *results.Result) { r.Scenario.Tasks = 8 }, fixedGateRun())
-	interrupted := writeGateResult(t, dir, "int", 2, func(r *results.Result) {
-		r.Status, r.Interrupted = results.StatusInterrupted, true
+	otherWorkload := writeGateResult(t, dir, "tasks8", 2, func(r *schema.Result) { r.Scenario.Tasks = 8 }, fixedGateRun())
+	interrupted := writeGateResult(t, dir, "int", 2, func(r *schema.Result) {
+		r.Status, r.Interrupted = schema.StatusInterrupted, true
 	}, fixedGateRun())
 	stdout, _, code := gateCLI(t, "--baseline", base, "--candidate", otherWorkload, "--allow-scenario-mismatch")
 	assert.Equal(t, 0, code)

@@ -33,16 +33,15 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/rocksleak/rocksleak/harness"
-	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // gitCommit is set at link time (-X main.gitCommit=...).
 var gitCommit string
 
 func main() {
-	if os.Getenv(harness.ChildEnvVar) == "1" && len(os.Args) > 1 && os.Args[1] == "__child" {
+	if isChild(os.Args) {
 		os.Exit(childMain())
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -53,18 +52,6 @@ func main() {
 		fmt.Fprintf(os.Stderr, "rocksleak: %v\n", err)
 	}
 	os.Exit(code)
-}
-
-// childMain is a model's child process: job on stdin, events on fd 3.
-func childMain() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	events := os.NewFile(3, "events")
-	if err := harness.RunChild(ctx, os.Stdin, events); err != nil {
-		fmt.Fprintf(os.Stderr, "rocksleak child: %v\n", err)
-		return 1
-	}
-	return 0
 }
 
 var (
@@ -86,8 +73,8 @@ func exitCode(err error) int {
 		return 0
 	case errors.Is(err, errInterrupted):
 		return 130
-	case errors.Is(err, errUsage), errors.Is(err, scenarios.ErrInvalid), errors.Is(err, results.ErrBadResult),
-		errors.Is(err, harness.ErrLimits):
+	case errors.Is(err, errUsage), errors.Is(err, scenarios.ErrInvalid), errors.Is(err, schema.ErrBadResult),
+		engineUsageError(err):
 		return 2
 	}
 	return 1

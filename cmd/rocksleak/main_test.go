@@ -1,3 +1,5 @@
+//go:build cgo
+
 package main
 
 import (
@@ -17,8 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/harness"
-	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // TestMain lets the test binary stand in for the rocksleak binary: as a
@@ -88,9 +90,9 @@ func TestScenariosListAndShow(t *testing.T) {
 	assert.Contains(t, out, "store: window")
 }
 
-func readResult(t *testing.T, dir string) *results.Result {
+func readResult(t *testing.T, dir string) *schema.Result {
 	t.Helper()
-	r, err := results.Read(filepath.Join(dir, "result.json"))
+	r, err := schema.Read(filepath.Join(dir, "result.json"))
 	require.NoError(t, err)
 	return r
 }
@@ -123,7 +125,7 @@ func TestShortRunPerStoreKind(t *testing.T) {
 			require.Equal(t, 0, code, "stdout: %s\nstderr: %s", stdout, stderr)
 			assert.Contains(t, stdout, "results: "+out)
 			r := readResult(t, out)
-			assert.Equal(t, results.StatusComplete, r.Status)
+			assert.Equal(t, schema.StatusComplete, r.Status)
 			assert.False(t, r.Interrupted)
 			assert.Equal(t, []string{"leaky", "fixed"}, r.Models)
 			assert.Regexp(t, `^7\.8\.`, r.Provenance.RocksDBVersion)
@@ -213,7 +215,7 @@ func TestInterruptLeavesMarkedResult(t *testing.T) {
 			assert.Less(t, stopped, 15*time.Second, "stops within seconds")
 			r := readResult(t, out)
 			assert.True(t, r.Interrupted)
-			assert.Equal(t, results.StatusInterrupted, r.Status)
+			assert.Equal(t, schema.StatusInterrupted, r.Status)
 			assert.NotContains(t, r.Runs, "fixed", "no model starts after the interrupt")
 			if run, ok := r.Runs["leaky"]; ok && run.ChildPID > 0 {
 				assert.True(t, run.Interrupted || run.Error != "", "the leaky run is marked")
@@ -240,7 +242,7 @@ func TestEveryCloseFailingNeverAborts(t *testing.T) {
 				res, out, err := execute(context.Background(), io.Discard, sc, t.TempDir(), "test", false)
 				require.NoError(t, err)
 				require.NotNil(t, out)
-				assert.Equal(t, results.StatusComplete, res.Status)
+				assert.Equal(t, schema.StatusComplete, res.Status)
 				for _, m := range sc.Models {
 					run := res.Runs[m]
 					assert.Empty(t, run.Error, m)

@@ -11,8 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/results/plan"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // planCLI runs "rocksleak plan ARGS" as main would.
@@ -31,11 +32,11 @@ func planCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 // does not grow.
 func planResult(t *testing.T, dir string) string {
 	leaky := gateRun("leaky", gateEst(11_000, 10_000, 12_000), gateEst(0, 0, 0), 0)
-	native := leaky.Fits[results.SignalNativeHeap]
+	native := leaky.Fits[analysis.SignalNativeHeap]
 	native.PerFailedClose = gateEst(0, 0, 0)
-	leaky.Fits[results.SignalNativeHeap] = native
+	leaky.Fits[analysis.SignalNativeHeap] = native
 	yes := true
-	leaky.Verdict = &results.Verdict{Leak: &yes}
+	leaky.Verdict = &schema.Verdict{Leak: &yes}
 	fixed := gateRun("fixed", gateEst(100, -200, 400), gateEst(0, 0, 0), 0)
 	return writeGateResult(t, dir, "lf", 20616, nil, leaky, fixed)
 }

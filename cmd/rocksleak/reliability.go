@@ -1,3 +1,5 @@
+//go:build cgo
+
 package main
 
 import (
@@ -14,8 +16,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // reliabilityReport is what "rocksleak reliability" writes to
@@ -98,8 +101,8 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	fmt.Fprintf(stdout, "rocksleak reliability: scenario %s, models %s, %d seeds from %d, %s each\n",
 		sc.Name, strings.Join(sc.Models, ","), seeds, first, stopOf(sc))
 	type seedRun struct {
-		res    *results.Result
-		out    *harness.Output
+		res    *schema.Result
+		out    *schema.Output
 		err    error
 		done   chan struct{}
 		scSeed int64
@@ -166,17 +169,17 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 			default:
 				t.NoLeak++
 			}
-			words = append(words, m+"="+verdictWord(run.Verdict))
+			words = append(words, m+"="+runVerdictWord(run.Verdict))
 			if q := run.Sequential; q != nil {
 				if q.Native != nil {
 					t.NativeSettledS = append(t.NativeSettledS, float64(q.Native.ElapsedNs)/1e9)
-					words = append(words, fmt.Sprintf("(native %s at %.1fs", leakWord(q.Native.Leak), float64(q.Native.ElapsedNs)/1e9))
+					words = append(words, fmt.Sprintf("(native %s at %.1fs", analysis.VerdictWord(q.Native.Leak), float64(q.Native.ElapsedNs)/1e9))
 				} else {
 					words = append(words, "(native unsettled")
 				}
 				if q.Verdict != nil {
 					t.VerdictSettledS = append(t.VerdictSettledS, float64(q.Verdict.ElapsedNs)/1e9)
-					words = append(words, fmt.Sprintf("verdict %s at %.1fs)", leakWord(q.Verdict.Leak), float64(q.Verdict.ElapsedNs)/1e9))
+					words = append(words, fmt.Sprintf("verdict %s at %.1fs)", analysis.VerdictWord(q.Verdict.Leak), float64(q.Verdict.ElapsedNs)/1e9))
 					if q.Verdict.Leak != nil && *q.Verdict.Leak {
 						t.EarlyLeak++
 					}
@@ -184,8 +187,8 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 					words = append(words, "verdict unsettled)")
 				}
 			}
-			t.NativePerLifecycle = append(t.NativePerLifecycle, run.Fits[results.SignalNativeHeap].Total.BytesPerLifecycle)
-			t.RSSPerLifecycle = append(t.RSSPerLifecycle, run.Fits[results.SignalRSS].Total.BytesPerLifecycle)
+			t.NativePerLifecycle = append(t.NativePerLifecycle, run.Fits[analysis.SignalNativeHeap].Total.BytesPerLifecycle)
+			t.RSSPerLifecycle = append(t.RSSPerLifecycle, run.Fits[analysis.SignalRSS].Total.BytesPerLifecycle)
 		}
 		for _, c := range res.Calibration {
 			ct := rep.Calib[c.Model]
@@ -231,16 +234,6 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	return nil
 }
 
-func verdictWord(v *results.Verdict) string {
-	switch {
-	case v == nil || v.Leak == nil:
-		return "inconclusive"
-	case *v.Leak:
-		return "leak"
-	}
-	return "no-leak"
-}
-
 func meanSD(x []float64) string {
 	if len(x) == 0 {
 		return "-"
@@ -276,20 +269,18 @@ func maxAbs(x []float64) float64 {
 	return m
 }
 
-func leakWord(l *bool) string {
-	switch {
-	case l == nil:
-		return "inconclusive"
-	case *l:
-		return "leak"
-	}
-	return "no-leak"
-}
-
 func maxOf(x []float64) float64 {
 	var m float64
 	for _, v := range x {
 		m = math.Max(m, v)
 	}
 	return m
+}
+
+// runVerdictWord words a run's verdict; a run without one is inconclusive.
+func runVerdictWord(v *schema.Verdict) string {
+	if v == nil {
+		return analysis.WordInconclusive
+	}
+	return analysis.VerdictWord(v.Leak)
 }

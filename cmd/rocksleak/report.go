@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // reportCmd re-renders report.md and the plots from a result.json (and the
@@ -26,7 +28,7 @@ func reportCmd(stdout, stderr io.Writer, args []string) error {
 		return usagef("report takes one RESULT.json")
 	}
 	path := fs.Arg(0)
-	r, err := results.Read(path)
+	r, err := schema.Read(path)
 	if err != nil {
 		return err
 	}
@@ -37,12 +39,12 @@ func reportCmd(stdout, stderr io.Writer, args []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	samples, err := results.ReadSamplesCSV(filepath.Join(filepath.Dir(path), "samples.csv"))
+	samples, err := schema.ReadSamplesCSV(filepath.Join(filepath.Dir(path), "samples.csv"))
 	if *reanalyze {
 		if err != nil {
 			return err
 		}
-		if err := results.Analyze(r, samples, results.DefaultFloors()); err != nil {
+		if err := analysis.Analyze(r, samples, analysis.DefaultFloors()); err != nil {
 			return err
 		}
 		js, err := json.MarshalIndent(r, "", "  ")
@@ -86,11 +88,11 @@ func compareCmd(stdout, stderr io.Writer, args []string) error {
 	if fs.NArg() != 2 {
 		return usagef("compare takes two result files: A.json B.json")
 	}
-	a, err := results.Read(fs.Arg(0))
+	a, err := schema.Read(fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	b, err := results.Read(fs.Arg(1))
+	b, err := schema.Read(fs.Arg(1))
 	if err != nil {
 		return err
 	}

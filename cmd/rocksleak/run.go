@@ -1,3 +1,5 @@
+//go:build cgo
+
 package main
 
 import (
@@ -11,10 +13,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/harness"
-	"github.com/rocksleak/rocksleak/measure"
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 type setFlags []string
@@ -44,7 +49,7 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs.StringVar(&o.scenario, "scenario", scenarios.DefaultName(), "scenario name from the catalogue, or a YAML file")
 	fs.StringVar(&o.models, "models", "", "comma-separated models to run, in order (default: the scenario's, normally leaky,fixed)")
 	fs.IntVar(&o.lifecycles, "lifecycles", -1, "stop each model after N lifecycles (overrides the scenario's stop condition)")
-	fs.DurationVar(&o.duration, "duration", -1, "stop each model after this wall time (overrides the scenario's stop condition)")
+	units.DurationVar(fs, &o.duration, "duration", -1, "stop each model after this wall time (overrides the scenario's stop condition)")
 	fs.Int64Var(&o.seed, "seed", -1, "seed for every random choice (default: the scenario's)")
 	fs.StringVar(&o.out, "out", "", "output directory (default results/runs/<UTC time>-<scenario>)")
 	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
@@ -162,15 +167,15 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 // progress display on stderr, and analyses what they sent back. A nil Output
 // means nothing ran; otherwise the Result is complete, interrupted or failed,
 // and the error (if any) says why.
-func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool) (*results.Result, *harness.Output, error) {
+func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool) (*schema.Result, *schema.Output, error) {
 	prog := newProgress(stderr, sc)
-	seq := map[string]*results.Sequential{}
-	var settled func(string, []measure.Sample) bool
+	seq := map[string]*analysis.Sequential{}
+	var settled func(string, []schema.Sample) bool
 	if untilVerdict {
 		for _, m := range sc.Models {
-			seq[m] = &results.Sequential{Floors: results.DefaultFloors()}
+			seq[m] = &analysis.Sequential{Floors: analysis.DefaultFloors()}
 		}
-		settled = func(m string, samples []measure.Sample) bool { return seq[m].Observe(samples) }
+		settled = func(m string, samples []schema.Sample) bool { return seq[m].Observe(samples) }
 	}
 	out, runErr := harness.Run(ctx, harness.Config{
 		Settled:   settled,
@@ -185,8 +190,8 @@ func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, state
 	if out == nil {
 		return nil, nil, runErr
 	}
-	res := results.FromOutput(out, sc, results.BuildProvenance(sc.Seed, gitCommit, command))
-	if err := results.Analyze(res, results.SamplesByModel(out), results.DefaultFloors()); err != nil {
+	res := schema.FromOutput(out, sc, results.BuildProvenance(sc.Seed, gitCommit, command))
+	if err := analysis.Analyze(res, schema.SamplesByModel(out), analysis.DefaultFloors()); err != nil {
 		return res, out, errors.Join(runErr, fmt.Errorf("analysing samples: %w", err))
 	}
 	for m, q := range seq {
@@ -200,10 +205,11 @@ func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, state
 // withAllocators runs every model under each listed allocator: "m" for glibc,
 // "m@jemalloc" for jemalloc.
 func withAllocators(models []string, list string) ([]string, error) {
-	var allocs []string
-	for _, a := range strings.Split(list, ",") {
-		if a != scenarios.AllocatorGlibc && a != scenarios.AllocatorJemalloc {
-			return nil, usagef("--allocator: %q is not one of glibc, jemalloc", a)
+	var allocs []spec.Allocator
+	for _, name := range strings.Split(list, ",") {
+		a, err := spec.ParseAllocator(name)
+		if err != nil {
+			return nil, usagef("--allocator: %v", err)
 		}
 		allocs = append(allocs, a)
 	}
@@ -211,10 +217,10 @@ func withAllocators(models []string, list string) ([]string, error) {
 	for _, m := range models {
 		base, _, _ := strings.Cut(m, "@")
 		for _, a := range allocs {
-			if a == scenarios.AllocatorGlibc {
+			if a == spec.AllocatorGlibc {
 				out = append(out, base)
 			} else {
-				out = append(out, base+"@"+a)
+				out = append(out, base+"@"+string(a))
 			}
 		}
 	}

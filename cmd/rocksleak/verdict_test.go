@@ -1,3 +1,5 @@
+//go:build cgo
+
 package main
 
 import (
@@ -8,20 +10,21 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // These tests run real scenarios end to end (children, RocksDB, samplers,
 // fits, verdicts). They are the short versions; "make reliability" runs the
 // same scenarios at many seeds.
 
-func analyse(t *testing.T, name string, sets ...string) *results.Result {
+func analyse(t *testing.T, name string, sets ...string) *schema.Result {
 	t.Helper()
 	sc := mustScenario(t, name, sets...)
 	res, out, err := execute(context.Background(), io.Discard, sc, t.TempDir(), "test", false)
 	require.NoError(t, err)
 	require.NotNil(t, out)
-	require.Equal(t, results.StatusComplete, res.Status)
+	require.Equal(t, schema.StatusComplete, res.Status)
 	return res
 }
 
@@ -58,7 +61,7 @@ func TestKafka20616Verdicts(t *testing.T) {
 	leaky, fixed := res.Runs["leaky"], res.Runs["fixed"]
 	require.NotNil(t, leaky.Verdict.Leak, leaky.Verdict.Reason)
 	assert.True(t, *leaky.Verdict.Leak, leaky.Verdict.Reason)
-	nat := leaky.Fits[results.SignalNativeHeap]
+	nat := leaky.Fits[analysis.SignalNativeHeap]
 	assert.True(t, nat.PerLifecycle.Valid && nat.PerFailedClose.Valid)
 	assert.InDelta(t, 11000, nat.PerLifecycle.Value, 6000, "per-lifecycle native cost %.0f [%.0f, %.0f]",
 		nat.PerLifecycle.Value, nat.PerLifecycle.Low, nat.PerLifecycle.High)

@@ -62,12 +62,15 @@ func (o Options) withDefaults() (Options, error) {
 // Valid is false the other fields are zero or a point estimate without an
 // interval, and must not be used for a decision. No field is ever NaN or
 // infinite, so an Estimate encodes as JSON.
+//
+// The JSON tags are result.json's (package schema stores estimates as they are).
 type Estimate struct {
-	Value     float64
-	Low, High float64 // confidence interval (HAC / autocorrelation-honest)
-	SE        float64
-	DF        float64 // Student-t degrees of freedom behind Low and High
-	Valid     bool    // false when it could not be estimated (e.g. counter never varied, too few samples)
+	Value float64 `json:"value"`
+	Low   float64 `json:"low"`  // confidence interval (HAC / autocorrelation-honest)
+	High  float64 `json:"high"` // confidence interval (HAC / autocorrelation-honest)
+	SE    float64 `json:"se"`
+	DF    float64 `json:"df"`    // Student-t degrees of freedom behind Low and High
+	Valid bool    `json:"valid"` // false when it could not be estimated (e.g. counter never varied, too few samples)
 }
 
 // StepInfo describes a level shift: Y jumps by Size (units of Y) between

@@ -3,11 +3,11 @@ package stats
 import (
 	"fmt"
 
-	"github.com/rocksleak/rocksleak/internal/bytesize"
+	"github.com/rocksleak/rocksleak/internal/units"
 )
 
-func formatBytes(v float64) string  { return bytesize.Format(v) }
-func formatSigned(v float64) string { return bytesize.Signed(v) }
+func formatBytes(v float64) string  { return units.FormatBytes(v) }
+func formatSigned(v float64) string { return units.FormatSignedBytes(v) }
 
 // formatQty renders v in unit: bytes (unit "" or "B") by formatBytes,
 // anything else with three significant digits, e.g. "2.50 FDs".

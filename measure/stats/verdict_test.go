@@ -50,7 +50,7 @@ func TestDecide(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			nf, rf := fitPair(t, tt.n, 42, tt.native, tt.rss)
-			v := Decide(nf, rf, VerdictOptions{})
+			v := Decide(nf, rf, ruleFloors)
 			if tt.want == nil {
 				assert.Nil(t, v.Leak, v.Reason)
 			} else if assert.NotNil(t, v.Leak, v.Reason) {
@@ -72,6 +72,22 @@ func TestDecideTooFew(t *testing.T) {
 
 	// The zero Fit is not evidence of anything.
 	assert.Nil(t, Decide(Fit{}, Fit{}, VerdictOptions{}).Leak)
+}
+
+// ruleFloors are the floors the hand-made cases of TestDecide and
+// TestDecideRule sit around (lower than the defaults, to keep the cases small).
+var ruleFloors = VerdictOptions{NativeFloor: 1024, RSSFloor: 4096}
+
+// TestDecideZeroOptionsAreTheDefaults: a zero VerdictOptions decides with
+// DefaultNativeFloor and DefaultRSSFloor.
+func TestDecideZeroOptionsAreTheDefaults(t *testing.T) {
+	est := Estimate{Value: 1500, Low: 1000, High: 2000, SE: 250, DF: 100, Valid: true}
+	f := Fit{PerLifecycle: est, MannKendallP: 0.5, N: 100, Used: 100, Confidence: 0.95}
+	zero, def := Decide(f, f, VerdictOptions{}), Decide(f, f, DefaultVerdictOptions())
+	assert.Equal(t, def, zero)
+	require.NotNil(t, zero.Leak, zero.Reason)
+	assert.False(t, *zero.Leak, "1.46 KiB/lifecycle [0.98, 1.95] is below the default 2 KiB floor: %s", zero.Reason)
+	assert.Contains(t, zero.Reason, "2.00 KiB/lifecycle")
 }
 
 // TestDecideRule exercises the rule on hand-made estimates.
@@ -105,7 +121,7 @@ func TestDecideRule(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := Decide(tt.native, tt.rss, VerdictOptions{})
+			v := Decide(tt.native, tt.rss, ruleFloors)
 			if tt.want == nil {
 				assert.Nil(t, v.Leak, v.Reason)
 			} else if assert.NotNil(t, v.Leak, v.Reason) {

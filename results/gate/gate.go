@@ -9,8 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // ErrIncomparable marks two results that cannot be gated against each other:
@@ -50,18 +51,18 @@ type Options struct {
 
 // Side describes one of the two runs compared.
 type Side struct {
-	Path           string `json:"path,omitempty"` // set by the caller
-	Model          string `json:"model"`
-	Scenario       string `json:"scenario"`
-	ScenarioDigest string `json:"scenario_digest"` // as recorded in the result's provenance
-	WorkloadDigest string `json:"workload_digest"` // see WorkloadDigest
-	Seed           int64  `json:"seed"`
-	Status         string `json:"status"`
-	Lifecycles     int64  `json:"lifecycles"`
-	GitCommit      string `json:"git_commit"`
-	Host           string `json:"host"`
-	Allocator      string `json:"allocator"` // the compared run's C allocator
-	RocksDBVersion string `json:"rocksdb_version"`
+	Path           string         `json:"path,omitempty"` // set by the caller
+	Model          string         `json:"model"`
+	Scenario       string         `json:"scenario"`
+	ScenarioDigest string         `json:"scenario_digest"` // as recorded in the result's provenance
+	WorkloadDigest string         `json:"workload_digest"` // see WorkloadDigest
+	Seed           int64          `json:"seed"`
+	Status         string         `json:"status"`
+	Lifecycles     int64          `json:"lifecycles"`
+	GitCommit      string         `json:"git_commit"`
+	Host           string         `json:"host"`
+	Allocator      spec.Allocator `json:"allocator"` // the compared run's C allocator
+	RocksDBVersion string         `json:"rocksdb_version"`
 }
 
 // CheckResult is one check's evaluation. Baseline is nil for max and equal
@@ -138,7 +139,7 @@ func scenarioDiff(a, b scenarios.Scenario) []string {
 }
 
 // SelectModels returns the models compared on each side (see Options).
-func SelectModels(base, cand *results.Result, opt Options) (string, string, error) {
+func SelectModels(base, cand *schema.Result, opt Options) (string, string, error) {
 	bm, cm := opt.BaselineModel, opt.CandidateModel
 	switch {
 	case bm == "" && cm == "":
@@ -160,7 +161,7 @@ func SelectModels(base, cand *results.Result, opt Options) (string, string, erro
 	}
 	for _, s := range []struct {
 		side, model string
-		r           *results.Result
+		r           *schema.Result
 	}{{"baseline", bm, base}, {"candidate", cm, cand}} {
 		if _, ok := s.r.Runs[s.model]; !ok || !slices.Contains(s.r.Models, s.model) {
 			return "", "", fmt.Errorf("%w: the %s has no model %q (it ran %s)", ErrIncomparable, s.side, s.model,
@@ -172,7 +173,7 @@ func SelectModels(base, cand *results.Result, opt Options) (string, string, erro
 
 // counterpart is the model of r to compare with model of the other side: the
 // same model if r ran it, else r's only model, else model (reported missing).
-func counterpart(model string, r *results.Result) string {
+func counterpart(model string, r *schema.Result) string {
 	if !slices.Contains(r.Models, model) && len(r.Models) == 1 {
 		return r.Models[0]
 	}
@@ -197,7 +198,7 @@ func listOrNone(ms []string) string {
 // ErrInvalidPolicy for an invalid policy and ErrIncomparable when the
 // results cannot be compared (see Options); otherwise a Report, whose
 // Outcome is the decision.
-func Evaluate(p Policy, base, cand *results.Result, opt Options) (*Report, error) {
+func Evaluate(p Policy, base, cand *schema.Result, opt Options) (*Report, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -215,9 +216,9 @@ func Evaluate(p Policy, base, cand *results.Result, opt Options) (*Report, error
 	rep := &Report{Baseline: side(base, bm), Candidate: side(cand, cm), Rule: Rule, Warnings: []string{}}
 	for _, s := range []struct {
 		name string
-		r    *results.Result
+		r    *schema.Result
 	}{{"baseline", base}, {"candidate", cand}} {
-		if s.r.Status == results.StatusComplete {
+		if s.r.Status == schema.StatusComplete {
 			continue
 		}
 		msg := fmt.Sprintf("the %s's status is %s (%s)", s.name, s.r.Status, strings.Join(s.r.Errors, "; "))
@@ -241,8 +242,8 @@ func Evaluate(p Policy, base, cand *results.Result, opt Options) (*Report, error
 	}
 	if b, c := rep.Baseline, rep.Candidate; b.Allocator != c.Allocator || b.RocksDBVersion != c.RocksDBVersion {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runs differ in allocator or RocksDB (baseline: %s, RocksDB %s; "+
-			"candidate: %s, RocksDB %s): a difference may come from them, not the code", orUnknown(b.Allocator),
-			orUnknown(b.RocksDBVersion), orUnknown(c.Allocator), orUnknown(c.RocksDBVersion)))
+			"candidate: %s, RocksDB %s): a difference may come from them, not the code", orUnknown(string(b.Allocator)),
+			orUnknown(b.RocksDBVersion), orUnknown(string(c.Allocator)), orUnknown(c.RocksDBVersion)))
 	}
 	if bl, cl := rep.Baseline.Lifecycles, rep.Candidate.Lifecycles; bl > 0 && cl > 0 && (bl > 2*cl || cl > 2*bl) {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf(
@@ -263,7 +264,7 @@ func Evaluate(p Policy, base, cand *results.Result, opt Options) (*Report, error
 	return rep, nil
 }
 
-func side(r *results.Result, model string) Side {
+func side(r *schema.Result, model string) Side {
 	s := Side{Model: model, Scenario: r.Scenario.Name, ScenarioDigest: r.Provenance.ScenarioDigest,
 		WorkloadDigest: WorkloadDigest(r.Scenario), Seed: r.Provenance.Seed, Status: r.Status,
 		GitCommit: r.Provenance.GitCommit}
@@ -278,7 +279,7 @@ func side(r *results.Result, model string) Side {
 }
 
 // evaluate applies one check (valid by Policy.Validate) to the two runs.
-func evaluate(c Check, base, cand *results.Run) CheckResult {
+func evaluate(c Check, base, cand *schema.Run) CheckResult {
 	m := metrics[c.Metric]
 	res := CheckResult{Name: c.Name, Metric: c.Metric, Op: c.Op, Unit: m.unit, Factor: c.Factor, Floor: c.Floor}
 	failf := func(format string, args ...any) CheckResult {

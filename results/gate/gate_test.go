@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocksleak/rocksleak/harness"
-	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 func policyOf(checks ...Check) Policy { return Policy{Checks: checks} }
@@ -23,7 +23,7 @@ func TestRatioWithFloor(t *testing.T) {
 	base := resultOf(t, 1, runOf("fixed", est(10, -300, 320), pt(0)))
 	for _, tc := range []struct {
 		name      string
-		candidate results.Estimate
+		candidate stats.Estimate
 		want      Outcome
 		limitBy   string
 	}{
@@ -63,7 +63,7 @@ func TestIntervalAwareOutcome(t *testing.T) {
 	base := resultOf(t, 1, runOf("fixed", est(10_000, 9_000, 11_000), pt(0)))
 	for _, tc := range []struct {
 		name      string
-		candidate results.Estimate
+		candidate stats.Estimate
 		want      Outcome
 		reason    string
 	}{
@@ -93,7 +93,7 @@ func TestMaxOnAnEstimateIsIntervalAware(t *testing.T) {
 	p := policyOf(Check{Name: "abs", Metric: "native_growth_per_lifecycle", Op: OpMax, Value: f64(2048)})
 	base := resultOf(t, 1, fixedRun())
 	for _, tc := range []struct {
-		cand results.Estimate
+		cand stats.Estimate
 		want Outcome
 	}{
 		{est(1000, 500, 1500), Pass},
@@ -136,7 +136,7 @@ func TestEqualityChecks(t *testing.T) {
 			assert.Equal(t, tc.overall, rep.Outcome)
 		})
 	}
-	rep, err := Evaluate(p, base, resultOf(t, 2, func() *results.Run { r := fixedRun(); r.TaskErrors = 10; return r }()), Options{})
+	rep, err := Evaluate(p, base, resultOf(t, 2, func() *schema.Run { r := fixedRun(); r.TaskErrors = 10; return r }()), Options{})
 	require.NoError(t, err)
 	assert.Equal(t, "10 ≠ 0", checkNamed(t, rep, "task_errors").Reason)
 }
@@ -176,8 +176,8 @@ func TestRestoreTimeRatio(t *testing.T) {
 	// Runs without restores measured no restore time: the check warns
 	// (passing) instead of inventing a limit or a value.
 	none := fixedRun()
-	none.Restore = harness.RestoreStats{}
-	for name, pair := range map[string][2]*results.Run{"baseline": {none, fixedRun()}, "candidate": {fixedRun(), none}} {
+	none.Restore = schema.RestoreStats{}
+	for name, pair := range map[string][2]*schema.Run{"baseline": {none, fixedRun()}, "candidate": {fixedRun(), none}} {
 		rep, err := Evaluate(p, resultOf(t, 1, pair[0]), resultOf(t, 2, pair[1]), Options{})
 		require.NoError(t, err)
 		c := checkNamed(t, rep, "restore_time")
@@ -218,7 +218,7 @@ func TestCannotEvaluateFails(t *testing.T) {
 	tot.PerLifecycle.Valid = false
 	f.Total = &tot
 	invalid.Fits["native_heap"] = f
-	for name, run := range map[string]*results.Run{"no fits": noFits, "invalid estimate": invalid} {
+	for name, run := range map[string]*schema.Run{"no fits": noFits, "invalid estimate": invalid} {
 		t.Run(name, func(t *testing.T) {
 			rep, err := Evaluate(policyOf(nativeRatio), base, resultOf(t, 2, run), Options{})
 			require.NoError(t, err)
@@ -241,13 +241,13 @@ func TestIncomparableResults(t *testing.T) {
 	otherWorkload := resultOf(t, 2, fixedRun())
 	otherWorkload.Scenario.Tasks = 8
 	failed := resultOf(t, 2, fixedRun())
-	failed.Status, failed.Errors = results.StatusFailed, []string{"fixed: child exited 1"}
+	failed.Status, failed.Errors = schema.StatusFailed, []string{"fixed: child exited 1"}
 	interrupted := resultOf(t, 2, fixedRun())
-	interrupted.Status = results.StatusInterrupted
+	interrupted.Status = schema.StatusInterrupted
 	leakyOnly := resultOf(t, 2, runOf("leaky", pt(0), pt(0)))
 	for _, tc := range []struct {
 		name     string
-		cand     *results.Result
+		cand     *schema.Result
 		opt      Options
 		want     []string
 		allowOpt Options // with it, the gate runs and warns

@@ -5,45 +5,46 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocksleak/rocksleak/harness"
-	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // est is an estimate with a valid 95% interval.
-func est(v, lo, hi float64) results.Estimate {
-	return results.Estimate{Value: v, Low: lo, High: hi, SE: (hi - lo) / 4, DF: 100, Valid: true}
+func est(v, lo, hi float64) stats.Estimate {
+	return stats.Estimate{Value: v, Low: lo, High: hi, SE: (hi - lo) / 4, DF: 100, Valid: true}
 }
 
 // pt is an estimate with a degenerate interval (a known exact value).
-func pt(v float64) results.Estimate { return est(v, v, v) }
+func pt(v float64) stats.Estimate { return est(v, v, v) }
 
 // runOf is one model's run with the given total slopes: native heap per
 // lifecycle and RSS per million records; everything else clean.
-func runOf(model string, nativePerLifecycle, rssPerMillion results.Estimate) *results.Run {
-	total := func(pl, pm results.Estimate) *results.SignalFit {
-		return &results.SignalFit{Unit: "bytes", PerLifecycle: pl, PerMillionRecords: pm, Samples: 200, SamplesUsed: 180}
+func runOf(model string, nativePerLifecycle, rssPerMillion stats.Estimate) *schema.Run {
+	total := func(pl, pm stats.Estimate) *schema.SignalFit {
+		return &schema.SignalFit{Unit: "bytes", PerLifecycle: pl, PerMillionRecords: pm, Samples: 200, SamplesUsed: 180}
 	}
-	return &results.Run{
-		Summary: harness.Summary{Model: model, Lifecycles: 1500, Records: 192000,
-			Restore: harness.RestoreStats{Count: 10, P50Ns: 40e6, MaxNs: 60e6}},
+	return &schema.Run{
+		Summary: schema.Summary{Model: model, Lifecycles: 1500, Records: 192000,
+			Restore: schema.RestoreStats{Count: 10, P50Ns: 40e6, MaxNs: 60e6}},
 		Samples: 200,
-		Fits: map[string]results.SignalFit{
-			results.SignalNativeHeap: {Unit: "bytes", Total: total(nativePerLifecycle, pt(0))},
-			results.SignalRSS:        {Unit: "bytes", Total: total(pt(0), rssPerMillion)},
-			results.SignalFDs:        {Unit: "fds", Total: total(pt(0), pt(0))},
+		Fits: map[string]schema.SignalFit{
+			analysis.SignalNativeHeap: {Unit: "bytes", Total: total(nativePerLifecycle, pt(0))},
+			analysis.SignalRSS:        {Unit: "bytes", Total: total(pt(0), rssPerMillion)},
+			analysis.SignalFDs:        {Unit: "fds", Total: total(pt(0), pt(0))},
 		},
 	}
 }
 
 // resultOf is a complete result of the default scenario holding runs.
-func resultOf(t testing.TB, seed int64, runs ...*results.Run) *results.Result {
+func resultOf(t testing.TB, seed int64, runs ...*schema.Run) *schema.Result {
 	t.Helper()
 	sc, err := scenarios.Get(scenarios.DefaultName())
 	require.NoError(t, err)
 	sc.Seed = seed
-	r := &results.Result{SchemaVersion: results.SchemaVersion, Tool: "rocksleak", Status: results.StatusComplete,
-		Scenario: sc, Runs: map[string]*results.Run{}}
+	r := &schema.Result{SchemaVersion: schema.SchemaVersion, Tool: "rocksleak", Status: schema.StatusComplete,
+		Scenario: sc, Runs: map[string]*schema.Run{}}
 	for _, run := range runs {
 		r.Models = append(r.Models, run.Model)
 		r.Runs[run.Model] = run
@@ -56,7 +57,7 @@ func resultOf(t testing.TB, seed int64, runs ...*results.Run) *results.Result {
 
 // fixedRun is a fixed model's run like the measured ones: ~500 B/lifecycle of
 // native heap, ~30 MiB of RSS per million records.
-func fixedRun() *results.Run {
+func fixedRun() *schema.Run {
 	return runOf("fixed", est(500, 300, 700), est(30<<20, 20<<20, 40<<20))
 }
 

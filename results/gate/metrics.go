@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // Units of the metrics, as they appear in reports and JSON.
@@ -31,25 +33,25 @@ func exact(v float64) Quantity { return Quantity{Value: v, Low: v, High: v} }
 type metric struct {
 	unit     string
 	estimate bool // a slope with a 95% interval
-	read     func(*results.Run) (Quantity, error)
+	read     func(*schema.Run) (Quantity, error)
 }
 
 // metrics is the catalogue of what a check can compare. Slopes come from the
 // Total fits (growth per lifecycle at the run's failure rate, failed closes
 // included).
 var metrics = map[string]metric{
-	"native_growth_per_lifecycle":       slope(results.SignalNativeHeap, UnitBytesPerLifecycle, perLifecycle),
-	"rss_growth_per_lifecycle":          slope(results.SignalRSS, UnitBytesPerLifecycle, perLifecycle),
-	"fd_growth_per_lifecycle":           slope(results.SignalFDs, UnitFDsPerLifecycle, perLifecycle),
-	"native_growth_per_million_records": slope(results.SignalNativeHeap, UnitBytesPerMillionRecords, perMillion),
-	"rss_growth_per_million_records":    slope(results.SignalRSS, UnitBytesPerMillionRecords, perMillion),
+	"native_growth_per_lifecycle":       slope(analysis.SignalNativeHeap, UnitBytesPerLifecycle, perLifecycle),
+	"rss_growth_per_lifecycle":          slope(analysis.SignalRSS, UnitBytesPerLifecycle, perLifecycle),
+	"fd_growth_per_lifecycle":           slope(analysis.SignalFDs, UnitFDsPerLifecycle, perLifecycle),
+	"native_growth_per_million_records": slope(analysis.SignalNativeHeap, UnitBytesPerMillionRecords, perMillion),
+	"rss_growth_per_million_records":    slope(analysis.SignalRSS, UnitBytesPerMillionRecords, perMillion),
 	"restore_time_p50":                  restoreMedian(),
-	"restore_time_max":                  restore(func(r *results.Run) int64 { return r.Restore.MaxNs }),
-	"task_errors":                       count(UnitCount, func(r *results.Run) int64 { return r.TaskErrors }),
-	"records_lost":                      count(UnitCount, func(r *results.Run) int64 { return r.RecordsLost }),
-	"pinned_dbs":                        count(UnitCount, func(r *results.Run) int64 { return r.PinnedDBs }),
-	"init_failures":                     count(UnitCount, func(r *results.Run) int64 { return r.InitFailures }),
-	"live_natives_at_end": count(UnitCount, func(r *results.Run) int64 {
+	"restore_time_max":                  restore(func(r *schema.Run) int64 { return r.Restore.MaxNs }),
+	"task_errors":                       count(UnitCount, func(r *schema.Run) int64 { return r.TaskErrors }),
+	"records_lost":                      count(UnitCount, func(r *schema.Run) int64 { return r.RecordsLost }),
+	"pinned_dbs":                        count(UnitCount, func(r *schema.Run) int64 { return r.PinnedDBs }),
+	"init_failures":                     count(UnitCount, func(r *schema.Run) int64 { return r.InitFailures }),
+	"live_natives_at_end": count(UnitCount, func(r *schema.Run) int64 {
 		var n int64
 		for _, v := range r.LedgerAtEnd {
 			n += v
@@ -58,11 +60,11 @@ var metrics = map[string]metric{
 	}),
 }
 
-func perLifecycle(f results.SignalFit) results.Estimate { return f.PerLifecycle }
-func perMillion(f results.SignalFit) results.Estimate   { return f.PerMillionRecords }
+func perLifecycle(f schema.SignalFit) stats.Estimate { return f.PerLifecycle }
+func perMillion(f schema.SignalFit) stats.Estimate   { return f.PerMillionRecords }
 
-func slope(signal, unit string, pick func(results.SignalFit) results.Estimate) metric {
-	return metric{unit: unit, estimate: true, read: func(r *results.Run) (Quantity, error) {
+func slope(signal, unit string, pick func(schema.SignalFit) stats.Estimate) metric {
+	return metric{unit: unit, estimate: true, read: func(r *schema.Run) (Quantity, error) {
 		f, ok := r.Fits[signal]
 		if !ok {
 			return Quantity{}, fmt.Errorf("no %s fit in the result (the model produced no samples?)", signal)
@@ -83,8 +85,8 @@ func slope(signal, unit string, pick func(results.SignalFit) results.Estimate) m
 // restores): the check warns instead of failing or passing.
 var errNoData = errors.New("not measured")
 
-func restore(get func(*results.Run) int64) metric {
-	return metric{unit: UnitNanoseconds, read: func(r *results.Run) (Quantity, error) {
+func restore(get func(*schema.Run) int64) metric {
+	return metric{unit: UnitNanoseconds, read: func(r *schema.Run) (Quantity, error) {
 		if r.Restore.Count == 0 {
 			return Quantity{}, fmt.Errorf("%w: no restores in the run", errNoData)
 		}
@@ -96,7 +98,7 @@ func restore(get func(*results.Run) int64) metric {
 // interval when the run had enough restores for one (restore times are wall
 // time: a loaded machine moves them, so a lone median must not fail a gate).
 func restoreMedian() metric {
-	return metric{unit: UnitNanoseconds, read: func(r *results.Run) (Quantity, error) {
+	return metric{unit: UnitNanoseconds, read: func(r *schema.Run) (Quantity, error) {
 		rs := r.Restore
 		if rs.Count == 0 {
 			return Quantity{}, fmt.Errorf("%w: no restores in the run", errNoData)
@@ -108,8 +110,8 @@ func restoreMedian() metric {
 	}}
 }
 
-func count(unit string, get func(*results.Run) int64) metric {
-	return metric{unit: unit, read: func(r *results.Run) (Quantity, error) { return exact(float64(get(r))), nil }}
+func count(unit string, get func(*schema.Run) int64) metric {
+	return metric{unit: unit, read: func(r *schema.Run) (Quantity, error) { return exact(float64(get(r))), nil }}
 }
 
 // MetricUnit returns a metric's unit, or "" for an unknown metric.

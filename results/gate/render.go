@@ -9,7 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rocksleak/rocksleak/internal/bytesize"
+	"github.com/rocksleak/rocksleak/internal/table"
+	"github.com/rocksleak/rocksleak/internal/units"
 )
 
 // Renderer writes a Report in one format. Renderers only format: the
@@ -47,7 +48,7 @@ func sideLine(label string, s Side) string {
 	line := fmt.Sprintf("%s: model %s, scenario %s, seed %d, %d lifecycles, status %s", label, s.Model, s.Scenario,
 		s.Seed, s.Lifecycles, s.Status)
 	if s.Allocator != "" {
-		line += ", " + s.Allocator
+		line += ", " + string(s.Allocator)
 	}
 	if s.Path != "" {
 		line += ", " + s.Path
@@ -94,21 +95,19 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	fmt.Fprintln(&b, "| check | baseline | candidate [95% interval] | limit | outcome | reason |")
 	fmt.Fprintln(&b, "|---|---:|---:|---:|:---:|---|")
 	for _, c := range r.Checks {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s %s | %s |\n", c.Name, mdEscape(baselineCell(c)),
-			mdEscape(candidateCell(c)), mdEscape(limitCell(c)), icon[c.Outcome], c.Outcome, mdEscape(c.Reason))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s %s | %s |\n", c.Name, table.EscapeMarkdown(baselineCell(c)),
+			table.EscapeMarkdown(candidateCell(c)), table.EscapeMarkdown(limitCell(c)), icon[c.Outcome], c.Outcome, table.EscapeMarkdown(c.Reason))
 	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintln(&b)
 		for _, wn := range r.Warnings {
-			fmt.Fprintf(&b, "> **warning:** %s\n>\n", mdEscape(wn))
+			fmt.Fprintf(&b, "> **warning:** %s\n>\n", table.EscapeMarkdown(wn))
 		}
 	}
-	fmt.Fprintf(&b, "\n<sub>%s</sub>\n", mdEscape(r.Rule))
+	fmt.Fprintf(&b, "\n<sub>%s</sub>\n", table.EscapeMarkdown(r.Rule))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
-
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func verdictLine(r *Report) string {
 	n := map[Outcome]int{}
@@ -183,4 +182,4 @@ func fmtNum(v float64, unit string) string {
 }
 
 // fmtBytes scales bytes by 1024, keeping the sign (see package bytesize).
-func fmtBytes(b float64) string { return bytesize.Format(b) }
+func fmtBytes(b float64) string { return units.FormatBytes(b) }

@@ -6,49 +6,50 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocksleak/rocksleak/harness"
-	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
-func est(v, lo, hi float64) results.Estimate {
-	return results.Estimate{Value: v, Low: lo, High: hi, SE: (hi - lo) / 4, DF: 100, Valid: true}
+func est(v, lo, hi float64) stats.Estimate {
+	return stats.Estimate{Value: v, Low: lo, High: hi, SE: (hi - lo) / 4, DF: 100, Valid: true}
 }
 
-func pt(v float64) results.Estimate { return est(v, v, v) }
+func pt(v float64) stats.Estimate { return est(v, v, v) }
 
 // costs are one signal's measured costs: the two-counter fit's per lifecycle
 // and per failed close, and the total fit's per lifecycle.
 type costs struct {
-	perLifecycle, perFailedClose, total results.Estimate
+	perLifecycle, perFailedClose, total stats.Estimate
 }
 
 // fit builds a signal's fit from its costs.
-func (c costs) fit() results.SignalFit {
-	tot := results.SignalFit{Unit: "bytes", PerLifecycle: c.total, Samples: 200, SamplesUsed: 180}
-	return results.SignalFit{Unit: "bytes", PerLifecycle: c.perLifecycle, PerFailedClose: c.perFailedClose,
+func (c costs) fit() schema.SignalFit {
+	tot := schema.SignalFit{Unit: "bytes", PerLifecycle: c.total, Samples: 200, SamplesUsed: 180}
+	return schema.SignalFit{Unit: "bytes", PerLifecycle: c.perLifecycle, PerFailedClose: c.perFailedClose,
 		Samples: 200, SamplesUsed: 180, Total: &tot}
 }
 
 // runWith is a run of model with the given native heap and RSS costs and
 // resident costs per open DB.
-func runWith(model string, native, rss costs, resNative, resRSS float64) *results.Run {
-	return &results.Run{
-		Summary: harness.Summary{Model: model, Lifecycles: 1500, FailedCloses: 75},
-		Fits: map[string]results.SignalFit{
-			results.SignalNativeHeap: native.fit(),
-			results.SignalRSS:        rss.fit(),
+func runWith(model string, native, rss costs, resNative, resRSS float64) *schema.Run {
+	return &schema.Run{
+		Summary: schema.Summary{Model: model, Lifecycles: 1500, FailedCloses: 75},
+		Fits: map[string]schema.SignalFit{
+			analysis.SignalNativeHeap: native.fit(),
+			analysis.SignalRSS:        rss.fit(),
 		},
-		Resident: &results.Resident{NativeHeapPerDB: resNative, RSSPerDB: resRSS, OpenDBs: 24},
+		Resident: &schema.Resident{NativeHeapPerDB: resNative, RSSPerDB: resRSS, OpenDBs: 24},
 	}
 }
 
-func resultWith(t testing.TB, runs ...*results.Run) *results.Result {
+func resultWith(t testing.TB, runs ...*schema.Run) *schema.Result {
 	t.Helper()
 	sc, err := scenarios.Get(scenarios.DefaultName())
 	require.NoError(t, err)
-	r := &results.Result{SchemaVersion: results.SchemaVersion, Tool: "rocksleak", Status: results.StatusComplete,
-		Scenario: sc, Runs: map[string]*results.Run{}, Floors: results.VerdictFloors{NativeHeap: 2048, RSS: 4096}}
+	r := &schema.Result{SchemaVersion: schema.SchemaVersion, Tool: "rocksleak", Status: schema.StatusComplete,
+		Scenario: sc, Runs: map[string]*schema.Run{}, Floors: schema.VerdictFloors{NativeHeap: 2048, RSS: 4096}}
 	for _, run := range runs {
 		r.Models = append(r.Models, run.Model)
 		r.Runs[run.Model] = run

@@ -46,7 +46,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // ErrUnusableResult marks a result a plan cannot be made from: a model that
@@ -202,7 +204,7 @@ func UsageDays(horizonDays float64) []float64 {
 
 // Project makes the plan of topology t (validated here) from the result r.
 // Errors wrap ErrInvalidTopology or ErrUnusableResult.
-func Project(r *results.Result, t Topology, opt Options) (*Plan, error) {
+func Project(r *schema.Result, t Topology, opt Options) (*Plan, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
@@ -230,7 +232,7 @@ func Project(r *results.Result, t Topology, opt Options) (*Plan, error) {
 	p := &Plan{Topology: t, Budget: float64(t.Budget), Horizon: t.Horizon.Days(), Warnings: []string{},
 		Source: Source{Scenario: r.Scenario.Name, ScenarioDigest: r.Provenance.ScenarioDigest,
 			Seed: r.Provenance.Seed, Status: r.Status, Model: model, ResidentModel: resModel}}
-	if r.Status != results.StatusComplete {
+	if r.Status != schema.StatusComplete {
 		msg := fmt.Sprintf("the result's status is %s (%s)", r.Status, strings.Join(r.Errors, "; "))
 		if !opt.AllowPartial {
 			return nil, fmt.Errorf("%w: %s; --allow-partial plans from it anyway", ErrUnusableResult, msg)
@@ -255,7 +257,7 @@ func Project(r *results.Result, t Topology, opt Options) (*Plan, error) {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("model %s has no resident cost (too few samples): the live "+
 			"store instances are projected at 0 bytes", resModel))
 	}
-	for _, sig := range []string{results.SignalNativeHeap, results.SignalRSS} {
+	for _, sig := range []string{analysis.SignalNativeHeap, analysis.SignalRSS} {
 		s, warns := projectSignal(sig, run, resRun, r.Floors, p.Events, p.Budget, p.Days)
 		p.Signals = append(p.Signals, s)
 		p.Warnings = append(p.Warnings, warns...)
@@ -263,21 +265,13 @@ func Project(r *results.Result, t Topology, opt Options) (*Plan, error) {
 	return p, nil
 }
 
-// signalName is a signal's name for people.
-func signalName(sig string) string {
-	if sig == results.SignalRSS {
-		return "RSS"
-	}
-	return "native heap"
-}
-
-func projectSignal(sig string, run, resRun *results.Run, floors results.VerdictFloors, ev Events,
+func projectSignal(sig string, run, resRun *schema.Run, floors schema.VerdictFloors, ev Events,
 	budget float64, days []float64) (Signal, []string) {
 	s := Signal{Signal: sig}
 	var warns []string
 	if res := resRun.Resident; res != nil {
 		s.ResidentPerDB = res.NativeHeapPerDB
-		if sig == results.SignalRSS {
+		if sig == analysis.SignalRSS {
 			s.ResidentPerDB = res.RSSPerDB
 		}
 	}
@@ -306,7 +300,7 @@ func projectSignal(sig string, run, resRun *results.Run, floors results.VerdictF
 		s.Sustained = true
 		s.Reason = "sustained growth: " + desc
 		floor := floors.NativeHeap
-		if sig == results.SignalRSS {
+		if sig == analysis.SignalRSS {
 			floor = floors.RSS
 		}
 		switch {
@@ -319,7 +313,7 @@ func projectSignal(sig string, run, resRun *results.Run, floors results.VerdictF
 		if fit.PerFailedClose.Valid {
 			s.CostPerFailedClose = clamped(fit.PerFailedClose)
 		} else if ev.FailedCloses > 0 {
-			warns = append(warns, fmt.Sprintf("%s: the run measured no per-failed-close cost (failed closes did not vary): failed closes are projected at 0 bytes", signalName(sig)))
+			warns = append(warns, fmt.Sprintf("%s: the run measured no per-failed-close cost (failed closes did not vary): failed closes are projected at 0 bytes", analysis.Describe(sig).Name))
 		}
 		s.GrowthPerDay = s.CostPerLifecycle.scale(ev.Lifecycles).add(s.CostPerFailedClose.scale(ev.FailedCloses))
 	}
@@ -338,6 +332,6 @@ func projectSignal(sig string, run, resRun *results.Run, floors results.VerdictF
 }
 
 // clamped is an estimate's low / expected / high, each clamped at 0.
-func clamped(e results.Estimate) Range {
+func clamped(e stats.Estimate) Range {
 	return Range{math.Max(0, e.Low), math.Max(0, e.Value), math.Max(0, e.High)}
 }

@@ -8,7 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 func TestEventsPerDay(t *testing.T) {
@@ -52,7 +54,7 @@ func TestGrowthPerDayExact(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 480.0, p.Events.Lifecycles)
 	nat := p.Signals[0]
-	require.Equal(t, results.SignalNativeHeap, nat.Signal)
+	require.Equal(t, analysis.SignalNativeHeap, nat.Signal)
 	assert.True(t, nat.Sustained, nat.Reason)
 	assert.Equal(t, Range{5_280_000, 5_280_000, 5_280_000}, nat.GrowthPerDay, "11,000 B × 480 lifecycles/day")
 	assert.Equal(t, 60*400_000.0, nat.Resident, "10 tasks × 2 stores × 3 live segments × 400 kB")
@@ -63,7 +65,7 @@ func TestGrowthPerDayExact(t *testing.T) {
 	p, err = Project(r, topo, Options{})
 	require.NoError(t, err)
 	rs := p.Signals[1]
-	require.Equal(t, results.SignalRSS, rs.Signal)
+	require.Equal(t, analysis.SignalRSS, rs.Signal)
 	assert.InDelta(t, 4.8, p.Events.FailedCloses, 1e-12)
 	assert.InDelta(t, 10_000*480+30_000*4.8, rs.GrowthPerDay.Low, 1e-6)
 	assert.InDelta(t, 12_000*480+50_000*4.8, rs.GrowthPerDay.Expected, 1e-6)
@@ -94,7 +96,7 @@ func TestNoLeakVerdictCaveat(t *testing.T) {
 	c := costs{perLifecycle: pt(5_000), perFailedClose: pt(0), total: est(5_200, 4_600, 5_900)}
 	run := runWith("fixed", c, c, 1, 1)
 	no := false
-	run.Verdict = &results.Verdict{Leak: &no}
+	run.Verdict = &schema.Verdict{Leak: &no}
 	p, err := Project(resultWith(t, run), topo10x2(), Options{})
 	require.NoError(t, err)
 	assert.True(t, p.Signals[1].Sustained)
@@ -103,7 +105,7 @@ func TestNoLeakVerdictCaveat(t *testing.T) {
 }
 
 func TestNoSustainedGrowthRefused(t *testing.T) {
-	for name, total := range map[string]results.Estimate{
+	for name, total := range map[string]stats.Estimate{
 		"interval includes 0":   est(300, -200, 800),
 		"lower bound exactly 0": est(300, 0, 600),
 		"negative":              est(-500, -900, -100),
@@ -178,7 +180,7 @@ func TestProjectModelsAndResident(t *testing.T) {
 	fixedC := costs{perLifecycle: pt(0), perFailedClose: pt(0), total: est(500, -100, 1_100)}
 	leaky := runWith("leaky", leakyC, leakyC, 600_000, 700_000)
 	yes := true
-	leaky.Verdict = &results.Verdict{Leak: &yes}
+	leaky.Verdict = &schema.Verdict{Leak: &yes}
 	r := resultWith(t, leaky, runWith("fixed", fixedC, fixedC, 450_000, 1_400_000))
 
 	_, err := Project(r, topo10x2(), Options{})
@@ -201,7 +203,7 @@ func TestProjectModelsAndResident(t *testing.T) {
 	assert.Empty(t, p.Warnings)
 	assert.Equal(t, "fixed", p.Source.ResidentModel)
 
-	r.Status = results.StatusInterrupted
+	r.Status = schema.StatusInterrupted
 	_, err = Project(r, topo10x2(), Options{Model: "leaky"})
 	assert.ErrorIs(t, err, ErrUnusableResult)
 	p, err = Project(r, topo10x2(), Options{Model: "leaky", AllowPartial: true})
@@ -213,7 +215,7 @@ func TestProjectModelsAndResident(t *testing.T) {
 }
 
 func TestProjectWithoutFailedCloseCost(t *testing.T) {
-	c := costs{perLifecycle: pt(1_000), perFailedClose: results.Estimate{}, total: est(1_000, 900, 1_100)}
+	c := costs{perLifecycle: pt(1_000), perFailedClose: stats.Estimate{}, total: est(1_000, 900, 1_100)}
 	r := resultWith(t, runWith("fixed", c, c, 0, 0))
 	topo := topo10x2()
 	topo.CloseFailureRate = 0.1

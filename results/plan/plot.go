@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/rocksleak/rocksleak/analysis"
 )
 
 // PNG renders the projected usage of every signal over the horizon (768 × 480
@@ -61,9 +63,9 @@ func PNG(p *Plan) ([]byte, error) {
 		}
 		line.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(2)}
 		pl.Add(band, line)
-		label := signalName(s.Signal) + ": expected, low–high band"
+		label := analysis.Describe(s.Signal).Name + ": expected, low–high band"
 		if !s.Sustained {
-			label = signalName(s.Signal) + ": resident only (no sustained growth)"
+			label = analysis.Describe(s.Signal).Name + ": resident only (no sustained growth)"
 		}
 		pl.Legend.Add(label, line, band)
 	}

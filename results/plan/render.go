@@ -9,7 +9,8 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
-	"github.com/rocksleak/rocksleak/internal/bytesize"
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/internal/units"
 )
 
 // Renderer writes a Plan in one format. Renderers only format.
@@ -67,7 +68,7 @@ func WriteText(w io.Writer, p *Plan) error {
 		num(e.Lifecycles), num(e.SegmentRolls), num(e.RebalanceReopens), num(e.FailedCloses))
 	fmt.Fprintf(&b, "measured: %d lifecycles at a close failure rate of %s\n", e.MeasuredLifecycles, pct(e.MeasuredCloseRate))
 	for _, s := range p.Signals {
-		fmt.Fprintf(&b, "\n%s: %s\n", signalName(s.Signal), s.Reason)
+		fmt.Fprintf(&b, "\n%s: %s\n", analysis.Describe(s.Signal).Name, s.Reason)
 		type line struct {
 			label string
 			cells [3]string
@@ -144,4 +145,4 @@ func signedBytes(b float64) string {
 }
 
 // fmtBytes scales bytes by 1024, keeping the sign (see package bytesize).
-func fmtBytes(b float64) string { return bytesize.Format(b) }
+func fmtBytes(b float64) string { return units.FormatBytes(b) }

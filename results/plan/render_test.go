@@ -10,9 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/golden"
-
-	"github.com/rocksleak/rocksleak/results"
 )
 
 // goldenPlan is the orders-aggregator topology on costs shaped like the
@@ -94,5 +93,5 @@ func TestPNG(t *testing.T) {
 			assert.Equal(t, 480, img.Bounds().Dy())
 		})
 	}
-	var _ = results.SignalRSS
+	var _ = analysis.SignalRSS
 }

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocksleak/rocksleak/internal/strictyaml"
 	"gopkg.in/yaml.v3"
+
+	"github.com/rocksleak/rocksleak/internal/strictyaml"
+	"github.com/rocksleak/rocksleak/internal/units"
 )
 
 // ErrInvalidTopology marks a topology that cannot be planned for: malformed
@@ -30,7 +32,7 @@ const (
 	// MaxHorizon is the longest projection.
 	MaxHorizon = 10 * 365 * Day
 	// Day is 86,400,000 ms.
-	Day = 24 * time.Hour
+	Day = units.Day
 	// MaxCount bounds tasks, stores per task, live segments and rebalances
 	// per day: beyond it a topology is a units mistake (and products of
 	// counts stay finite).
@@ -194,7 +196,7 @@ func (t *Topology) Set(key, value string) error {
 		t.LiveSegments, err = strconv.Atoi(value)
 	case "segment_interval":
 		var d Duration
-		d, err = ParseDuration(value)
+		d, err = parseDuration(value)
 		t.SegmentInterval = d
 	case "rebalances_per_day":
 		t.RebalancesPerDay, err = parseFinite(value)
@@ -204,11 +206,11 @@ func (t *Topology) Set(key, value string) error {
 		t.CloseFailureRate, err = parseFinite(value)
 	case "budget":
 		var b Bytes
-		b, err = ParseBytes(value)
+		b, err = parseBytes(value)
 		t.Budget = b
 	case "horizon":
 		var d Duration
-		d, err = ParseDuration(value)
+		d, err = parseDuration(value)
 		t.Horizon = d
 	default:
 		return fmt.Errorf("%w: unknown field %q (valid fields: %s)", ErrInvalidTopology, key, strings.Join(TopologyKeys(), ", "))
@@ -253,51 +255,15 @@ func (d Duration) String() string {
 // Days returns d in days.
 func (d Duration) Days() float64 { return float64(d) / float64(Day) }
 
-// ParseDuration reads a Go duration ("90m", "1h30m") optionally led by a
-// number of days ("30d", "1.5d", "1d12h"). Bare numbers are rejected: their
-// unit would be a guess.
-func ParseDuration(s string) (Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, errors.New("empty duration")
-	}
-	days, rest := 0.0, s
-	if i := strings.IndexByte(s, 'd'); i >= 0 {
-		v, err := strconv.ParseFloat(s[:i], 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("%q is not a duration such as \"30d\" or \"1h\"", s)
-		}
-		days, rest = v, s[i+1:]
-	}
-	var d time.Duration
-	if rest != "" {
-		var err error
-		if d, err = time.ParseDuration(rest); err != nil {
-			if _, nerr := strconv.ParseFloat(s, 64); nerr == nil {
-				return 0, fmt.Errorf("%q has no unit (write e.g. \"1h\" or \"30d\")", s)
-			}
-			return 0, fmt.Errorf("%q is not a duration such as \"30d\" or \"1h\"", s)
-		}
-		if days != 0 && d < 0 {
-			return 0, fmt.Errorf("%q mixes signs", s)
-		}
-	}
-	total := days*float64(Day) + float64(d)
-	if total > math.MaxInt64 || total < math.MinInt64 {
-		return 0, fmt.Errorf("%q is out of range", s)
-	}
-	return Duration(total), nil
-}
-
 // MarshalYAML writes d as a duration string.
 func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
 
-// UnmarshalYAML reads a duration string (see ParseDuration).
+// UnmarshalYAML reads a duration string (see units.ParseDuration).
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
 		return fmt.Errorf("line %d: a duration must be a string such as \"1h\" or \"30d\"", n.Line)
 	}
-	v, err := ParseDuration(n.Value)
+	v, err := parseDuration(n.Value)
 	if err != nil {
 		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
@@ -305,40 +271,9 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// Bytes is a size in bytes that YAML and flags accept as a plain number or
-// with a unit: B; KiB, MiB, GiB, TiB (also Ki, Mi, Gi, Ti, K, M, G, T: powers
-// of 1024); kB, MB, GB, TB (powers of 1000). Units are case-insensitive.
+// Bytes is a size in bytes that YAML and flags accept as units.ParseBytes
+// reads it: a plain number or with a unit ("4GiB").
 type Bytes int64
-
-var byteUnits = map[string]float64{
-	"": 1, "b": 1,
-	"k": 1 << 10, "ki": 1 << 10, "kib": 1 << 10,
-	"m": 1 << 20, "mi": 1 << 20, "mib": 1 << 20,
-	"g": 1 << 30, "gi": 1 << 30, "gib": 1 << 30,
-	"t": 1 << 40, "ti": 1 << 40, "tib": 1 << 40,
-	"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
-}
-
-// ParseBytes reads a size such as "4GiB", "512MiB", "1.5 GiB" or "1073741824".
-// The result is rounded to whole bytes.
-func ParseBytes(s string) (Bytes, error) {
-	t := strings.TrimSpace(s)
-	i := strings.LastIndexAny(t, "0123456789.") + 1
-	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a size such as \"4GiB\" or \"512MiB\"", s)
-	}
-	mul, ok := byteUnits[unit]
-	if !ok {
-		return 0, fmt.Errorf("%q: unknown unit %q (B, KiB, MiB, GiB, TiB, kB, MB, GB, TB)", s, t[i:])
-	}
-	b := math.Round(v * mul)
-	if b >= math.MaxInt64 || b <= math.MinInt64 {
-		return 0, fmt.Errorf("%q is out of range", s)
-	}
-	return Bytes(b), nil
-}
 
 // String formats b scaled by 1024.
 func (b Bytes) String() string { return fmtBytes(float64(b)) }
@@ -346,15 +281,25 @@ func (b Bytes) String() string { return fmtBytes(float64(b)) }
 // MarshalYAML writes b as a plain number of bytes.
 func (b Bytes) MarshalYAML() (any, error) { return int64(b), nil }
 
-// UnmarshalYAML reads a size (see ParseBytes).
+// UnmarshalYAML reads a size (see units.ParseBytes).
 func (b *Bytes) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
 		return fmt.Errorf("line %d: a size must be a number of bytes or a string such as \"4GiB\"", n.Line)
 	}
-	v, err := ParseBytes(n.Value)
+	v, err := parseBytes(n.Value)
 	if err != nil {
 		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
 	*b = v
 	return nil
+}
+
+func parseDuration(s string) (Duration, error) {
+	d, err := units.ParseDuration(s)
+	return Duration(d), err
+}
+
+func parseBytes(s string) (Bytes, error) {
+	b, err := units.ParseBytes(s)
+	return Bytes(b), err
 }

@@ -1,4 +1,4 @@
-package bytesize
+package units
 
 import (
 	"math"
@@ -16,8 +16,8 @@ func TestFormat(t *testing.T) {
 		{11_264, "11.0 KiB"}, {394_240, "385 KiB"}, {-3 << 20, "-3.00 MiB"}, {4 << 30, "4.00 GiB"},
 		{1 << 40, "1.00 TiB"}, {math.Inf(1), "+Inf"},
 	} {
-		assert.Equal(t, tc.want, Format(tc.in), "%v", tc.in)
+		assert.Equal(t, tc.want, FormatBytes(tc.in), "%v", tc.in)
 	}
-	assert.Equal(t, "+11.0 KiB", Signed(11_264))
-	assert.Equal(t, "-512 B", Signed(-512))
+	assert.Equal(t, "+11.0 KiB", FormatSignedBytes(11_264))
+	assert.Equal(t, "-512 B", FormatSignedBytes(-512))
 }

@@ -1,4 +1,4 @@
-package measure
+package schema
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package results
+package schema
 
 import (
 	"encoding/csv"
@@ -7,26 +7,25 @@ import (
 	"os"
 	"strconv"
 	"strings"
-
-	"github.com/rocksleak/rocksleak/measure"
 )
 
 // ReadSamplesCSV reads a samples.csv written by SamplesCSV: the samples of each
 // model in file order.
-func ReadSamplesCSV(path string) (map[string][]measure.Sample, error) {
+func ReadSamplesCSV(path string) (map[string][]Sample, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
 	}
 	defer f.Close()
-	out, err := parseSamplesCSV(f)
+	out, err := ParseSamplesCSV(f)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
 	}
 	return out, nil
 }
 
-func parseSamplesCSV(r io.Reader) (map[string][]measure.Sample, error) {
+// ParseSamplesCSV parses the content of a samples.csv (see [ReadSamplesCSV]).
+func ParseSamplesCSV(r io.Reader) (map[string][]Sample, error) {
 	cr := csv.NewReader(r)
 	header, err := cr.Read()
 	if err != nil {
@@ -36,12 +35,12 @@ func parseSamplesCSV(r io.Reader) (map[string][]measure.Sample, error) {
 	for i, h := range header {
 		col[h] = i
 	}
-	for _, need := range measure.CSVHeader(nil) {
+	for _, need := range CSVHeader(nil) {
 		if _, ok := col[need]; !ok {
 			return nil, fmt.Errorf("header: missing column %q", need)
 		}
 	}
-	out := map[string][]measure.Sample{}
+	out := map[string][]Sample{}
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -58,13 +57,13 @@ func parseSamplesCSV(r io.Reader) (map[string][]measure.Sample, error) {
 			}
 			return v
 		}
-		s := measure.Sample{
+		s := Sample{
 			Model: rec[col["model"]], Seq: int(num("seq")), ElapsedNs: num("elapsed_ns"), Trigger: rec[col["trigger"]],
 			Lifecycles: num("lifecycles"), FailedCloses: num("failed_closes"), InitFailures: num("init_failures"),
 			Records: num("records"),
-			Memory: measure.Memory{RSS: num("rss"), VMS: num("vms"), FDs: int(num("fds")),
+			Memory: Memory{RSS: num("rss"), VMS: num("vms"), FDs: int(num("fds")),
 				NativeHeap: num("native_heap"), GoHeap: num("go_heap")},
-			RocksDB: measure.RocksDBMemory{MemTables: num("rocksdb_memtables"), TableReaders: num("rocksdb_table_readers"),
+			RocksDB: RocksDBMemory{MemTables: num("rocksdb_memtables"), TableReaders: num("rocksdb_table_readers"),
 				BlockCache: num("rocksdb_block_cache"), OpenDBs: int(num("rocksdb_open_dbs"))},
 			LiveNatives: map[string]int64{},
 		}

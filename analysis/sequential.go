@@ -1,11 +1,11 @@
-package results
+package analysis
 
 import (
 	"fmt"
 	"math"
 
-	"github.com/rocksleak/rocksleak/measure"
 	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // Sequential decides a model's verdict while its run is still going, so the
@@ -22,7 +22,7 @@ import (
 //
 // Sequential is not safe for concurrent use.
 type Sequential struct {
-	Floors     VerdictFloors
+	Floors     schema.VerdictFloors
 	MinSamples int     // samples (timer samples excluded) before the first look; default 40
 	Growth     float64 // next look at ×Growth samples; default 1.25
 	MaxLooks   int     // default 20
@@ -30,19 +30,8 @@ type Sequential struct {
 
 	looks   int
 	nextAt  int
-	Native  *Look // when the native-heap verdict settled, nil until then
-	Verdict *Look // when the verdict settled, nil until then
-}
-
-// Look is the state of a verdict at one look.
-type Look struct {
-	Look       int     `json:"look"`
-	Samples    int     `json:"samples"`
-	Lifecycles int64   `json:"lifecycles"`
-	ElapsedNs  int64   `json:"elapsed_ns"` // since the model's child started
-	Confidence float64 `json:"confidence"`
-	Leak       *bool   `json:"leak"`
-	Reason     string  `json:"reason"`
+	Native  *schema.Look // when the native-heap verdict settled, nil until then
+	Verdict *schema.Look // when the verdict settled, nil until then
 }
 
 func (q *Sequential) defaults() {
@@ -58,7 +47,7 @@ func (q *Sequential) defaults() {
 	if q.Alpha <= 0 {
 		q.Alpha = 0.05
 	}
-	if q.Floors == (VerdictFloors{}) {
+	if q.Floors == (schema.VerdictFloors{}) {
 		q.Floors = DefaultFloors()
 	}
 }
@@ -71,14 +60,14 @@ func (q *Sequential) Confidence() float64 {
 
 // Observe takes the model's samples so far and reports whether the verdict is
 // settled (the run may stop). It does work only at look points.
-func (q *Sequential) Observe(all []measure.Sample) bool {
+func (q *Sequential) Observe(all []schema.Sample) bool {
 	q.defaults()
 	if q.Verdict != nil {
 		return true
 	}
-	var samples []measure.Sample
+	var samples []schema.Sample
 	for _, s := range all {
-		if s.Trigger != measure.TriggerTimer {
+		if s.Trigger != schema.TriggerTimer {
 			samples = append(samples, s)
 		}
 	}
@@ -99,8 +88,8 @@ func (q *Sequential) Observe(all []measure.Sample) bool {
 		return false
 	}
 	last := samples[n-1]
-	look := func(leak *bool, reason string) *Look {
-		return &Look{Look: q.looks, Samples: n, Lifecycles: last.Lifecycles, ElapsedNs: last.ElapsedNs,
+	look := func(leak *bool, reason string) *schema.Look {
+		return &schema.Look{Look: q.looks, Samples: n, Lifecycles: last.Lifecycles, ElapsedNs: last.ElapsedNs,
 			Confidence: conf, Leak: leak, Reason: reason}
 	}
 	nat := fits[SignalNativeHeap].Total
@@ -115,7 +104,7 @@ func (q *Sequential) Observe(all []measure.Sample) bool {
 				nat.PerLifecycle.Value, nat.PerLifecycle.Low, nat.PerLifecycle.High, q.Floors.NativeHeap))
 		}
 	}
-	v := stats.Decide(nat.statsFit(), fits[SignalRSS].Total.statsFit(),
+	v := stats.Decide(statsFit(*nat), statsFit(*fits[SignalRSS].Total),
 		stats.VerdictOptions{NativeFloor: q.Floors.NativeHeap, RSSFloor: q.Floors.RSS})
 	if v.Leak != nil {
 		q.Verdict = look(v.Leak, v.Reason)
@@ -125,8 +114,8 @@ func (q *Sequential) Observe(all []measure.Sample) bool {
 }
 
 // Outcome is what the looks found, for the result file.
-func (q *Sequential) Outcome() *SequentialOutcome {
+func (q *Sequential) Outcome() *schema.SequentialOutcome {
 	q.defaults()
-	return &SequentialOutcome{Confidence: q.Confidence(), MaxLooks: q.MaxLooks, Looks: q.looks,
+	return &schema.SequentialOutcome{Confidence: q.Confidence(), MaxLooks: q.MaxLooks, Looks: q.looks,
 		Native: q.Native, Verdict: q.Verdict}
 }

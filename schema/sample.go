@@ -1,4 +1,4 @@
-package measure
+package schema
 
 import "strconv"
 
@@ -25,6 +25,29 @@ type Sample struct {
 	LiveNatives map[string]int64 `json:"live_natives"` // ledger live counts by kind
 	RocksDB     RocksDBMemory    `json:"rocksdb"`
 }
+
+// Memory is one reading of a process's memory, in raw units.
+type Memory struct {
+	// RSS is the resident set in bytes: resident pages of /proc/<pid>/statm times the page size.
+	RSS int64 `json:"rss"`
+	// VMS is the virtual memory size in bytes: total pages of /proc/<pid>/statm times the page size.
+	VMS int64 `json:"vms"`
+	// FDs is the number of open file descriptors (entries of /proc/<pid>/fd), not counting the one the sampler
+	// itself holds to list them.
+	FDs int `json:"fds"`
+	// NativeHeap is the number of bytes in use by the C allocator: glibc mallinfo2() uordblks+hblkhd, or jemalloc
+	// stats.allocated when jemalloc is the allocator (see measure.Sampler.Allocator). Sizes are as the allocator counts
+	// them (chunks or size classes, a little more than requested); nothing of the Go heap is included.
+	// [Unavailable] for another process.
+	NativeHeap int64 `json:"native_heap"`
+	// GoHeap is the number of bytes of Go heap objects: live ones and dead ones the GC has not yet freed
+	// (runtime/metrics "/memory/classes/heap/objects:bytes"). [Unavailable] for another process.
+	GoHeap int64 `json:"go_heap"`
+}
+
+// Unavailable is the value of [Memory.NativeHeap] and [Memory.GoHeap] when the sampler does not target the calling
+// process: both are read from the calling process's own allocators and cannot be read for another one.
+const Unavailable int64 = -1
 
 // RocksDBMemory is RocksDB's own accounting, in bytes, summed over the DBs open when the sample was taken.
 type RocksDBMemory struct {

@@ -1,0 +1,284 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
+)
+
+// Difference is the difference of two fits' per-lifecycle slopes with its
+// Welch interval (see stats.Difference). The sign convention, the one every
+// difference rocksleak reports follows: x − base, the subject minus the
+// baseline it is measured against, so a positive difference is growth the
+// subject has beyond its baseline. In a result's comparisons the baseline is
+// B, the later model in run order (leaky − fixed); in calibration the
+// control (fixed+synthetic − fixed); in attribution the fixed model; in
+// "rocksleak compare A B" the baseline is A, the first file (B − A).
+func Difference(x, base schema.SignalFit) stats.Estimate {
+	return stats.Difference(statsFit(x), statsFit(base))
+}
+
+func statsFit(f schema.SignalFit) stats.Fit {
+	return stats.Fit{PerLifecycle: f.PerLifecycle, PerFailedClose: f.PerFailedClose,
+		PerMillionRecords: f.PerMillionRecords, R2: f.R2, N: f.Samples, Used: f.SamplesUsed,
+		WarmupCut: f.WarmupSamples, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
+		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Confidence: confidence(f), Lag1: f.Lag1,
+		Warnings: f.Warnings}
+}
+
+func confidence(f schema.SignalFit) float64 {
+	if f.Confidence > 0 && f.Confidence < 1 {
+		return f.Confidence
+	}
+	return 0.95
+}
+
+func residentOf(samples []schema.Sample) *schema.Resident {
+	if len(samples) < 4 {
+		return nil
+	}
+	base := samples[0]
+	tail := samples[len(samples)/2:]
+	var nat, rss, dbs []float64
+	for _, s := range tail {
+		if s.RocksDB.OpenDBs <= 0 {
+			continue
+		}
+		n := float64(s.RocksDB.OpenDBs)
+		nat = append(nat, float64(s.NativeHeap-base.NativeHeap)/n)
+		// The harness's own memory is Go heap; keep it out of the RSS figure.
+		rss = append(rss, float64((s.RSS-s.GoHeap)-(base.RSS-base.GoHeap))/n)
+		dbs = append(dbs, n)
+	}
+	if len(dbs) == 0 {
+		return nil
+	}
+	return &schema.Resident{NativeHeapPerDB: median(nat), RSSPerDB: median(rss), OpenDBs: median(dbs)}
+}
+
+func median(x []float64) float64 {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// DefaultFloors are the floors used unless a run says otherwise:
+// stats.DefaultNativeFloor and stats.DefaultRSSFloor (their rationale is
+// there).
+func DefaultFloors() schema.VerdictFloors {
+	return schema.VerdictFloors{NativeHeap: stats.DefaultNativeFloor, RSS: stats.DefaultRSSFloor}
+}
+
+// The words for a verdict, the only spelling rocksleak prints (report,
+// summary, early verdicts, reliability).
+const (
+	WordLeak         = "leak"
+	WordNoLeak       = "no leak"
+	WordInconclusive = "inconclusive"
+)
+
+// VerdictWord words a leak decision: true is WordLeak, false WordNoLeak, nil
+// (undecided) WordInconclusive.
+func VerdictWord(leak *bool) string {
+	switch {
+	case leak == nil:
+		return WordInconclusive
+	case *leak:
+		return WordLeak
+	}
+	return WordNoLeak
+}
+
+// FitSamples fits every signal of one model's samples. Timer samples are left
+// out: the fits regress on event counters, and how many timer samples fall
+// between two lifecycles depends on how fast the machine ran, not on the
+// code under test.
+func FitSamples(all []schema.Sample) (map[string]schema.SignalFit, error) {
+	return fitSamples(all, stats.DefaultOptions(), Signals())
+}
+
+func fitSamples(all []schema.Sample, opt stats.Options, signals []string) (map[string]schema.SignalFit, error) {
+	samples := make([]schema.Sample, 0, len(all))
+	for _, s := range all {
+		if s.Trigger != schema.TriggerTimer {
+			samples = append(samples, s)
+		}
+	}
+	in := stats.Input{}
+	for _, s := range samples {
+		in.Lifecycles = append(in.Lifecycles, float64(s.Lifecycles))
+		in.FailedCloses = append(in.FailedCloses, float64(s.FailedCloses))
+		in.Records = append(in.Records, float64(s.Records))
+	}
+	fits := map[string]schema.SignalFit{}
+	for _, sig := range signals {
+		y := make([]float64, len(samples))
+		for i, s := range samples {
+			y[i] = SignalValue(s, sig)
+		}
+		in.Y = y
+		d := Describe(sig)
+		in.Unit = d.statsUnit
+		unit := d.Unit
+		f, err := stats.FitSignal(in, opt)
+		if err != nil {
+			return nil, fmt.Errorf("fitting %s: %w", sig, err)
+		}
+		sf := toSignalFit(f, unit, in)
+		total := in
+		total.FailedCloses = nil
+		tf, err := stats.FitSignal(total, opt)
+		if err != nil {
+			return nil, fmt.Errorf("fitting %s on lifecycles alone: %w", sig, err)
+		}
+		t := toSignalFit(tf, unit, total)
+		sf.Total = &t
+		fits[sig] = sf
+	}
+	return fits, nil
+}
+
+func toSignalFit(f stats.Fit, unit string, in stats.Input) schema.SignalFit {
+	sf := schema.SignalFit{Unit: unit,
+		BytesPerLifecycle: f.PerLifecycle.Value, CI95: [2]float64{f.PerLifecycle.Low, f.PerLifecycle.High},
+		BytesPerFailedClose: f.PerFailedClose.Value, BytesPerMillionRecords: f.PerMillionRecords.Value,
+		PerLifecycle: (f.PerLifecycle), PerFailedClose: (f.PerFailedClose),
+		PerMillionRecords: (f.PerMillionRecords), R2: f.R2, Samples: f.N, SamplesUsed: f.Used,
+		WarmupSamples: f.WarmupCut, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
+		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Lag1: f.Lag1, Confidence: f.Confidence,
+		Warnings: append([]string{}, f.Warnings...)}
+	if f.Step != nil {
+		sf.Step = &schema.StepInfo{Index: f.Step.Index, Size: f.Step.Size}
+	}
+	if f.WarmupCut < len(in.Lifecycles) {
+		sf.WarmupEndLifecycles = in.Lifecycles[f.WarmupCut]
+	}
+	// The fitted line through the centroid of the used samples.
+	var sum float64
+	n := 0
+	for i := f.WarmupCut; i < len(in.Y); i++ {
+		sum += in.Y[i] - f.PerLifecycle.Value*in.Lifecycles[i]
+		if in.FailedCloses != nil {
+			sum -= validOr0(f.PerFailedClose) * in.FailedCloses[i]
+		}
+		n++
+	}
+	if n > 0 {
+		sf.Intercept = sum / float64(n)
+	}
+	return sf
+}
+
+func validOr0(e stats.Estimate) float64 {
+	if e.Valid {
+		return e.Value
+	}
+	return 0
+}
+
+// Analyze fits every model's samples, decides each model's verdict, and
+// compares the models pairwise and, when all four ran, attributes the leaky
+// model's growth to the two leaks. It fills the Fits, Verdict, Comparisons and
+// Attribution fields of r.
+func Analyze(r *schema.Result, samples map[string][]schema.Sample, floors schema.VerdictFloors) error {
+	r.Floors = floors
+	for _, m := range r.Models {
+		run := r.Runs[m]
+		ss := samples[m]
+		if len(ss) == 0 {
+			continue
+		}
+		fits, err := FitSamples(ss)
+		if err != nil {
+			return fmt.Errorf("%s: %w", m, err)
+		}
+		run.Fits = fits
+		run.Resident = residentOf(ss)
+		v := stats.Decide(statsFit(*fits[SignalNativeHeap].Total), statsFit(*fits[SignalRSS].Total),
+			stats.VerdictOptions{NativeFloor: floors.NativeHeap, RSSFloor: floors.RSS})
+		run.Verdict = &schema.Verdict{Leak: v.Leak, Reason: v.Reason, Warnings: v.Warnings}
+	}
+	r.Comparisons = nil
+	for i, a := range r.Models {
+		for _, b := range r.Models[i+1:] {
+			ra, rb := r.Runs[a], r.Runs[b]
+			if ra.Fits == nil || rb.Fits == nil {
+				continue
+			}
+			for _, sig := range []string{SignalNativeHeap, SignalRSS} {
+				d := Difference(*ra.Fits[sig].Total, *rb.Fits[sig].Total)
+				r.Comparisons = append(r.Comparisons, schema.Comparison{A: a, B: b, Signal: sig, Difference: (d)})
+			}
+		}
+	}
+	r.Attribution = attribute(r)
+	r.Calibration = calibrate(r)
+	return nil
+}
+
+func calibrate(r *schema.Result) []schema.Calibration {
+	known := float64(r.Scenario.SyntheticLeakBytes)
+	if known <= 0 {
+		return nil
+	}
+	var out []schema.Calibration
+	for _, m := range r.Models {
+		control, ok := strings.CutSuffix(m, spec.SyntheticSuffix)
+		rm, rc := r.Runs[m], r.Runs[control]
+		if !ok || rc == nil || rm.Fits == nil || rc.Fits == nil {
+			continue
+		}
+		diff := func(sig string) stats.Estimate {
+			return Difference(*rm.Fits[sig].Total, *rc.Fits[sig].Total)
+		}
+		c := schema.Calibration{Model: m, Control: control, KnownPerLifecycle: known,
+			NativeHeap: diff(SignalNativeHeap), RSS: diff(SignalRSS)}
+		c.NativeHeapError = (c.NativeHeap.Value - known) / known
+		c.RSSError = (c.RSS.Value - known) / known
+		out = append(out, c)
+	}
+	return out
+}
+
+func attribute(r *schema.Result) []schema.Attribution {
+	get := func(m string) *schema.Run {
+		if run, ok := r.Runs[m]; ok && run.Fits != nil {
+			return run
+		}
+		return nil
+	}
+	leaky, fixed, opt, fin := get("leaky"), get("fixed"), get("options-fix"), get("finally-fix")
+	if leaky == nil || fixed == nil || opt == nil || fin == nil {
+		return nil
+	}
+	var out []schema.Attribution
+	for _, sig := range []string{SignalNativeHeap, SignalRSS} {
+		// Whole growth per lifecycle: each single-fix model carries one leak.
+		f := func(run *schema.Run) schema.SignalFit { return *run.Fits[sig].Total }
+		handle := Difference(f(opt), f(fixed))
+		a := schema.Attribution{Signal: sig,
+			OptionsLeakPerLifecycle: Difference(f(fin), f(fixed)),
+			HandleLeakPerLifecycle:  (handle),
+			LeakyTotalPerLifecycle:  Difference(f(leaky), f(fixed)),
+		}
+		// Per failed close: the handle leak per lifecycle over the options-fix
+		// run's failed closes per lifecycle (its interval scales with it).
+		if opt.FailedCloses > 0 && opt.Lifecycles > 0 {
+			k := float64(opt.Lifecycles) / float64(opt.FailedCloses)
+			a.HandleLeakPerFailedClose = stats.Estimate{Value: k * handle.Value, Low: k * handle.Low, High: k * handle.High,
+				SE: k * handle.SE, DF: handle.DF, Valid: handle.Valid}
+		}
+		a.Interaction = f(leaky).PerLifecycle.Value - f(opt).PerLifecycle.Value -
+			f(fin).PerLifecycle.Value + f(fixed).PerLifecycle.Value
+		out = append(out, a)
+	}
+	return out
+}

@@ -1,0 +1,57 @@
+package analysis
+
+import "github.com/rocksleak/rocksleak/schema"
+
+// The signals every model's samples are fitted on, in report order.
+const (
+	SignalNativeHeap = "native_heap"
+	SignalRSS        = "rss"
+	SignalGoHeap     = "go_heap"
+	SignalFDs        = "fds"
+)
+
+// Signals lists the fitted signals in report order.
+func Signals() []string { return []string{SignalNativeHeap, SignalRSS, SignalGoHeap, SignalFDs} }
+
+// SignalInfo describes a signal for people: the one place a signal is named.
+type SignalInfo struct {
+	Key   string // as in result.json and samples.csv: "native_heap"
+	Name  string // in a sentence or a table cell: "native heap"
+	Title string // a heading: "Native heap in use (C allocator)"
+	// Unit is the unit of the signal's values as result.json's fits state it:
+	// "bytes", or "fds" for open file descriptors.
+	Unit string
+	// statsUnit is the unit stats renders in its reasons ("" for bytes).
+	statsUnit string
+}
+
+var signalInfo = map[string]SignalInfo{
+	SignalNativeHeap: {Key: SignalNativeHeap, Name: "native heap", Title: "Native heap in use (C allocator)", Unit: "bytes"},
+	SignalRSS:        {Key: SignalRSS, Name: "RSS", Title: "Resident set size (RSS)", Unit: "bytes"},
+	SignalGoHeap:     {Key: SignalGoHeap, Name: "Go heap", Title: "Go heap in use", Unit: "bytes"},
+	SignalFDs:        {Key: SignalFDs, Name: "FDs", Title: "Open file descriptors", Unit: "fds", statsUnit: "FDs"},
+}
+
+// Describe returns how to name sig; an unknown signal is named by its key,
+// in bytes.
+func Describe(sig string) SignalInfo {
+	if d, ok := signalInfo[sig]; ok {
+		return d
+	}
+	return SignalInfo{Key: sig, Name: sig, Title: sig, Unit: "bytes"}
+}
+
+// SignalValue is sample s's value of signal (one of [Signals]), in the signal's raw unit.
+func SignalValue(s schema.Sample, signal string) float64 {
+	switch signal {
+	case SignalNativeHeap:
+		return float64(s.NativeHeap)
+	case SignalRSS:
+		return float64(s.RSS)
+	case SignalGoHeap:
+		return float64(s.GoHeap)
+	case SignalFDs:
+		return float64(s.FDs)
+	}
+	panic("unknown signal " + signal)
+}

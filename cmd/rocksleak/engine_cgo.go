@@ -1,0 +1,40 @@
+//go:build cgo
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/rocksleak/rocksleak/harness"
+)
+
+// This file and run.go, reliability.go and progress.go are the run half of
+// the CLI: they drive RocksDB through package harness (cgo). A binary built
+// with CGO_ENABLED=0 gets engine_nocgo.go instead.
+
+// isChild reports whether this process is a model's child (a re-exec by
+// harness.Run).
+func isChild(args []string) bool {
+	return os.Getenv(harness.ChildEnvVar) == "1" && len(args) > 1 && args[1] == "__child"
+}
+
+// childMain is a model's child process: job on stdin, events on fd 3.
+func childMain() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	events := os.NewFile(3, "events")
+	if err := harness.RunChild(ctx, os.Stdin, events); err != nil {
+		fmt.Fprintf(os.Stderr, "rocksleak child: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// engineUsageError reports the run half's errors that mean "cannot run this
+// here" (exit status 2).
+func engineUsageError(err error) bool { return errors.Is(err, harness.ErrLimits) }

@@ -1,0 +1,353 @@
+package schema
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/spec"
+)
+
+// SchemaVersion is the version of result.json this package writes and reads.
+const SchemaVersion = 1
+
+// Run statuses.
+const (
+	StatusComplete    = "complete"
+	StatusInterrupted = "interrupted"
+	StatusFailed      = "failed"
+)
+
+// Result is the content of result.json. Numbers are raw: bytes, nanoseconds,
+// counts.
+type Result struct {
+	SchemaVersion int                `json:"schema_version"`
+	Tool          string             `json:"tool"`
+	Status        string             `json:"status"` // complete, interrupted or failed
+	Interrupted   bool               `json:"interrupted"`
+	Errors        []string           `json:"errors,omitempty"`
+	Scenario      scenarios.Scenario `json:"scenario"`
+	Models        []string           `json:"models"` // in run order
+	Provenance    Provenance         `json:"provenance"`
+	Runs          map[string]*Run    `json:"runs"`
+	// Floors are the absolute per-lifecycle floors the verdicts used.
+	Floors      VerdictFloors `json:"verdict_floors"`
+	Comparisons []Comparison  `json:"comparisons,omitempty"`
+	Attribution []Attribution `json:"attribution,omitempty"`
+	Calibration []Calibration `json:"calibration,omitempty"`
+}
+
+// Provenance says where and with what a result was produced.
+type Provenance struct {
+	RocksDBVersion  string         `json:"rocksdb_version"` // from the library at run time
+	GrocksdbVersion string         `json:"grocksdb_version"`
+	GoVersion       string         `json:"go_version"`
+	GitCommit       string         `json:"git_commit"`
+	Host            string         `json:"host"`
+	OS              string         `json:"os"`
+	Arch            string         `json:"arch"`
+	CPUs            int            `json:"cpus"`
+	Seed            int64          `json:"seed"`
+	ScenarioDigest  string         `json:"scenario_digest"`
+	Allocator       spec.Allocator `json:"allocator"`
+	StartTime       string         `json:"start_time"` // RFC 3339, UTC
+	EndTime         string         `json:"end_time"`
+	Command         string         `json:"command,omitempty"`
+}
+
+// Run is one model's results.
+type Run struct {
+	Summary
+	ChildPID int `json:"child_pid"`
+	// Allocator is the C allocator the child ran with (glibc, or jemalloc
+	// preloaded), as its sampler detected it.
+	Allocator spec.Allocator `json:"allocator"`
+	Samples   int            `json:"samples"`
+	// The run's error is Summary.Error ("error"): FromOutput sets it to the
+	// ModelRun's error, what ended the model's run early as the parent saw it.
+	// Change between the first and the last sample. Bytes.
+	NativeHeapStart int64 `json:"native_heap_start"`
+	NativeHeapEnd   int64 `json:"native_heap_end"`
+	RSSStart        int64 `json:"rss_start"`
+	RSSEnd          int64 `json:"rss_end"`
+	// Fits by signal (native_heap, rss, go_heap, fds) and the verdict.
+	Fits    map[string]SignalFit `json:"fits,omitempty"`
+	Verdict *Verdict             `json:"verdict,omitempty"`
+	// Resident is the cost of one open store instance at steady state.
+	Resident *Resident `json:"resident,omitempty"`
+	// Sequential is set for runs with --until-verdict: when the native-heap
+	// verdict and the verdict settled.
+	Sequential *SequentialOutcome `json:"sequential,omitempty"`
+}
+
+// SequentialOutcome records the looks of a Sequential at which each verdict
+// settled (nil: not settled before the run's stop condition).
+type SequentialOutcome struct {
+	Confidence float64 `json:"confidence"` // of each look's intervals
+	MaxLooks   int     `json:"max_looks"`
+	Looks      int     `json:"looks"`
+	Native     *Look   `json:"native_heap,omitempty"`
+	Verdict    *Look   `json:"verdict,omitempty"`
+}
+
+// Validate checks what every reader of a result relies on.
+func (r *Result) Validate() error {
+	var errs []error
+	if r.SchemaVersion != SchemaVersion {
+		errs = append(errs, fmt.Errorf("schema_version: %d, this rocksleak reads %d", r.SchemaVersion, SchemaVersion))
+	}
+	switch r.Status {
+	case StatusComplete, StatusInterrupted, StatusFailed:
+	default:
+		errs = append(errs, fmt.Errorf("status: %q is not one of complete, interrupted, failed", r.Status))
+	}
+	if r.Runs == nil {
+		errs = append(errs, errors.New("runs: missing"))
+	}
+	for _, m := range r.Models {
+		if _, ok := r.Runs[m]; !ok {
+			errs = append(errs, fmt.Errorf("runs.%s: missing for a listed model", m))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ErrBadResult marks a result file that cannot be used (unreadable, malformed,
+// or of another schema); the CLI maps it to exit status 2.
+var ErrBadResult = errors.New("bad result file")
+
+// Read loads and validates a result.json.
+func Read(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
+	}
+	r, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// Parse decodes and validates the content of a result.json. Errors wrap
+// ErrBadResult.
+func Parse(b []byte) (*Result, error) {
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
+	}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
+	}
+	for name, run := range r.Runs {
+		if run == nil {
+			return nil, fmt.Errorf("%w: runs.%s: null", ErrBadResult, name)
+		}
+	}
+	return &r, nil
+}
+
+// FromOutput builds a Result from a harness output.
+func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
+	r := &Result{SchemaVersion: SchemaVersion, Tool: "rocksleak", Scenario: sc, Provenance: prov,
+		Runs: map[string]*Run{}, Interrupted: out.Interrupted}
+	r.Provenance.StartTime = out.Started.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	r.Provenance.EndTime = out.Ended.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	r.Provenance.ScenarioDigest = sc.Digest()
+	for _, mr := range out.Runs {
+		r.Models = append(r.Models, mr.Model)
+		run := &Run{ChildPID: mr.Info.PID, Allocator: mr.Info.Allocator, Samples: len(mr.Samples)}
+		if mr.Summary != nil {
+			run.Summary = *mr.Summary
+		} else {
+			run.Summary.Model = mr.Model
+		}
+		// The parent's word on the run (it carries the child's own error
+		// when the child failed with one).
+		run.Error = mr.Error
+		if mr.Info.RocksDBVersion != "" {
+			r.Provenance.RocksDBVersion = mr.Info.RocksDBVersion
+			r.Provenance.Allocator = mr.Info.Allocator
+		}
+		if n := len(mr.Samples); n > 0 {
+			run.NativeHeapStart, run.NativeHeapEnd = mr.Samples[0].NativeHeap, mr.Samples[n-1].NativeHeap
+			run.RSSStart, run.RSSEnd = mr.Samples[0].RSS, mr.Samples[n-1].RSS
+		}
+		if mr.Error != "" {
+			r.Errors = append(r.Errors, fmt.Sprintf("%s: %s", mr.Model, mr.Error))
+		}
+		r.Runs[mr.Model] = run
+	}
+	switch {
+	case out.Interrupted:
+		r.Status = StatusInterrupted
+	case len(r.Errors) > 0:
+		r.Status = StatusFailed
+	default:
+		r.Status = StatusComplete
+	}
+	return r
+}
+
+// LedgerKinds is the sorted union of ledger kinds seen in the samples.
+func LedgerKinds(runs []*ModelRun) []string {
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, s := range r.Samples {
+			for k := range s.LiveNatives {
+				seen[k] = true
+			}
+		}
+	}
+	kinds := make([]string, 0, len(seen))
+	for k := range seen {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	return kinds
+}
+
+// SamplesByModel returns each model's samples.
+func SamplesByModel(out *Output) map[string][]Sample {
+	m := map[string][]Sample{}
+	for _, r := range out.Runs {
+		m[r.Model] = r.Samples
+	}
+	return m
+}
+
+// AllSamples returns every model's samples in run order.
+func AllSamples(out *Output) []Sample {
+	var all []Sample
+	for _, r := range out.Runs {
+		all = append(all, r.Samples...)
+	}
+	return all
+}
+
+// SignalFit is one signal's fit for one model: slopes in the signal's unit
+// (bytes; open FDs for "fds") per lifecycle, per failed close and per million
+// records, each with its 95% interval.
+type SignalFit struct {
+	Unit                   string         `json:"unit"` // "bytes" or "fds"
+	BytesPerLifecycle      float64        `json:"bytes_per_lifecycle"`
+	CI95                   [2]float64     `json:"ci95"`
+	BytesPerFailedClose    float64        `json:"bytes_per_failed_close"`
+	BytesPerMillionRecords float64        `json:"bytes_per_million_records"`
+	PerLifecycle           stats.Estimate `json:"per_lifecycle"`
+	PerFailedClose         stats.Estimate `json:"per_failed_close"`
+	PerMillionRecords      stats.Estimate `json:"per_million_records"`
+	R2                     float64        `json:"r2"`
+	Samples                int            `json:"samples"`
+	SamplesUsed            int            `json:"samples_used"`
+	WarmupSamples          int            `json:"warmup_samples"`
+	WarmupReason           string         `json:"warmup_reason"`
+	// WarmupEndLifecycles is the lifecycle count at the first used sample
+	// (samples are the model's non-timer samples; see FitSamples).
+	WarmupEndLifecycles float64   `json:"warmup_end_lifecycles"`
+	Step                *StepInfo `json:"step,omitempty"`
+	TheilSen            float64   `json:"theil_sen"`
+	MannKendallZ        float64   `json:"mann_kendall_z"`
+	MannKendallP        float64   `json:"mann_kendall_p"`
+	Lag1                float64   `json:"lag1_autocorrelation"`
+	Confidence          float64   `json:"confidence"` // of every interval in this fit
+	// Intercept places the fitted line: Y ≈ Intercept + PerLifecycle·L +
+	// PerFailedClose·F over the used samples (the line through their centroid).
+	Intercept float64  `json:"intercept"`
+	Warnings  []string `json:"warnings"`
+	// Total is the fit on lifecycles alone (Y ~ 1 + Lifecycles): the whole
+	// growth per lifecycle at the run's failure rate, failed closes included.
+	// Verdicts are decided on it; the fields above separate the two costs.
+	Total *SignalFit `json:"total,omitempty"`
+}
+
+// StepInfo is a level shift found in a signal (index into the samples).
+type StepInfo struct {
+	Index int     `json:"index"`
+	Size  float64 `json:"size"`
+}
+
+// Resident is what one open store instance (a DB: a kv store or one window
+// segment) costs while it is open, from the run's steady state: the median,
+// over the second half of the samples, of (signal − the signal at the first
+// sample, taken before anything was opened) / open DBs. Bytes per open DB.
+// For RSS the Go heap (the harness's own memory: changelog, samples) is
+// subtracted first.
+// Under a leaky model it includes what leaked so far, so read it from a
+// model that does not leak.
+type Resident struct {
+	NativeHeapPerDB float64 `json:"native_heap_per_db"`
+	RSSPerDB        float64 `json:"rss_per_db"`
+	OpenDBs         float64 `json:"open_dbs"` // median open DBs over the same samples
+}
+
+// Verdict is a model's leak verdict: Leak is true, false, or null when
+// inconclusive; Reason says why, in words and numbers.
+type Verdict struct {
+	Leak     *bool    `json:"leak"`
+	Reason   string   `json:"reason"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Comparison is the difference in per-lifecycle slope between two models'
+// runs for one signal: A − B, B being the baseline (the later model in run
+// order), as analysis.Difference defines every difference.
+type Comparison struct {
+	A          string         `json:"a"`
+	B          string         `json:"b"`
+	Signal     string         `json:"signal"`
+	Difference stats.Estimate `json:"difference_per_lifecycle"`
+}
+
+// Attribution splits the leaky model's growth into the two leaks, from the
+// whole per-lifecycle growth (Total fits) of the four models' runs: the
+// offsets-options leak is finally-fix − fixed (the model with only that leak),
+// the handle leak is options-fix − fixed, per lifecycle at the run's failure
+// rate and, divided by the options-fix run's failed closes per lifecycle, per
+// failed close.
+type Attribution struct {
+	Signal                   string         `json:"signal"`
+	OptionsLeakPerLifecycle  stats.Estimate `json:"options_leak_per_lifecycle"`
+	HandleLeakPerLifecycle   stats.Estimate `json:"handle_leak_per_lifecycle"`
+	HandleLeakPerFailedClose stats.Estimate `json:"handle_leak_per_failed_close"`
+	LeakyTotalPerLifecycle   stats.Estimate `json:"leaky_total_per_lifecycle"`
+	// Interaction is leaky − options-fix − finally-fix + fixed: what the
+	// two leaks cost together beyond their sum (≈ 0 when they add up).
+	Interaction float64 `json:"interaction_per_lifecycle"`
+}
+
+// VerdictFloors are the absolute floors a leak must clear, in bytes per lifecycle.
+type VerdictFloors struct {
+	NativeHeap float64 `json:"native_heap"`
+	RSS        float64 `json:"rss"`
+}
+
+// Calibration checks the estimators against a known leak: a "+synthetic"
+// model leaks KnownPerLifecycle bytes per lifecycle on top of its control
+// (the same model without the suffix, in the same run), so the difference of
+// their whole per-lifecycle growth should recover it. Errors are relative:
+// (estimate − known) / known.
+type Calibration struct {
+	Model             string         `json:"model"`
+	Control           string         `json:"control"`
+	KnownPerLifecycle float64        `json:"known_bytes_per_lifecycle"`
+	NativeHeap        stats.Estimate `json:"native_heap"`
+	NativeHeapError   float64        `json:"native_heap_relative_error"`
+	RSS               stats.Estimate `json:"rss"`
+	RSSError          float64        `json:"rss_relative_error"`
+}
+
+// Look is the state of a verdict at one look.
+type Look struct {
+	Look       int     `json:"look"`
+	Samples    int     `json:"samples"`
+	Lifecycles int64   `json:"lifecycles"`
+	ElapsedNs  int64   `json:"elapsed_ns"` // since the model's child started
+	Confidence float64 `json:"confidence"`
+	Leak       *bool   `json:"leak"`
+	Reason     string  `json:"reason"`
+}
