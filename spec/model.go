@@ -13,10 +13,14 @@ const (
 	// FixOffsetsOptions: RocksDBStore keeps the offsets column family's
 	// ColumnFamilyOptions in a field (RocksDBStore.offsetsCfOptions, created by
 	// RocksDBStore.createOffsetsCFOptions()) and closes it in RocksDBStore.close()
-	// and in the init-failure cleanup RocksDBStore.closeNativeResources(); the
-	// options are built without a block cache. Kafka 4.3.1 (KAFKA-20616,
-	// apache/kafka PR #22378). Without it (4.3.0) a fresh default options object,
-	// with its implicit LRU cache, is created on every open and never closed.
+	// and in the init-failure cleanup RocksDBStore.closeNativeResources(). Kafka
+	// 4.3.1 (KAFKA-20616, apache/kafka PR #22378). Without it (4.3.0) a fresh
+	// options object, with the implicit LRU cache of its default table factory,
+	// is created on every open and never closed. rocksleak also builds the
+	// fixed options without a block cache, as the 4.3.1 announcement says;
+	// RocksDBStore.openDB at apache/kafka@2aa2e076 (a trunk version later than
+	// 4.3.1) sets only NO_COMPRESSION and a 1 MB write buffer, so in that code
+	// the offsets CF keeps its implicit cache (closed with the options).
 	FixOffsetsOptions Fix = iota + 1
 	// FixFinally: the accessors release their column-family handles in finally
 	// blocks, whatever the close-time status write does:
