@@ -304,6 +304,8 @@ func (s *Store) Close() error {
 		s.pinned = true
 		s.env.counts.Pinned.Add(1)
 	}
+	// The store-side release of defaultReadOptions_ comes right after
+	// db.close(); on a pinned DB it runs too (nothing reads with it any more).
 	if s.cfg.Model.Has(spec.FixReadOptions) {
 		s.rdb.releaseDefaultReadOptions()
 	}
