@@ -292,6 +292,31 @@ func TestPinnedDBHoldsLock(t *testing.T) {
 	assert.Equal(t, 1, fig.OpenDBs, "the pinned DB is still open")
 }
 
+// TestRocksJavaCloseReleasesLateAndUnlocks is TestPinnedDBHoldsLock's
+// counterpart under RocksJava's RocksDB.close(): the handles the 4.3.0
+// accessor skipped are released late, the DB closes, and the path reopens.
+func TestRocksJavaCloseReleasesLateAndUnlocks(t *testing.T) {
+	dir := t.TempDir()
+	env := lifecycle.NewEnv(nil)
+	cfg := lifecycle.Config{Path: dir, Model: lifecycle.Leaky, Semantics: lifecycle.RocksJava}
+	s, err := lifecycle.Open(env, cfg)
+	require.NoError(t, err)
+	handles := s.Handles()
+	s.ArmCloseFault(lifecycle.Sticky)
+	require.ErrorIs(t, s.Close(), lifecycle.ErrMarkerWrite)
+	require.False(t, s.Pinned())
+	for _, h := range handles {
+		assert.False(t, h.Owning(), "%s released", h.Label())
+		assert.True(t, h.ReleasedLate(), "%s released late, by the DB's close", h.Label())
+	}
+	fig, err := env.RocksDBMemory()
+	require.NoError(t, err)
+	assert.Zero(t, fig.OpenDBs, "the DB closed")
+	s, err = lifecycle.Open(env, cfg)
+	require.NoError(t, err, "nothing holds the path's LOCK")
+	require.NoError(t, s.Close())
+}
+
 // TestNoAbortAtAnyFailureRate runs lifecycles on the same paths at every
 // failure rate in every model, store layout and semantics; reaching the end
 // without the process aborting is the assertion, along with the ledger's
