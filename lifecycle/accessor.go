@@ -26,6 +26,28 @@ type accessor struct {
 	// data is [data] for the single accessor and [old, new] for the dual one.
 	data []cf
 	open bool
+	// throwOnOffsetsPut makes every put to the offsets CF fail inside RocksDB
+	// (Kafka's ThrowingOnOffsetsPutDBAccessor); thrownPuts counts them.
+	throwOnOffsetsPut bool
+	thrownPuts        int64
+}
+
+// putOffsets writes one key to the offsets CF: every offsets write (status
+// marker, changelog offsets, position) goes through here, as every one goes
+// through Kafka's DBAccessor.put.
+func (a *accessor) putOffsets(wo *grocksdb.WriteOptions, key, value []byte) error {
+	if a.throwOnOffsetsPut {
+		bad, n := a.ledger.newWriteOptions("throwing-offsets-write-options")
+		defer n.Close()
+		bad.DisableWAL(true)
+		bad.SetSync(true)
+		wo = bad
+	}
+	err := a.db.PutCF(wo, a.offsets.h, key, value)
+	if err != nil && a.throwOnOffsetsPut {
+		a.thrownPuts++
+	}
+	return err
 }
 
 func (a *accessor) dual() bool { return len(a.data) == 2 }
@@ -61,7 +83,7 @@ func (a *accessor) openStatus(exactlyOnce bool) error {
 			return ErrUncleanStatus
 		}
 	}
-	if err := a.db.PutCF(a.wo, a.offsets.h, statusKey, encodeLong(StatusOpen)); err != nil {
+	if err := a.putOffsets(a.wo, statusKey, encodeLong(StatusOpen)); err != nil {
 		return err
 	}
 	a.open = true
@@ -110,7 +132,7 @@ func (a *accessor) writeClosedMarker(fault Fault) error {
 		_ = a.db.Write(a.wo, b)
 		n.Close()
 	}
-	return a.db.PutCF(wo, a.offsets.h, statusKey, encodeLong(StatusClosed))
+	return a.putOffsets(wo, statusKey, encodeLong(StatusClosed))
 }
 
 // closeLeaky is Kafka 4.3.0: marker, then the offsets handle, then the data

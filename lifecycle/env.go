@@ -21,8 +21,11 @@ type Env struct {
 	SyntheticLeakBytes int
 
 	counts Counts
-	mu     sync.Mutex
-	open   map[*grocksdb.DB]*grocksdb.Cache // open DBs → their block cache while the store still owns it
+	// onDBOpen, set by tests only, sees every store right after its RocksDB
+	// opened (as Kafka's tests override RocksDBStore.openRocksDB to capture it).
+	onDBOpen func(*Store)
+	mu       sync.Mutex
+	open     map[*grocksdb.DB]*grocksdb.Cache // open DBs → their block cache while the store still owns it
 }
 
 // NewEnv returns an Env with a fresh ledger.
@@ -38,6 +41,10 @@ type Counts struct {
 	FailedCloses atomic.Int64 // closes whose marker write failed
 	InitFailures atomic.Int64 // opens that failed after natives were created
 	Pinned       atomic.Int64 // DBs left open by skipped handle releases
+	// DBInstances counts RocksDB instances opened, those of opens that then
+	// failed (an unclean status under exactly-once) included: each one brings
+	// its own default read options.
+	DBInstances atomic.Int64
 }
 
 // Counts returns the live counters (read them with Load).

@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/linxGnu/grocksdb"
+
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // Layout is the column-family layout of a key-value store.
@@ -41,7 +43,7 @@ type Config struct {
 	Path        string // the store's directory
 	Layout      Layout // KV (default) or Migrating
 	Model       Model
-	Semantics   Semantics // Pin (default) or SafetyNet
+	Semantics   Semantics // RocksJava (default) or NoSafetyNet
 	ExactlyOnce bool
 }
 
@@ -49,17 +51,19 @@ type Config struct {
 // RocksDBStore builds it, under one ownership model.
 //
 // Ownership: the store owns every native object it creates at Open. Close
-// releases them in reverse order of creation, except what the model leaks: the
-// offsets-CF options under a model without OwnsOffsetsOptions, and, when the
-// close-time marker write fails under a model without FinallyRelease, the
-// column-family handles (which then pin the DB under Pin semantics, or are
-// released late under SafetyNet). Close is idempotent.
+// releases them in RocksDBStore.close()'s order (accessor, DB, options, write
+// and flush options, cache), except what the model leaks: the offsets-CF
+// options under a model without spec.FixOffsetsOptions; the DB's default read
+// options under a model without spec.FixReadOptions; and, when the close-time
+// marker write fails under a model without spec.FixFinally, the column-family
+// handles, which the DB's close then releases late (RocksJava semantics) or
+// which pin the DB (NoSafetyNet). Close is idempotent.
 type Store struct {
 	cfg Config
 	env *Env
 
+	rdb     *rocksDB
 	db      *grocksdb.DB
-	dbn     *Native
 	acc     *accessor
 	owned   []*Native // released by Close in reverse order (DB and handles excluded)
 	created []*Native // every native created by this store's open, for inspection
@@ -83,7 +87,7 @@ func Open(env *Env, cfg Config) (*Store, error) {
 		cfg.Layout = KV
 	}
 	if cfg.Semantics == "" {
-		cfg.Semantics = Pin
+		cfg.Semantics = RocksJava
 	}
 	s := &Store{cfg: cfg, env: env}
 	if err := s.open(); err != nil {
@@ -160,13 +164,18 @@ func (s *Store) open() (err error) {
 		names = []string{cfDefault, cfNewFormat, cfOffsets}
 		cfOpts = []*grocksdb.Options{opts, opts, offOpts}
 	}
-	db, dbn, handles, hns, err := l.openDB(opts, s.cfg.Path, names, cfOpts)
+	rdb, handles, hns, err := s.env.openRocksDB(s.cfg.Semantics, opts, s.cfg.Path, names, cfOpts)
 	if err != nil {
 		return err
 	}
-	s.db, s.dbn = db, dbn
-	s.created = append(s.created, dbn)
+	db := rdb.db
+	s.rdb, s.db = rdb, db
+	s.created = append(s.created, rdb.dbn)
 	s.created = append(s.created, hns...)
+	s.created = append(s.created, rdb.defaultReadNative)
+	if s.env.onDBOpen != nil {
+		s.env.onDBOpen(s)
+	}
 	s.env.addOpen(db, s.cache)
 	acc := &accessor{db: db, ledger: l, wo: wo, ro: ro}
 	for i, name := range names {
@@ -203,7 +212,7 @@ func (s *Store) offsetsOptions() *grocksdb.Options {
 	o.SetMaxWriteBufferNumber(offsetsMaxWriteBuffers)
 	s.offsets = n
 	s.created = append(s.created, n)
-	if s.cfg.Model.OwnsOffsetsOptions {
+	if s.cfg.Model.Has(spec.FixOffsetsOptions) {
 		// 4.3.1: no block cache for the offsets CF. The table options are
 		// copied into the options' table factory, so they go at once.
 		t, tn := l.newTableOptions("offsets-table-options")
@@ -217,33 +226,35 @@ func (s *Store) offsetsOptions() *grocksdb.Options {
 	return o
 }
 
+// cfHasData probes a CF with an iterator, as RocksDBTimestampedStore's
+// openRocksDB does with RocksJava's db.newIterator(cf) (which reads with the
+// DB's defaultReadOptions_).
 func (s *Store) cfHasData(c cf) (bool, error) {
-	it, n := s.env.Ledger.newIteratorCF("migration-probe", s.db, s.acc.ro, c.h)
+	it, n := s.env.Ledger.newIteratorCF("migration-probe", s.db, s.rdb.defaultReadOptions, c.h)
 	defer n.Close()
 	it.SeekToFirst()
 	return it.Valid(), it.Err()
 }
 
-// closeNativeResources is the cleanup after an init failure: every handle the
-// accessor got is released, the DB is closed, and the store's natives are
-// destroyed (the offsets options only where the model owns them).
+// closeNativeResources is the cleanup after an init failure (RocksDBStore's
+// openDB error path): every handle the accessor got is released, the DB is
+// closed, its default read options are released where the model does so, and
+// the store's natives are destroyed (the offsets options only where the model
+// owns them).
 func (s *Store) closeNativeResources() {
 	if s.acc != nil {
 		for _, c := range s.acc.handles() {
 			c.n.Close()
 		}
 	}
-	s.closeDB()
+	if s.rdb != nil {
+		s.rdb.close()
+		if s.cfg.Model.Has(spec.FixReadOptions) {
+			s.rdb.releaseDefaultReadOptions()
+		}
+	}
 	s.releaseOwned()
 	s.closed = true
-}
-
-func (s *Store) closeDB() {
-	if s.dbn == nil || !s.dbn.Owning() {
-		return
-	}
-	s.env.removeOpen(s.db)
-	s.dbn.Close()
 }
 
 func (s *Store) releaseOwned() {
@@ -276,7 +287,7 @@ func (s *Store) Close() error {
 		fault = s.env.Faults.NextClose()
 	}
 	var err error
-	if s.cfg.Model.FinallyRelease {
+	if s.cfg.Model.Has(spec.FixFinally) {
 		err = s.acc.closeFinally(fault)
 	} else {
 		err = s.acc.closeLeaky(fault)
@@ -286,29 +297,50 @@ func (s *Store) Close() error {
 		s.env.counts.FailedCloses.Add(1)
 	}
 
-	var live []cf
-	for _, c := range s.acc.handles() {
-		if c.n.Owning() {
-			live = append(live, c)
-		}
-	}
-	switch {
-	case len(live) == 0:
-		s.closeDB()
-	case s.cfg.Semantics == SafetyNet:
-		for _, c := range live {
-			c.n.ReleaseLate()
-		}
-		s.closeDB()
-	default:
-		// Pin: closing the DB now would abort the process; it stays open
-		// with everything it holds.
+	// db.close(): RocksJava releases the handles the accessor skipped (late);
+	// without that safety net they pin the DB, which stays open with
+	// everything it holds.
+	if !s.rdb.close() {
 		s.pinned = true
 		s.env.counts.Pinned.Add(1)
+	}
+	// The store-side release of defaultReadOptions_ comes right after
+	// db.close(); on a pinned DB it runs too (nothing reads with it any more).
+	if s.cfg.Model.Has(spec.FixReadOptions) {
+		s.rdb.releaseDefaultReadOptions()
 	}
 	s.releaseOwned()
 	s.env.Ledger.leakSynthetic(s.env.SyntheticLeakBytes)
 	return err
+}
+
+// ThrowOnOffsetsPut makes every later put to the offsets column family fail,
+// as Kafka's test helper ThrowingOnOffsetsPutDBAccessor does: each is issued
+// with sync=true and the WAL disabled, which RocksDB itself rejects
+// ("Invalid argument: Sync writes has to enable WAL."). It returns a function
+// reporting how many offsets puts failed so far (its thrownPutCount).
+func (s *Store) ThrowOnOffsetsPut() (thrownPuts func() int64) {
+	s.acc.throwOnOffsetsPut = true
+	return func() int64 { return s.acc.thrownPuts }
+}
+
+// DefaultReadOptions is the ledger record of the DB instance's default read
+// options (RocksJava's RocksDB.defaultReadOptions_); nil before the DB opened.
+func (s *Store) DefaultReadOptions() *Native {
+	if s.rdb == nil {
+		return nil
+	}
+	return s.rdb.defaultReadNative
+}
+
+// Handles returns the ledger records of the accessor's column-family handles,
+// offsets first, then the data handle (old and new for the dual accessor).
+func (s *Store) Handles() []*Native {
+	var out []*Native
+	for _, c := range s.acc.handles() {
+		out = append(out, c.n)
+	}
+	return out
 }
 
 // Pinned reports whether a skipped handle release left the DB open.
@@ -370,11 +402,11 @@ func (s *Store) Commit(offsets map[string]int64) error {
 		return ErrClosed
 	}
 	for k, v := range offsets {
-		if err := s.db.PutCF(s.acc.wo, s.acc.offsets.h, []byte(k), encodeLong(v)); err != nil {
+		if err := s.acc.putOffsets(s.acc.wo, []byte(k), encodeLong(v)); err != nil {
 			return err
 		}
 	}
-	if err := s.db.PutCF(s.acc.wo, s.acc.offsets.h, positionKey, encodePosition(offsets)); err != nil {
+	if err := s.acc.putOffsets(s.acc.wo, positionKey, encodePosition(offsets)); err != nil {
 		return err
 	}
 	var errs []error
@@ -454,4 +486,13 @@ func ReadStatus(env *Env, path string) (status int64, ok bool, err error) {
 	}
 	st, err := decodeLong(sl.Data())
 	return st, err == nil, err
+}
+
+// deleteRange deletes [start, end) from the data CF (the new one for the dual
+// accessor).
+func (s *Store) deleteRange(start, end []byte) error {
+	if s.closed {
+		return ErrClosed
+	}
+	return s.db.DeleteRangeCF(s.acc.wo, s.acc.current().h, start, end)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/lifecycle"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 type path string
@@ -32,14 +33,26 @@ func faultOf(p path) lifecycle.Fault {
 	return lifecycle.NoFault
 }
 
-// leaks states, per model name and independently of the model's flags, what
-// the model is known to leak: the offsets options (leak 1) and the handles on a
-// failed marker write (leak 2).
-var leaks = map[string]struct{ options, handles bool }{
-	"leaky":       {options: true, handles: true},
-	"fixed":       {options: false, handles: false},
-	"options-fix": {options: false, handles: true},
-	"finally-fix": {options: true, handles: false},
+// leaks states, per model name and independently of the model's fix set, what
+// the model is known to leak: the offsets options (leak 1), the handles on a
+// failed marker write (leak 2) and the DB's default read options (leak 3).
+var leaks = map[string]struct{ options, handles, readOptions bool }{
+	"leaky":            {options: true, handles: true, readOptions: true},
+	"fixed":            {options: false, handles: false, readOptions: true},
+	"options-fix":      {options: false, handles: true, readOptions: true},
+	"finally-fix":      {options: true, handles: false, readOptions: true},
+	"read-options-fix": {options: true, handles: true, readOptions: false},
+	"all-fixes":        {options: false, handles: false, readOptions: false},
+}
+
+func TestLeakTableCoversEveryModel(t *testing.T) {
+	for _, m := range lifecycle.Models() {
+		l, ok := leaks[m.Name]
+		require.True(t, ok, m.Name)
+		assert.Equal(t, !l.options, m.Has(spec.FixOffsetsOptions), m.Name)
+		assert.Equal(t, !l.handles, m.Has(spec.FixFinally), m.Name)
+		assert.Equal(t, !l.readOptions, m.Has(spec.FixReadOptions), m.Name)
+	}
 }
 
 // expectedLeak is what each model leaves live in the ledger after one store
@@ -49,8 +62,13 @@ func expectedLeak(m lifecycle.Model, sem lifecycle.Semantics, p path, nHandles i
 	if leaks[m.Name].options {
 		live[lifecycle.KindOptions] = 1
 	}
+	if p != initFail && leaks[m.Name].readOptions {
+		// The injected init failure fails RocksDB's open itself: no DB
+		// instance, so no default read options.
+		live[lifecycle.KindReadOptions] = 1
+	}
 	if (p == transient || p == sticky) && leaks[m.Name].handles {
-		if sem == lifecycle.SafetyNet {
+		if sem == lifecycle.RocksJava {
 			late[lifecycle.KindCFHandle] = nHandles
 		} else {
 			live[lifecycle.KindDB] = 1
@@ -65,7 +83,7 @@ func expectedLeak(m lifecycle.Model, sem lifecycle.Semantics, p path, nHandles i
 func seedOldFormat(t *testing.T, dir string) {
 	t.Helper()
 	env := lifecycle.NewEnv(nil)
-	s, err := lifecycle.Open(env, lifecycle.Config{Path: dir, Model: lifecycle.Fixed})
+	s, err := lifecycle.Open(env, lifecycle.Config{Path: dir, Model: lifecycle.AllFixes})
 	require.NoError(t, err)
 	for i := range 10 {
 		require.NoError(t, s.Put(fmt.Appendf(nil, "old-%d", i), []byte("v-old")))
@@ -78,7 +96,7 @@ func TestStoreOwnershipMatrix(t *testing.T) {
 	layouts := []lifecycle.Layout{lifecycle.KV, lifecycle.Migrating}
 	for _, layout := range layouts {
 		for _, m := range lifecycle.Models() {
-			for _, sem := range []lifecycle.Semantics{lifecycle.Pin, lifecycle.SafetyNet} {
+			for _, sem := range spec.SemanticsAll() {
 				for _, p := range allPaths {
 					name := fmt.Sprintf("%s/%s/%s/%s", layout, m.Name, sem, p)
 					t.Run(name, func(t *testing.T) {
@@ -131,8 +149,9 @@ func TestStoreOwnershipMatrix(t *testing.T) {
 						assert.Equal(t, leaks[m.Name].options, offsets.Owning(), "offsets options still own their C object")
 						for _, n := range natives {
 							if n.Kind() == lifecycle.KindCFHandle {
-								leaked := (p == transient || p == sticky) && leaks[m.Name].handles && sem == lifecycle.Pin
-								assert.Equal(t, leaked, n.Owning(), "handle %s", n.Label())
+								skipped := (p == transient || p == sticky) && leaks[m.Name].handles
+								assert.Equal(t, skipped && sem == lifecycle.NoSafetyNet, n.Owning(), "handle %s", n.Label())
+								assert.Equal(t, skipped && sem == lifecycle.RocksJava, n.ReleasedLate(), "handle %s released late", n.Label())
 							}
 						}
 						assert.Equal(t, wantLive[lifecycle.KindDB] == 1, s.Pinned())
@@ -153,8 +172,10 @@ func TestOffsetsBlockCache(t *testing.T) {
 	}{
 		{lifecycle.Leaky, true, 8 << 20},
 		{lifecycle.FinallyFix, true, 8 << 20},
+		{lifecycle.ReadOptionsFix, true, 8 << 20},
 		{lifecycle.Fixed, false, 0},
 		{lifecycle.OptionsFix, false, 0},
+		{lifecycle.AllFixes, false, 0},
 	} {
 		t.Run(tc.model.Name, func(t *testing.T) {
 			env := lifecycle.NewEnv(nil)
@@ -171,7 +192,7 @@ func TestOffsetsBlockCache(t *testing.T) {
 func TestStatusProtocol(t *testing.T) {
 	dir := t.TempDir()
 	env := lifecycle.NewEnv(nil)
-	cfg := lifecycle.Config{Path: dir, Model: lifecycle.Fixed, ExactlyOnce: true}
+	cfg := lifecycle.Config{Path: dir, Model: lifecycle.AllFixes, ExactlyOnce: true}
 
 	s, err := lifecycle.Open(env, cfg)
 	require.NoError(t, err)
@@ -195,7 +216,7 @@ func TestStatusProtocol(t *testing.T) {
 
 	_, err = lifecycle.Open(env, cfg)
 	assert.ErrorIs(t, err, lifecycle.ErrUncleanStatus, "unclean reopen is rejected under exactly-once")
-	assert.Zero(t, env.Ledger.LiveTotal(), "a rejected open releases everything under fixed")
+	assert.Zero(t, env.Ledger.LiveTotal(), "a rejected open releases everything under all-fixes")
 
 	cfg.ExactlyOnce = false
 	s, err = lifecycle.Open(env, cfg)
@@ -205,6 +226,7 @@ func TestStatusProtocol(t *testing.T) {
 }
 
 func TestNothingLostUnderFixed(t *testing.T) {
+	// Data survives every close path (Kafka 4.3.1's fixes).
 	for _, layout := range []lifecycle.Layout{lifecycle.KV, lifecycle.Migrating} {
 		for _, f := range []lifecycle.Fault{lifecycle.NoFault, lifecycle.Transient, lifecycle.Sticky} {
 			t.Run(fmt.Sprintf("%s/%s", layout, f), func(t *testing.T) {
@@ -250,12 +272,13 @@ func TestNothingLostUnderFixed(t *testing.T) {
 	}
 }
 
-// TestPinnedDBHoldsLock: under pin semantics a leaked handle keeps the DB open,
-// so reopening its path fails with RocksDB's lock error instead of aborting.
+// TestPinnedDBHoldsLock: without RocksJava's safety net a leaked handle keeps
+// the DB open, so reopening its path fails with RocksDB's lock error instead of
+// aborting.
 func TestPinnedDBHoldsLock(t *testing.T) {
 	dir := t.TempDir()
 	env := lifecycle.NewEnv(nil)
-	cfg := lifecycle.Config{Path: dir, Model: lifecycle.Leaky}
+	cfg := lifecycle.Config{Path: dir, Model: lifecycle.Leaky, Semantics: lifecycle.NoSafetyNet}
 	s, err := lifecycle.Open(env, cfg)
 	require.NoError(t, err)
 	s.ArmCloseFault(lifecycle.Sticky)
@@ -269,37 +292,81 @@ func TestPinnedDBHoldsLock(t *testing.T) {
 	assert.Equal(t, 1, fig.OpenDBs, "the pinned DB is still open")
 }
 
+// TestRocksJavaCloseReleasesLateAndUnlocks is TestPinnedDBHoldsLock's
+// counterpart under RocksJava's RocksDB.close(): the handles the 4.3.0
+// accessor skipped are released late, the DB closes, and the path reopens.
+func TestRocksJavaCloseReleasesLateAndUnlocks(t *testing.T) {
+	dir := t.TempDir()
+	env := lifecycle.NewEnv(nil)
+	cfg := lifecycle.Config{Path: dir, Model: lifecycle.Leaky, Semantics: lifecycle.RocksJava}
+	s, err := lifecycle.Open(env, cfg)
+	require.NoError(t, err)
+	handles := s.Handles()
+	s.ArmCloseFault(lifecycle.Sticky)
+	require.ErrorIs(t, s.Close(), lifecycle.ErrMarkerWrite)
+	require.False(t, s.Pinned())
+	for _, h := range handles {
+		assert.False(t, h.Owning(), "%s released", h.Label())
+		assert.True(t, h.ReleasedLate(), "%s released late, by the DB's close", h.Label())
+	}
+	fig, err := env.RocksDBMemory()
+	require.NoError(t, err)
+	assert.Zero(t, fig.OpenDBs, "the DB closed")
+	s, err = lifecycle.Open(env, cfg)
+	require.NoError(t, err, "nothing holds the path's LOCK")
+	require.NoError(t, s.Close())
+}
+
 // TestNoAbortAtAnyFailureRate runs lifecycles on the same paths at every
-// failure rate in every model and semantics; reaching the end without the
-// process aborting is the assertion, along with the ledger's bookkeeping.
+// failure rate in every model, store layout and semantics; reaching the end
+// without the process aborting is the assertion, along with the ledger's
+// bookkeeping.
 func TestNoAbortAtAnyFailureRate(t *testing.T) {
-	for _, m := range lifecycle.Models() {
-		for _, sem := range []lifecycle.Semantics{lifecycle.Pin, lifecycle.SafetyNet} {
-			for _, kind := range []lifecycle.Fault{lifecycle.Transient, lifecycle.Sticky} {
-				for _, rate := range []float64{0, 0.5, 1} {
-					t.Run(fmt.Sprintf("%s/%s/%s/%v", m.Name, sem, kind, rate), func(t *testing.T) {
-						inj, err := lifecycle.NewInjector(7, rate, kind, rate/2)
-						require.NoError(t, err)
-						env := lifecycle.NewEnv(inj)
-						root := t.TempDir()
-						for i := range 12 {
-							cfg := lifecycle.Config{Path: filepath.Join(root, fmt.Sprint(i%3)), Model: m, Semantics: sem, ExactlyOnce: i%2 == 0}
-							s, err := lifecycle.Open(env, cfg)
-							if err != nil {
-								continue // init failure, unclean status or a pinned lock: all returned errors
+	for _, layout := range []lifecycle.Layout{lifecycle.KV, lifecycle.Migrating} {
+		for _, m := range lifecycle.Models() {
+			for _, sem := range spec.SemanticsAll() {
+				for _, kind := range []lifecycle.Fault{lifecycle.Transient, lifecycle.Sticky} {
+					for _, rate := range []float64{0, 0.5, 1} {
+						if layout == lifecycle.Migrating && kind == lifecycle.Transient {
+							continue // the dual accessor's paths are the same for both kinds
+						}
+						t.Run(fmt.Sprintf("%s/%s/%s/%s/%v", layout, m.Name, sem, kind, rate), func(t *testing.T) {
+							inj, err := lifecycle.NewInjector(7, rate, kind, rate/2)
+							require.NoError(t, err)
+							env := lifecycle.NewEnv(inj)
+							root := t.TempDir()
+							for i := range 3 {
+								if layout == lifecycle.Migrating {
+									seedOldFormat(t, filepath.Join(root, fmt.Sprint(i)))
+								}
 							}
-							_ = s.Put([]byte("k"), []byte("v"))
-							_ = s.Close()
-						}
-						c := env.Counts()
-						assert.Equal(t, c.Opens.Load(), c.Lifecycles.Load())
-						if !leaks[m.Name].handles || sem == lifecycle.SafetyNet {
-							assert.Zero(t, env.Ledger.Live()[lifecycle.KindCFHandle])
-						}
-						if m == lifecycle.Fixed {
-							assert.Zero(t, env.Ledger.LiveTotal())
-						}
-					})
+							for i := range 6 {
+								cfg := lifecycle.Config{Path: filepath.Join(root, fmt.Sprint(i%3)), Layout: layout,
+									Model: m, Semantics: sem, ExactlyOnce: i%2 == 0}
+								s, err := lifecycle.Open(env, cfg)
+								if err != nil {
+									continue // init failure, unclean status or a pinned lock: all returned errors
+								}
+								_ = s.Put([]byte("k"), []byte("v"))
+								_ = s.Close()
+							}
+							c := env.Counts()
+							assert.Equal(t, c.Opens.Load(), c.Lifecycles.Load())
+							live := env.Ledger.Live()
+							if !leaks[m.Name].handles || sem == lifecycle.RocksJava {
+								assert.Zero(t, live[lifecycle.KindCFHandle])
+								assert.Zero(t, c.Pinned.Load(), "no DB is pinned")
+							}
+							if leaks[m.Name].readOptions {
+								assert.Equal(t, c.DBInstances.Load(), live[lifecycle.KindReadOptions], "one live default read options per DB instance")
+							} else {
+								assert.Zero(t, live[lifecycle.KindReadOptions])
+							}
+							if m == lifecycle.AllFixes {
+								assert.Zero(t, env.Ledger.LiveTotal())
+							}
+						})
+					}
 				}
 			}
 		}
@@ -330,7 +397,7 @@ func TestSyntheticLeakIsInTheLedger(t *testing.T) {
 	env := lifecycle.NewEnv(nil)
 	env.SyntheticLeakBytes = 4096
 	for range 3 {
-		s, err := lifecycle.Open(env, lifecycle.Config{Path: t.TempDir(), Model: lifecycle.Fixed})
+		s, err := lifecycle.Open(env, lifecycle.Config{Path: t.TempDir(), Model: lifecycle.AllFixes})
 		require.NoError(t, err)
 		require.NoError(t, s.Close())
 	}
@@ -341,4 +408,45 @@ func TestRocksDBVersionFromLibrary(t *testing.T) {
 	v, err := lifecycle.RocksDBVersion(t.TempDir())
 	require.NoError(t, err)
 	assert.Regexp(t, `^7\.8\.\d+$`, v, "Debian 12 ships RocksDB 7.8.x")
+}
+
+// TestLedgerPerDBInstance: four stores whose close-time status write fails.
+// Under every model without the read-options fix the ledger holds one live
+// default read options per DB instance, none with it; under RocksJava the
+// handles the 4.3.0 accessor skipped are released late and no DB is pinned;
+// without the safety net they pin every DB.
+func TestLedgerPerDBInstance(t *testing.T) {
+	const n = 4
+	for _, m := range lifecycle.Models() {
+		for _, sem := range spec.SemanticsAll() {
+			t.Run(m.Name+"/"+string(sem), func(t *testing.T) {
+				env := lifecycle.NewEnv(nil)
+				root := t.TempDir()
+				for i := range n {
+					s, err := lifecycle.Open(env, lifecycle.Config{Path: filepath.Join(root, fmt.Sprint(i)), Model: m, Semantics: sem})
+					require.NoError(t, err)
+					s.ArmCloseFault(lifecycle.Sticky)
+					require.ErrorIs(t, s.Close(), lifecycle.ErrMarkerWrite)
+				}
+				live, late, c := env.Ledger.Live(), env.Ledger.ReleasedLate(), env.Counts()
+				require.EqualValues(t, n, c.DBInstances.Load())
+				wantRO, wantLate, wantPinned := int64(0), int64(0), int64(0)
+				if !m.Has(spec.FixReadOptions) {
+					wantRO = n
+				}
+				if !m.Has(spec.FixFinally) {
+					if sem == lifecycle.RocksJava {
+						wantLate = 2 * n
+					} else {
+						wantPinned = n
+					}
+				}
+				assert.Equal(t, wantRO, live[lifecycle.KindReadOptions], "live default read options")
+				assert.Equal(t, wantLate, late[lifecycle.KindCFHandle], "handles released late")
+				assert.Equal(t, wantPinned, c.Pinned.Load(), "pinned DBs")
+				assert.Equal(t, wantPinned, live[lifecycle.KindDB], "open DBs")
+				t.Logf("%s/%s: live %s; released late %v; pinned %d", m.Name, sem, env.Ledger, late, c.Pinned.Load())
+			})
+		}
+	}
 }

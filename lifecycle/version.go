@@ -18,7 +18,7 @@ func RocksDBVersion(dir string) (string, error) {
 	}
 	defer os.RemoveAll(tmp)
 	env := NewEnv(nil)
-	s, err := Open(env, Config{Path: filepath.Join(tmp, "db"), Model: Fixed})
+	s, err := Open(env, Config{Path: filepath.Join(tmp, "db"), Model: AllFixes})
 	if err != nil {
 		return "", err
 	}

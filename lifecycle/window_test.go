@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/lifecycle"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 func TestSegmentInterval(t *testing.T) {
@@ -40,53 +41,68 @@ func segmentDirs(t *testing.T, root string) []string {
 func TestWindowSegmentsRollAndLeak(t *testing.T) {
 	stamps := []int64{0, 30_000, 60_000, 90_000, 120_000, 150_000, 180_000, 240_000}
 	for _, m := range lifecycle.Models() {
-		for _, p := range []path{cleanClose, transient, sticky} {
-			t.Run(m.Name+"/"+string(p), func(t *testing.T) {
-				dir := t.TempDir()
-				env := lifecycle.NewEnv(nil)
-				cfg := lifecycle.WindowConfig{Dir: dir, Name: "counts", RetentionMs: 120_000,
-					Segment: lifecycle.Config{Model: m, ExactlyOnce: true}}
-				w, err := lifecycle.OpenWindow(env, cfg, -1)
-				require.NoError(t, err)
-				w.ArmCloseFault(faultOf(p))
-				for _, ts := range stamps {
-					err := w.Put([]byte("k"), ts, fmt.Appendf(nil, "v%d", ts))
-					if p == cleanClose {
-						require.NoError(t, err)
-					}
-				}
-				assert.Len(t, w.Segments(), 3, "retention/interval + 1 live segments")
-				assert.Equal(t, []string{"counts.120000", "counts.180000", "counts.240000"},
-					segmentDirs(t, filepath.Join(dir, "counts")), "expired segment directories are deleted")
-				v, err := w.Fetch([]byte("k"), 240_000)
-				require.NoError(t, err)
-				assert.Equal(t, "v240000", string(v))
-				_ = w.Close()
-
-				c := env.Counts()
-				assert.EqualValues(t, 5, c.Lifecycles.Load(), "five segments opened and closed")
-				want := map[lifecycle.Kind]int64{}
-				if leaks[m.Name].options {
-					want[lifecycle.KindOptions] = 5
-				}
-				if p == sticky || p == transient {
-					assert.EqualValues(t, 5, c.FailedCloses.Load())
-					if leaks[m.Name].handles {
-						want[lifecycle.KindDB] = 5
-						want[lifecycle.KindCFHandle] = 10
-					}
-				}
-				assert.Equal(t, want, env.Ledger.Live())
-			})
+		for _, sem := range spec.SemanticsAll() {
+			for _, p := range []path{cleanClose, transient, sticky} {
+				t.Run(m.Name+"/"+string(sem)+"/"+string(p), func(t *testing.T) {
+					testWindowSegmentsRollAndLeak(t, m, sem, p, stamps)
+				})
+			}
 		}
 	}
+}
+
+// testWindowSegmentsRollAndLeak is one case of TestWindowSegmentsRollAndLeak.
+func testWindowSegmentsRollAndLeak(t *testing.T, m lifecycle.Model, sem lifecycle.Semantics, p path, stamps []int64) {
+	dir := t.TempDir()
+	env := lifecycle.NewEnv(nil)
+	cfg := lifecycle.WindowConfig{Dir: dir, Name: "counts", RetentionMs: 120_000,
+		Segment: lifecycle.Config{Model: m, Semantics: sem, ExactlyOnce: true}}
+	w, err := lifecycle.OpenWindow(env, cfg, -1)
+	require.NoError(t, err)
+	w.ArmCloseFault(faultOf(p))
+	for _, ts := range stamps {
+		err := w.Put([]byte("k"), ts, fmt.Appendf(nil, "v%d", ts))
+		if p == cleanClose {
+			require.NoError(t, err)
+		}
+	}
+	assert.Len(t, w.Segments(), 3, "retention/interval + 1 live segments")
+	assert.Equal(t, []string{"counts.120000", "counts.180000", "counts.240000"},
+		segmentDirs(t, filepath.Join(dir, "counts")), "expired segment directories are deleted")
+	v, err := w.Fetch([]byte("k"), 240_000)
+	require.NoError(t, err)
+	assert.Equal(t, "v240000", string(v))
+	_ = w.Close()
+
+	c := env.Counts()
+	assert.EqualValues(t, 5, c.Lifecycles.Load(), "five segments opened and closed")
+	want, wantLate := map[lifecycle.Kind]int64{}, int64(0)
+	if leaks[m.Name].options {
+		want[lifecycle.KindOptions] = 5
+	}
+	if leaks[m.Name].readOptions {
+		want[lifecycle.KindReadOptions] = 5 // one per segment instance
+	}
+	if p == sticky || p == transient {
+		assert.EqualValues(t, 5, c.FailedCloses.Load())
+		if leaks[m.Name].handles && sem == lifecycle.NoSafetyNet {
+			want[lifecycle.KindDB] = 5
+			want[lifecycle.KindCFHandle] = 10
+		}
+		if leaks[m.Name].handles && sem == lifecycle.RocksJava {
+			wantLate = 10
+		}
+	}
+	assert.Equal(t, want, env.Ledger.Live())
+	assert.Equal(t, wantLate, env.Ledger.ReleasedLate()[lifecycle.KindCFHandle], "handles released late by the DB's close")
+	assert.Equal(t, want[lifecycle.KindDB], c.Pinned.Load(), "pinned DBs")
 }
 
 func TestWindowReopenOpensLiveSegments(t *testing.T) {
 	dir := t.TempDir()
 	env := lifecycle.NewEnv(nil)
 	cfg := lifecycle.WindowConfig{Dir: dir, Name: "w", RetentionMs: 120_000,
-		Segment: lifecycle.Config{Model: lifecycle.Fixed, ExactlyOnce: true}}
+		Segment: lifecycle.Config{Model: lifecycle.AllFixes, ExactlyOnce: true}}
 	w, err := lifecycle.OpenWindow(env, cfg, -1)
 	require.NoError(t, err)
 	for ts := int64(0); ts <= 180_000; ts += 20_000 {
@@ -129,5 +145,85 @@ func TestWindowSegmentInitFailure(t *testing.T) {
 			assert.EqualValues(t, 1, env.Counts().InitFailures.Load())
 			require.NoError(t, w.Close())
 		})
+	}
+}
+
+// TestWindowNoAbortAtAnyFailureRate rolls window segments at every close and
+// init failure rate, in every model and semantics: no run aborts, and the
+// ledger holds one default read options per segment instance under the
+// models without the read-options fix.
+func TestWindowNoAbortAtAnyFailureRate(t *testing.T) {
+	for _, m := range lifecycle.Models() {
+		for _, sem := range spec.SemanticsAll() {
+			for _, rate := range []float64{0, 0.5, 1} {
+				t.Run(fmt.Sprintf("%s/%s/%v", m.Name, sem, rate), func(t *testing.T) {
+					inj, err := lifecycle.NewInjector(11, rate, lifecycle.Sticky, rate/2)
+					require.NoError(t, err)
+					env := lifecycle.NewEnv(inj)
+					cfg := lifecycle.WindowConfig{Dir: t.TempDir(), Name: "w", RetentionMs: 120_000,
+						Segment: lifecycle.Config{Model: m, Semantics: sem, ExactlyOnce: true}}
+					w, err := lifecycle.OpenWindow(env, cfg, -1)
+					require.NoError(t, err)
+					for ts := int64(0); ts <= 240_000; ts += 60_000 {
+						_ = w.Put([]byte("k"), ts, []byte("v")) // errors are returned, never aborts
+					}
+					_ = w.Close()
+					c := env.Counts()
+					assert.Equal(t, c.Opens.Load(), c.Lifecycles.Load())
+					live := env.Ledger.Live()
+					if leaks[m.Name].readOptions {
+						assert.Equal(t, c.DBInstances.Load(), live[lifecycle.KindReadOptions])
+					} else {
+						assert.Zero(t, live[lifecycle.KindReadOptions])
+					}
+					if !leaks[m.Name].handles || sem == lifecycle.RocksJava {
+						assert.Zero(t, c.Pinned.Load())
+						assert.Zero(t, live[lifecycle.KindCFHandle])
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestVersionedNoAbortAtAnyFailureRate: logical segments over one physical
+// store, at every close failure rate, in every model and semantics.
+func TestVersionedNoAbortAtAnyFailureRate(t *testing.T) {
+	for _, m := range lifecycle.Models() {
+		for _, sem := range spec.SemanticsAll() {
+			for _, rate := range []float64{0, 0.5, 1} {
+				t.Run(fmt.Sprintf("%s/%s/%v", m.Name, sem, rate), func(t *testing.T) {
+					inj, err := lifecycle.NewInjector(13, rate, lifecycle.Transient, 0)
+					require.NoError(t, err)
+					env := lifecycle.NewEnv(inj)
+					dir := filepath.Join(t.TempDir(), "v")
+					for range 2 { // reopen the same physical store
+						v, err := lifecycle.OpenVersionedSegments(env, lifecycle.Config{Path: dir,
+							Model: m, Semantics: sem}, 100, 10)
+						if err != nil {
+							// Only a DB pinned by the previous close holds the path.
+							require.Positive(t, env.Counts().Pinned.Load(), "%v", err)
+							require.Contains(t, err.Error(), "lock hold by current process")
+							continue
+						}
+						for st := int64(0); st <= 300; st += 100 {
+							ok, err := v.GetOrCreateSegmentIfLive(st/10, st)
+							require.NoError(t, err)
+							require.True(t, ok)
+							require.NoError(t, v.Put(st/10, []byte("k"), []byte("v")))
+						}
+						assert.Equal(t, []int64{20, 30}, v.Segments(), "segments 20 and 30 are live at stream time 300")
+						_ = v.Close()
+					}
+					c := env.Counts()
+					assert.Equal(t, c.Opens.Load(), c.Lifecycles.Load(), "one physical lifecycle per store open")
+					if leaks[m.Name].readOptions {
+						assert.Equal(t, c.DBInstances.Load(), env.Ledger.Live()[lifecycle.KindReadOptions])
+					} else {
+						assert.Zero(t, env.Ledger.Live()[lifecycle.KindReadOptions])
+					}
+				})
+			}
+		}
 	}
 }
