@@ -1,0 +1,161 @@
+package simulate
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/rocksleak/rocksleak/measure/stats"
+)
+
+// Spread is the across-seed repeatability of one model's slope on one
+// signal: the standard deviation of the per-seed slopes against the median
+// standard error the fits report. Ratio ≤ 1.5 means the reported errors
+// are honest about what another seed would measure.
+type Spread struct {
+	Run, Model, Signal string
+	Seeds              int
+	MeanSlope, SD      float64 // of the per-seed per-lifecycle slopes
+	MedianSE           float64
+	Ratio              float64 // SD / MedianSE
+	Differenced        int     // seeds fitted in first differences (IntervalRobust)
+	Flagged            int     // seeds whose fit carries a blocking flag
+}
+
+// LoadRun reads runDir/seed-*/samples.csv and returns each seed's series by
+// model.
+func LoadRun(runDir string) ([]map[string]Series, error) {
+	paths, err := filepath.Glob(filepath.Join(runDir, "seed-*", "samples.csv"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var out []map[string]Series
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		ss, err := ReadSamplesCSV(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		m := map[string]Series{}
+		for _, s := range ss {
+			m[s.Model] = s
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// SeedSpread fits signal ("native_heap" or "rss") of model in every seed
+// with opt and returns the spread of the slopes against their SEs.
+func SeedSpread(run string, seeds []map[string]Series, model, signal string, opt stats.Options) (Spread, error) {
+	sp := Spread{Run: run, Model: model, Signal: signal}
+	var slopes, ses []float64
+	for _, s := range seeds {
+		ser, ok := s[model]
+		if !ok {
+			continue
+		}
+		f, err := stats.FitSignal(ser.Input(signal), opt)
+		if err != nil {
+			return sp, err
+		}
+		if !f.PerLifecycle.Valid {
+			continue
+		}
+		slopes = append(slopes, f.PerLifecycle.Value)
+		ses = append(ses, f.PerLifecycle.SE)
+		if f.HasFlag(stats.FlagRandomWalkModelled) {
+			sp.Differenced++
+		}
+		for _, k := range []stats.Flag{stats.FlagTooFew, stats.FlagWarmupAtLimit, stats.FlagSlopeNotConstant, stats.FlagRandomWalk, stats.FlagStep} {
+			if f.HasFlag(k) {
+				sp.Flagged++
+				break
+			}
+		}
+	}
+	sp.Seeds = len(slopes)
+	if sp.Seeds < 2 {
+		return sp, nil
+	}
+	var m float64
+	for _, v := range slopes {
+		m += v
+	}
+	m /= float64(len(slopes))
+	var ss float64
+	for _, v := range slopes {
+		ss += (v - m) * (v - m)
+	}
+	sp.MeanSlope = m
+	sp.SD = math.Sqrt(ss / float64(len(slopes)-1))
+	sort.Float64s(ses)
+	sp.MedianSE = ses[len(ses)/2]
+	if len(ses)%2 == 0 {
+		sp.MedianSE = (ses[len(ses)/2-1] + ses[len(ses)/2]) / 2
+	}
+	if sp.MedianSE > 0 {
+		sp.Ratio = sp.SD / sp.MedianSE
+	}
+	return sp, nil
+}
+
+// RealControlled runs the controlled verdict on real native-heap series:
+// for every seed i, model = seed i's series of model with leak bytes per
+// lifecycle added (leak·Lifecycles), control = seed i+1's series (cyclic),
+// both cut to their first lifecycles lifecycles; and the A/A pair without
+// the added leak. Pairing different seeds keeps the seed-to-seed variation
+// a real model-against-control comparison has; copt may carry the
+// between-run SD measured on the same seeds.
+func RealControlled(seeds []map[string]Series, model string, leak float64, lifecycles float64, opt stats.Options, copt stats.CompareOptions) (detected, aaFalse, pairs int, err error) {
+	var ss []Series
+	for _, s := range seeds {
+		if m, ok := s[model]; ok {
+			ss = append(ss, m)
+		}
+	}
+	if len(ss) < 2 {
+		return 0, 0, 0, nil
+	}
+	trunc := func(s Series, add float64) stats.Input {
+		n := len(s.Lifecycles)
+		for n > 0 && s.Lifecycles[n-1] > lifecycles {
+			n--
+		}
+		in := Series{Lifecycles: s.Lifecycles[:n], FailedCloses: s.FailedCloses[:n], Records: s.Records[:n], NativeHeap: make([]float64, n)}
+		for i := 0; i < n; i++ {
+			in.NativeHeap[i] = s.NativeHeap[i] + add*s.Lifecycles[i]
+		}
+		return in.Input("native_heap")
+	}
+	for i := range ss {
+		j := (i + 1) % len(ss)
+		a, err := stats.FitSignal(trunc(ss[i], leak), opt)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		a0, err := stats.FitSignal(trunc(ss[i], 0), opt)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		b, err := stats.FitSignal(trunc(ss[j], 0), opt)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		if stats.CompareFits(a, b, copt).Verdict == stats.VerdictLeak {
+			detected++
+		}
+		if stats.CompareFits(a0, b, copt).Verdict == stats.VerdictLeak {
+			aaFalse++
+		}
+		pairs++
+	}
+	return detected, aaFalse, pairs, nil
+}
