@@ -28,14 +28,15 @@ func main() {
 	reps := flag.Int("reps", 0, "repetitions per case (default 400, -quick 100)")
 	seed := flag.Uint64("seed", 11, "seed of every simulation")
 	real := flag.String("real", "", "glob of reliability run directories (each with seed-*/samples.csv) for the across-seed spread")
+	sim := flag.Bool("sim", true, "run the simulation suite (-sim=false with -real: real runs only)")
 	flag.Parse()
-	if err := run(*quick, *reps, *seed, *real); err != nil {
+	if err := run(*quick, *sim, *reps, *seed, *real); err != nil {
 		fmt.Fprintln(os.Stderr, "statscheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(quick bool, reps int, seed uint64, real string) error {
+func run(quick, sim bool, reps int, seed uint64, real string) error {
 	ns := []int{40, 100, 300, 700}
 	if reps == 0 {
 		reps = 400
@@ -44,6 +45,12 @@ func run(quick bool, reps int, seed uint64, real string) error {
 		}
 	}
 	start := time.Now()
+	if !sim {
+		if real == "" {
+			return fmt.Errorf("-sim=false needs -real")
+		}
+		return spreads(real)
+	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Printf("Per-case coverage of the 95%% per-lifecycle interval and verdict rates, %d seeded runs each (seed %d).\n", reps, seed)
 	fmt.Println("false = verdicts that are wrong for the case (leak on a benign series; no leak on a leak; either at a floor).")
