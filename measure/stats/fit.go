@@ -145,8 +145,10 @@ type Fit struct {
 //     autocorrelated noise), and kept only if the cut samples differ
 //     significantly (p < 0.001, see warmupSignificance) from the line
 //     through the rest; otherwise nothing is cut.
-//  3. On the used samples: Regress (AR(1) prewhitening + Newey–West HAC,
-//     Student-t intervals) of Y ~ 1 + Lifecycles + FailedCloses and of
+//  3. On the used samples: Regress (one-step Cochrane–Orcutt feasible GLS +
+//     Newey–West, Student-t intervals) or, with Options.Interval =
+//     IntervalRobust, RegressRobust (GLS under an AR(1) + random walk error
+//     model) of Y ~ 1 + Lifecycles + FailedCloses and of
 //     Y ~ 1 + Records; Theil–Sen of Y on Lifecycles; Mann–Kendall corrected
 //     for autocorrelation (MannKendallCorrected); and checks that become
 //     Warnings (too few samples, slope differing between the halves of the

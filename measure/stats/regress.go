@@ -47,7 +47,9 @@ type Regression struct {
 // confidence intervals at level confidence (e.g. 0.95). X is n×k and must
 // contain an intercept column if one is wanted.
 //
-// Method ("AR(1) prewhitening + HAC"): an OLS fit gives residuals ûₜ and
+// Method (one-step Cochrane–Orcutt feasible GLS followed by Newey–West on
+// the transformed model; not Andrews–Monahan prewhitening, which keeps OLS
+// and recolours the HAC matrix): an OLS fit gives residuals ûₜ and
 // their lag-1 autocorrelation ρ̂; the regression is quasi-differenced
 // (Cochrane–Orcutt: yₜ − ρ̂yₜ₋₁ on xₜ − ρ̂xₜ₋₁, t = 2..n), refitted by OLS,
 // and the covariance of that fit is estimated with NeweyWest (Bartlett
