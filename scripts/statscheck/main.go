@@ -55,9 +55,25 @@ func run(quick, sim bool, reps int, seed uint64, real string) error {
 	fmt.Printf("Per-case coverage of the 95%% per-lifecycle interval and verdict rates, %d seeded runs each (seed %d).\n", reps, seed)
 	fmt.Println("false = verdicts that are wrong for the case (leak on a benign series; no leak on a leak; either at a floor).")
 	fmt.Fprintln(w, "case\tlegacy cov nat\tcov RSS\tfalse\t|\trobust cov nat\tcov RSS\tleak\tno leak\tinconcl\tfalse\t")
+	minCov, maxCov, maxFalse := 1.0, 0.0, 0.0
+	var minCase, maxCase, falseCase string
 	for _, c := range simulate.Suite(ns) {
 		a := simulate.Run(c, simulate.Legacy(), reps, seed)
 		b := simulate.Run(c, simulate.Robust(), reps, seed)
+		for _, v := range []float64{b.CoverNative, b.CoverRSS} {
+			if c.WarmupBiased || math.IsNaN(v) {
+				continue
+			}
+			if v < minCov {
+				minCov, minCase = v, c.Name
+			}
+			if v > maxCov {
+				maxCov, maxCase = v, c.Name
+			}
+		}
+		if b.FalseRate > maxFalse || falseCase == "" {
+			maxFalse, falseCase = b.FalseRate, c.Name
+		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t|\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name,
 			f2(a.CoverNative), f2(a.CoverRSS), f2(a.FalseRate),
 			f2(b.CoverNative), f2(b.CoverRSS), f2(frac(b.Leak, reps)), f2(frac(b.NoLeak, reps)), f2(frac(b.Undecided, reps)), f2(b.FalseRate))
@@ -65,6 +81,8 @@ func run(quick, sim bool, reps int, seed uint64, real string) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	fmt.Printf("robust: coverage %.2f (%s) to %.2f (%s) outside warm-up cases (goal 0.90–0.98); largest false-call rate %.2f (%s) (goal ≤ 0.05)\n",
+		minCov, minCase, maxCov, maxCase, maxFalse, falseCase)
 	sequential(reps, seed)
 	controlled(reps, seed)
 	if real != "" {

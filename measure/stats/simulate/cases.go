@@ -66,6 +66,7 @@ func Suite(ns []int) []Case {
 			out = append(out, Case{
 				Name: fmt.Sprintf("%s, n=%d", p.name, n), N: n,
 				NativeSlope: p.nat, RSSSlope: p.rss, Native: p.nn, RSS: p.rn, False: p.falseCalls,
+				WarmupBiased: p.minN > 0,
 			})
 		}
 	}

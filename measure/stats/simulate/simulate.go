@@ -98,6 +98,10 @@ type Case struct {
 	LifecyclesPerSample   float64
 	NativeSlope, RSSSlope float64 // true bytes per lifecycle
 	Native, RSS           Noise
+	// WarmupBiased marks cases whose slope a partly cut warm-up biases
+	// (their coverage is reported, not counted against the goal: the
+	// verdict must then be inconclusive or right, which False checks).
+	WarmupBiased bool
 	// False lists the verdicts that are false calls for this case (e.g.
 	// VerdictLeak for a benign series, both for a slope exactly at the
 	// floor, VerdictNoLeak for a leak).
