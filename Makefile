@@ -60,4 +60,4 @@ clean:
 ## STATSCHECK_FLAGS=-quick for 100 instead of 400 runs per case.
 .PHONY: stats-check
 stats-check:
-	$(GO) run ./scripts/statscheck $(STATSCHECK_FLAGS) -real 'results/reliability/*'
+	$(GO) run ./scripts/statscheck -real 'results/reliability/*' $(STATSCHECK_FLAGS)
