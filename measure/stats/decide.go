@@ -82,7 +82,14 @@ type Decision struct {
 	// MoreLifecycles is the rough number of further lifecycles Settle asks
 	// for (0 when more data would not help or the verdict is settled).
 	MoreLifecycles float64
-	Warnings       []string
+	// EarlyStop is set by StopRule.Look when a look before the planned
+	// horizon stopped the run with this verdict: the estimate is then
+	// biased away from the floor (a run stops when it looks extreme), and
+	// a report must say so next to the number. Look is that look's index
+	// (1-based, skipped looks not counted).
+	EarlyStop bool
+	Look      int
+	Warnings  []string
 }
 
 // blockingFlags are the flags that undermine a per-lifecycle fit.

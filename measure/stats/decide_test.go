@@ -172,6 +172,8 @@ func TestStopRule(t *testing.T) {
 	assert.Equal(t, VerdictLeak, d.Verdict, d.Reason)
 	assert.Greater(t, d.Confidence, 0.99)
 	assert.Contains(t, d.Reason, "biased away from the floor")
+	assert.True(t, d.EarlyStop)
+	assert.Equal(t, 1, d.Look)
 	assert.InDelta(t, r.Spend(0.5), st.Spent, 1e-12)
 
 	// At the horizon an inconclusive verdict stops too.

@@ -26,6 +26,12 @@ import (
 // MinSamples used samples or carries a blocking flag (warm-up not over, slope
 // not constant, ...): the first look comes after the warm-up.
 //
+// Use (the wiring of --until-verdict): keep one StopState per run; after
+// each batch of samples fit both signals with FitSignal on everything so
+// far and call Look with the lifecycles done; stop when it says so and
+// report its Decision (Reason, Settle, EarlyStop, the intervals at
+// Decision.Confidence) rather than re-fitting at a naive 95%.
+//
 // At a stop the verdict's intervals are those of the look's level 1 − αₖ,
 // wider than 95%, and the Decision says that the estimate at an early stop
 // is biased away from the floor (the run stopped because it looked extreme).
@@ -99,7 +105,12 @@ func (r StopRule) Look(st *StopState, lifecycles float64, native, rss Fit, opt D
 	opt.Alpha = spend / 2
 	d := DecideSignals(native, rss, opt)
 	if d.Verdict != VerdictInconclusive {
-		d.Reason += fmt.Sprintf("; early verdict at look %d (%.0f%% of the planned %.0f lifecycles), intervals at the look's level %s%% of an O'Brien–Fleming-type error-spending rule: the estimate at an early stop is biased away from the floor", st.Looks, 100*t, r.PlannedLifecycles, pct(1-spend))
+		d.EarlyStop, d.Look = !final, st.Looks
+		if final {
+			d.Reason += fmt.Sprintf("; verdict at the planned horizon (look %d), intervals at the look's level %s%% of an O'Brien–Fleming-type error-spending rule", st.Looks, pct(1-spend))
+		} else {
+			d.Reason += fmt.Sprintf("; early verdict at look %d (%.0f%% of the planned %.0f lifecycles), intervals at the look's level %s%% of an O'Brien–Fleming-type error-spending rule: the estimate at an early stop is biased away from the floor", st.Looks, 100*t, r.PlannedLifecycles, pct(1-spend))
+		}
 		return d, true
 	}
 	return d, final
