@@ -102,7 +102,9 @@ func spreads(glob string) error {
 	sort.Strings(dirs)
 	fmt.Println("\nAcross-seed spread of the per-lifecycle slope on real runs: SD of the seeds' slopes / median reported SE (goal ≤ 1.5).")
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "run\tmodel\tsignal\tseeds\tmean slope\tSD\t|\tlegacy SE\tratio\t|\trobust SE\tratio\tdifferenced\tflagged\t")
+	fmt.Println("fit: total = Y ~ 1 + lifecycles (the growth per lifecycle the verdict reads); +failed closes = the lifecycle slope of Y ~ 1 + lifecycles + failed closes.")
+	fmt.Println("rw = seeds whose error model allows a random walk (FlagRandomWalkModelled); flagged = seeds with a blocking flag.")
+	fmt.Fprintln(w, "run\tmodel\tsignal\tfit\tseeds\tmean slope\tSD\t|\tlegacy SE\tratio\t|\trobust SE\tratio\trw\tflagged\t")
 	for _, d := range dirs {
 		seeds, err := simulate.LoadRun(d)
 		if err != nil {
@@ -118,18 +120,24 @@ func spreads(glob string) error {
 		sort.Strings(models)
 		for _, m := range models {
 			for _, sig := range []string{"native_heap", "rss"} {
-				lo := stats.DefaultOptions()
-				ro := lo
-				ro.Interval = stats.IntervalRobust
-				a, err := simulate.SeedSpread(filepath.Base(d), seeds, m, sig, lo)
-				if err != nil {
-					return err
+				for _, total := range []bool{true, false} {
+					lo := stats.DefaultOptions()
+					ro := lo
+					ro.Interval = stats.IntervalRobust
+					a, err := simulate.SeedSpread(filepath.Base(d), seeds, m, sig, total, lo)
+					if err != nil {
+						return err
+					}
+					b, err := simulate.SeedSpread(filepath.Base(d), seeds, m, sig, total, ro)
+					if err != nil {
+						return err
+					}
+					fit := "total"
+					if !total {
+						fit = "+failed closes"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%.0f\t%.0f\t|\t%.0f\t%.2f\t|\t%.0f\t%.2f\t%d\t%d\t\n", b.Run, m, sig, fit, b.Seeds, b.MeanSlope, b.SD, a.MedianSE, a.Ratio, b.MedianSE, b.Ratio, b.RandomWalk, b.Flagged)
 				}
-				b, err := simulate.SeedSpread(filepath.Base(d), seeds, m, sig, ro)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%.0f\t%.0f\t|\t%.0f\t%.2f\t|\t%.0f\t%.2f\t%d\t%d\t\n", b.Run, m, sig, b.Seeds, b.MeanSlope, b.SD, a.MedianSE, a.Ratio, b.MedianSE, b.Ratio, b.Differenced, b.Flagged)
 			}
 		}
 	}
@@ -160,7 +168,7 @@ func realControlled(dirs []string) error {
 		if _, ok := seeds[0]["fixed"]; !ok {
 			continue
 		}
-		sp, err := simulate.SeedSpread(filepath.Base(d), seeds, "fixed", "native_heap", opt)
+		sp, err := simulate.SeedSpread(filepath.Base(d), seeds, "fixed", "native_heap", true, opt)
 		if err != nil {
 			return err
 		}

@@ -16,11 +16,12 @@ import (
 // are honest about what another seed would measure.
 type Spread struct {
 	Run, Model, Signal string
+	Total              bool // failed closes left out of the fit
 	Seeds              int
 	MeanSlope, SD      float64 // of the per-seed per-lifecycle slopes
 	MedianSE           float64
 	Ratio              float64 // SD / MedianSE
-	Differenced        int     // seeds fitted in first differences (IntervalRobust)
+	RandomWalk         int     // seeds whose error model allows a random walk (FlagRandomWalkModelled)
 	Flagged            int     // seeds whose fit carries a blocking flag
 }
 
@@ -53,16 +54,23 @@ func LoadRun(runDir string) ([]map[string]Series, error) {
 }
 
 // SeedSpread fits signal ("native_heap" or "rss") of model in every seed
-// with opt and returns the spread of the slopes against their SEs.
-func SeedSpread(run string, seeds []map[string]Series, model, signal string, opt stats.Options) (Spread, error) {
-	sp := Spread{Run: run, Model: model, Signal: signal}
+// with opt and returns the spread of the slopes against their SEs. With
+// total the failed closes are left out of the fit (Y ~ 1 + Lifecycles: the
+// total growth per lifecycle, which the verdict reads); otherwise the
+// per-lifecycle slope of Y ~ 1 + Lifecycles + FailedCloses.
+func SeedSpread(run string, seeds []map[string]Series, model, signal string, total bool, opt stats.Options) (Spread, error) {
+	sp := Spread{Run: run, Model: model, Signal: signal, Total: total}
 	var slopes, ses []float64
 	for _, s := range seeds {
 		ser, ok := s[model]
 		if !ok {
 			continue
 		}
-		f, err := stats.FitSignal(ser.Input(signal), opt)
+		in := ser.Input(signal)
+		if total {
+			in.FailedCloses = nil
+		}
+		f, err := stats.FitSignal(in, opt)
 		if err != nil {
 			return sp, err
 		}
@@ -72,7 +80,7 @@ func SeedSpread(run string, seeds []map[string]Series, model, signal string, opt
 		slopes = append(slopes, f.PerLifecycle.Value)
 		ses = append(ses, f.PerLifecycle.SE)
 		if f.HasFlag(stats.FlagRandomWalkModelled) {
-			sp.Differenced++
+			sp.RandomWalk++
 		}
 		for _, k := range []stats.Flag{stats.FlagTooFew, stats.FlagWarmupAtLimit, stats.FlagSlopeNotConstant, stats.FlagRandomWalk, stats.FlagStep} {
 			if f.HasFlag(k) {
