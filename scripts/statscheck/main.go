@@ -144,6 +144,9 @@ func spreads(glob string) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	if err := realVerdicts(dirs); err != nil {
+		return err
+	}
 	return realControlled(dirs)
 }
 
@@ -226,4 +229,48 @@ func controlled(reps int, seed uint64) {
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t\n", L, f2(frac(r.Detected, reps)), f2(frac(r.AAFalse, reps)), f2(r.Cover))
 	}
 	_ = w.Flush()
+}
+
+// realVerdicts tallies the verdicts of each model over the seeds of each run.
+func realVerdicts(dirs []string) error {
+	fmt.Println("\nVerdicts on real runs (total fits of native heap and RSS, default floors 1 KiB and 4 KiB per lifecycle): leak / no leak / inconclusive.")
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "run\tmodel\tlegacy (Decide)\trobust (DecideSignals)\t")
+	var settles []string
+	for _, d := range dirs {
+		seeds, err := simulate.LoadRun(d)
+		if err != nil {
+			return err
+		}
+		if len(seeds) == 0 {
+			continue
+		}
+		var models []string
+		for m := range seeds[0] {
+			models = append(models, m)
+		}
+		sort.Strings(models)
+		for _, m := range models {
+			a, err := simulate.RealVerdicts(seeds, m, simulate.Legacy())
+			if err != nil {
+				return err
+			}
+			b, err := simulate.RealVerdicts(seeds, m, simulate.Robust())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%s\t%s\t%d / %d / %d\t%d / %d / %d\t\n", filepath.Base(d), m, a.Leak, a.NoLeak, a.Inconclusive, b.Leak, b.NoLeak, b.Inconclusive)
+			if b.Settle != "" {
+				settles = append(settles, fmt.Sprintf("  %s %s: %s", filepath.Base(d), m, b.Settle))
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Println("An inconclusive robust verdict per model, with what would settle it:")
+	for _, s := range settles {
+		fmt.Println(s)
+	}
+	return nil
 }

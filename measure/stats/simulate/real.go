@@ -118,8 +118,9 @@ func SeedSpread(run string, seeds []map[string]Series, model, signal string, tot
 // RealControlled runs the controlled verdict on real native-heap series:
 // for every seed i, model = seed i's series of model with leak bytes per
 // lifecycle added (leak·Lifecycles), control = seed i+1's series (cyclic),
-// both cut to their first lifecycles lifecycles; and the A/A pair without
-// the added leak. Pairing different seeds keeps the seed-to-seed variation
+// both cut to their first lifecycles lifecycles and fitted on lifecycles
+// alone (the total growth per lifecycle); and the A/A pair without the
+// added leak. Pairing different seeds keeps the seed-to-seed variation
 // a real model-against-control comparison has; copt may carry the
 // between-run SD measured on the same seeds.
 func RealControlled(seeds []map[string]Series, model string, leak float64, lifecycles float64, opt stats.Options, copt stats.CompareOptions) (detected, aaFalse, pairs int, err error) {
@@ -141,7 +142,9 @@ func RealControlled(seeds []map[string]Series, model string, leak float64, lifec
 		for i := 0; i < n; i++ {
 			in.NativeHeap[i] = s.NativeHeap[i] + add*s.Lifecycles[i]
 		}
-		return in.Input("native_heap")
+		ni := in.Input("native_heap")
+		ni.FailedCloses = nil // the total growth per lifecycle
+		return ni
 	}
 	for i := range ss {
 		j := (i + 1) % len(ss)
@@ -166,4 +169,49 @@ func RealControlled(seeds []map[string]Series, model string, leak float64, lifec
 		pairs++
 	}
 	return detected, aaFalse, pairs, nil
+}
+
+// VerdictCounts is the tally of one model's verdicts over the seeds of a
+// run.
+type VerdictCounts struct {
+	Leak, NoLeak, Inconclusive int
+	// Settle is one seed's Settle sentence for an inconclusive verdict
+	// (the first), to show what the procedure asks for.
+	Settle string
+}
+
+// RealVerdicts decides every seed of model from its total (lifecycle-only)
+// native-heap and RSS fits, by p (Legacy: stats.Decide; Robust:
+// stats.DecideSignals).
+func RealVerdicts(seeds []map[string]Series, model string, p Procedure) (VerdictCounts, error) {
+	var vc VerdictCounts
+	for _, s := range seeds {
+		ser, ok := s[model]
+		if !ok {
+			continue
+		}
+		ni, ri := ser.Input("native_heap"), ser.Input("rss")
+		ni.FailedCloses, ri.FailedCloses = nil, nil
+		nf, err := stats.FitSignal(ni, p.Options)
+		if err != nil {
+			return vc, err
+		}
+		rf, err := stats.FitSignal(ri, p.Options)
+		if err != nil {
+			return vc, err
+		}
+		switch p.decide(nf, rf) {
+		case stats.VerdictLeak:
+			vc.Leak++
+		case stats.VerdictNoLeak:
+			vc.NoLeak++
+		default:
+			vc.Inconclusive++
+			if vc.Settle == "" && p.Decide == nil {
+				d := stats.DecideSignals(nf, rf, stats.DecideOptions{})
+				vc.Settle = d.Reason + " → " + d.Settle
+			}
+		}
+	}
+	return vc, nil
 }
