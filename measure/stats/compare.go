@@ -31,6 +31,20 @@ func welchDF(sa, da, sb, db float64) float64 {
 	return math.Max(1, (va+vb)*(va+vb)/den)
 }
 
+// effectiveDF is the degrees of freedom behind f's per-lifecycle standard
+// error as an effective sample size: for a Newey–West (Bartlett) standard
+// error (Fit.Bandwidth S > 0, IntervalCochraneOrcutt) the equivalent degrees
+// of freedom of the Bartlett lag window, 3·Used/S, when below the DF the
+// interval used (raw n − k); for RegressRobust (Bandwidth 0) its DF, the
+// residual df of the whitened regression.
+func effectiveDF(f Fit) float64 {
+	df := f.PerLifecycle.DF
+	if f.Bandwidth > 0 && f.Used > 0 {
+		df = math.Min(df, 3*float64(f.Used)/f.Bandwidth)
+	}
+	return math.Max(df, 1)
+}
+
 // CompareOptions configures CompareFits. A zero field means its default.
 type CompareOptions struct {
 	// Margin (≥ 0, units of Y per lifecycle) is the smallest difference
@@ -64,9 +78,9 @@ type Comparison struct {
 
 // CompareFits returns the difference a − b of the per-lifecycle slopes of
 // two independently measured runs, with standard error √(SEa² + SEb²),
-// Welch–Satterthwaite degrees of freedom from the fits' own (effective)
-// dfs, and a Student-t interval at opt.Confidence; and a decision against
-// opt.Margin:
+// Welch–Satterthwaite degrees of freedom from the fits' effective degrees of
+// freedom (effectiveDF: not raw n − k when the SE is a HAC one), and a
+// Student-t interval at opt.Confidence; and a decision against opt.Margin:
 //
 //   - VerdictLeak when Low > Margin (a grows faster than b by more than
 //     the margin: one-sided test at level (1−Confidence)/2);
@@ -84,7 +98,7 @@ func CompareFits(a, b Fit, opt CompareOptions) Comparison {
 		d.Reason = "no interval on the difference: a slope has no interval"
 		return d
 	}
-	sa, sb, da, db := ea.SE, eb.SE, ea.DF, eb.DF
+	sa, sb, da, db := ea.SE, eb.SE, effectiveDF(a), effectiveDF(b)
 	if tau := opt.BetweenRunSD; tau > 0 {
 		tdf := opt.BetweenRunDF
 		if tdf <= 0 {

@@ -119,6 +119,13 @@ func TestCompareFits(t *testing.T) {
 	wide := CompareFits(model, control, CompareOptions{BetweenRunSD: 200})
 	assert.Equal(t, VerdictInconclusive, wide.Verdict, wide.Reason)
 	assert.Greater(t, wide.Estimate.SE, d.Estimate.SE)
+	// A Newey–West SE counts with the Bartlett window's equivalent df,
+	// 3·Used/S, not raw n − k: a long bandwidth lowers the df.
+	hac := model
+	hac.Bandwidth, hac.Used = 30, 100
+	h := CompareFits(hac, control, CompareOptions{})
+	assert.Less(t, h.Estimate.DF, d.Estimate.DF)
+	assert.InDelta(t, welchDF(model.PerLifecycle.SE, 10, control.PerLifecycle.SE, 80), h.Estimate.DF, 1e-9)
 	// A blocking flag on either side: inconclusive.
 	fl := CompareFits(fitWith(200, 312, 50, FlagWarmupAtLimit), control, CompareOptions{})
 	assert.Equal(t, VerdictInconclusive, fl.Verdict, fl.Reason)
