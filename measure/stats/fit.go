@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Input is one signal of one model, in sample order. All non-nil slices
@@ -26,6 +29,10 @@ type Options struct {
 	Confidence        float64 // two-sided confidence level of intervals, in (0, 1); default 0.95
 	MinSamples        int     // minimum samples after warm-up for a confidence interval; default 20
 	MaxWarmupFraction float64 // the warm-up cut may remove at most this share of samples, below 1; default 0.5; negative: no cut
+	// Interval selects the interval method; the zero value is the original
+	// IntervalCochraneOrcutt, IntervalRobust the one measured to hold on
+	// autocorrelated and random-walk series (see RegressRobust).
+	Interval IntervalMethod
 }
 
 // DefaultOptions returns Options{Confidence: 0.95, MinSamples: 20, MaxWarmupFraction: 0.5}.
@@ -89,9 +96,12 @@ type Fit struct {
 	PerMillionRecords Estimate // from Y ~ 1 + Records, scaled to per 10⁶ records
 	R2                float64  // of the lifecycle regression (plain OLS) on the used samples
 	N, Used           int      // samples given, samples used after the warm-up cut
-	WarmupCut         int      // samples cut from the start
-	WarmupReason      string   // in words: how the cut was found, or "no warm-up detected"
-	Step              *StepInfo
+	// LifecyclesUsed is the span of Lifecycles over the used samples (last
+	// minus first): how much information the slope rests on.
+	LifecyclesUsed float64
+	WarmupCut      int    // samples cut from the start
+	WarmupReason   string // in words: how the cut was found, or "no warm-up detected"
+	Step           *StepInfo
 	// TheilSen is the robust slope of Y vs Lifecycles on the used samples
 	// (of Y − PerFailedClose·FailedCloses when failed closes were fitted),
 	// 0 if not computable.
@@ -104,10 +114,15 @@ type Fit struct {
 	// Confidence is the level of every interval in the Fit.
 	Confidence float64
 	// Lag1 is the lag-1 autocorrelation of the lifecycle regression's OLS
-	// residuals (the ρ used to prewhiten, see Regress); Bandwidth is the
-	// Newey–West bandwidth in samples.
+	// residuals (the ρ of the Cochrane–Orcutt step, see Regress; with
+	// IntervalRobust the φ̂ of RegressRobust); Bandwidth is the Newey–West
+	// bandwidth in samples (0 with IntervalRobust).
 	Lag1, Bandwidth float64
 	Warnings        []string
+	// Flags are the machine-readable kinds of the Warnings that undermine
+	// the per-lifecycle fit (DecideSignals makes a verdict inconclusive on
+	// them), one per kind, in the order raised.
+	Flags []Flag
 }
 
 // FitSignal estimates the per-lifecycle (and per-failed-close, per-record)
@@ -133,8 +148,10 @@ type Fit struct {
 //     autocorrelated noise), and kept only if the cut samples differ
 //     significantly (p < 0.001, see warmupSignificance) from the line
 //     through the rest; otherwise nothing is cut.
-//  3. On the used samples: Regress (AR(1) prewhitening + Newey–West HAC,
-//     Student-t intervals) of Y ~ 1 + Lifecycles + FailedCloses and of
+//  3. On the used samples: Regress (one-step Cochrane–Orcutt feasible GLS +
+//     Newey–West, Student-t intervals) or, with Options.Interval =
+//     IntervalRobust, RegressRobust (GLS under an AR(1) + random walk error
+//     model) of Y ~ 1 + Lifecycles + FailedCloses and of
 //     Y ~ 1 + Records; Theil–Sen of Y on Lifecycles; Mann–Kendall corrected
 //     for autocorrelation (MannKendallCorrected); and checks that become
 //     Warnings (too few samples, slope differing between the halves of the
@@ -178,6 +195,7 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 
 	f := Fit{N: n, Confidence: opt.Confidence, MannKendallP: 1}
 	warn := func(format string, args ...any) { f.Warnings = append(f.Warnings, fmt.Sprintf(format, args...)) }
+	flag := func(k Flag) { f.Flags = addFlag(f.Flags, k) }
 	qty := func(v float64) string { return formatQty(v, in.Unit) }
 	signed := func(v float64) string { return formatSignedQty(v, in.Unit) }
 
@@ -186,21 +204,27 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 	// stretch, is an initial allocation: warm-up, cut below, not a Step.
 	if st := detectStep(in.Y, in.Lifecycles); st != nil && st.Index >= n/4 {
 		f.Step = st
+		flag(FlagStep)
 		warn("a level shift of %s at sample %d of %d dominates the series: a one-time jump, not a per-lifecycle cost", signed(st.Size), st.Index, n)
 		f.WarmupReason = fmt.Sprintf("no warm-up cut: the level shift at sample %d would be mistaken for one", st.Index)
 	} else {
 		// 2. Warm-up.
 		f.WarmupCut, f.WarmupReason = detectWarmup(in.Y, in.Lifecycles, fails, opt.MaxWarmupFraction)
 		if maxCut := int(opt.MaxWarmupFraction * float64(n)); f.WarmupCut > 0 && f.WarmupCut+5 > maxCut {
+			flag(FlagWarmupAtLimit)
 			warn("the warm-up cut (%d of %d samples) reached its limit of %.0f%%: warm-up may not be over; run longer", f.WarmupCut, n, 100*opt.MaxWarmupFraction)
 		}
 	}
 	cut := f.WarmupCut
 	f.Used = n - cut
+	if f.Used > 0 {
+		f.LifecyclesUsed = in.Lifecycles[n-1] - in.Lifecycles[cut]
+	}
 	y, L, F, R := in.Y[cut:], in.Lifecycles[cut:], fails[cut:], recs[cut:]
 
 	enough := f.Used >= opt.MinSamples && f.Used >= 5
 	if !enough {
+		flag(FlagTooFew)
 		warn("need at least %d samples after warm-up for a confidence interval, have %d", max(opt.MinSamples, 5), f.Used)
 	}
 
@@ -213,11 +237,11 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 		if useF {
 			cols = append(cols, F)
 		}
-		reg, err := regressOrOLS(y, opt.Confidence, enough, cols...)
+		reg, err := regressOrOLS(y, opt, enough, cols...)
 		if err != nil && useF {
 			warn("FailedCloses is collinear with Lifecycles (%v): fitted Y ~ 1 + Lifecycles only", err)
 			useF = false
-			reg, err = regressOrOLS(y, opt.Confidence, enough, L)
+			reg, err = regressOrOLS(y, opt, enough, L)
 		}
 		if err != nil {
 			warn("lifecycle regression failed: %v", err)
@@ -228,7 +252,13 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 			}
 			f.R2 = reg.OLS.R2
 			f.Lag1, f.Bandwidth = reg.Rho, reg.Bandwidth
-			if enough && reg.Rho >= 0.9 {
+			if enough && opt.Interval == IntervalRobust && reg.RandomWalkPlausible {
+				flag(FlagRandomWalkModelled)
+				warn("the residuals may be a random walk (the error model allows for one; random-walk share of the innovations %.0f%%, φ̂ %.2f): the interval is honest but narrows only as lifecycles^−½; run longer to narrow it", 100*reg.RandomWalkShare, reg.Rho)
+			} else if enough && opt.Interval != IntervalRobust && reg.Rho >= 0.9 && residScale(reg.OLS.Resid) > 1e-9*yScale(y) {
+				// (Residuals at rounding level, e.g. a constant signal, have
+				// no autocorrelation to speak of.)
+				flag(FlagRandomWalk)
 				warn("residuals are nearly a random walk (lag-1 autocorrelation %.2f): intervals may be too narrow; run longer or sample less often", reg.Rho)
 			}
 		}
@@ -254,7 +284,7 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 		}
 	}
 	if varies(R) {
-		if reg, err := regressOrOLS(y, opt.Confidence, enough, R); err == nil {
+		if reg, err := regressOrOLS(y, opt, enough, R); err == nil {
 			f.PerMillionRecords = estimate(reg, 1, 1e6, enough)
 		} else {
 			warn("records regression failed: %v", err)
@@ -270,6 +300,7 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 			warn("the robust Theil–Sen slope %s/lifecycle lies outside the interval [%s, %s]: outliers or non-linear growth", signed(f.TheilSen), qty(pl.Low), qty(pl.High))
 		}
 		if msg := halvesDiffer(y, L, opt, in.Unit); msg != "" {
+			flag(FlagSlopeNotConstant)
 			warn("%s", msg)
 		}
 	}
@@ -278,10 +309,10 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 
 // regressOrOLS runs Regress, or with too few samples for an interval a
 // plain OLS fit wrapped as a Regression without intervals.
-func regressOrOLS(y []float64, conf float64, enough bool, cols ...[]float64) (Regression, error) {
+func regressOrOLS(y []float64, opt Options, enough bool, cols ...[]float64) (Regression, error) {
 	X := design(cols...)
 	if enough {
-		if r, err := Regress(X, y, conf); err == nil || errors.Is(err, ErrSingular) {
+		if r, err := regressBy(opt.Interval, X, y, opt.Confidence); err == nil || errors.Is(err, ErrSingular) {
 			return r, err
 		}
 	}
@@ -318,17 +349,32 @@ func halvesDiffer(y, L []float64, opt Options, unit string) string {
 	if h < max(opt.MinSamples, 10) || !varies(L[:h]) || !varies(L[h:]) {
 		return ""
 	}
-	a, err1 := Regress(design(L[:h]), y[:h], opt.Confidence)
-	b, err2 := Regress(design(L[h:]), y[h:], opt.Confidence)
+	a, err1 := regressBy(opt.Interval, design(L[:h]), y[:h], opt.Confidence)
+	b, err2 := regressBy(opt.Interval, design(L[h:]), y[h:], opt.Confidence)
 	if err1 != nil || err2 != nil {
 		return ""
 	}
 	d := a.Coef[1] - b.Coef[1]
 	se := math.Hypot(a.SE[1], b.SE[1])
-	if se == 0 || math.Abs(d) <= 3*se {
+	z := 3.0
+	if opt.Interval == IntervalRobust {
+		// The same 3-sd rule on the fixed-b scale: Student-t with the
+		// Welch–Satterthwaite df of the two halves, at the tail of 3 sd.
+		df := welchDF(a.SE[1], a.DF, b.SE[1], b.DF)
+		z = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(distuv.UnitNormal.CDF(3))
+	}
+	if se == 0 || math.Abs(d) <= z*se {
 		return ""
 	}
 	return fmt.Sprintf("the slope is not constant: %s/lifecycle [%s, %s] in the first half of the used samples, %s/lifecycle [%s, %s] in the second; warm-up may not be over, or growth is not linear",
 		formatSignedQty(a.Coef[1], unit), formatQty(a.Low[1], unit), formatQty(a.High[1], unit),
 		formatSignedQty(b.Coef[1], unit), formatQty(b.Low[1], unit), formatQty(b.High[1], unit))
+}
+
+// regressBy runs the regression of the chosen interval method.
+func regressBy(m IntervalMethod, X *mat.Dense, y []float64, conf float64) (Regression, error) {
+	if m == IntervalRobust {
+		return RegressRobust(X, y, conf)
+	}
+	return Regress(X, y, conf)
 }

@@ -20,8 +20,18 @@ type Regression struct {
 	// observations in the quasi-differenced regression minus columns.
 	DF float64
 	// Rho is the AR(1) coefficient of the OLS residuals, clipped to
-	// [−0.97, 0.97], used to quasi-difference the data.
+	// [−0.97, 0.97], used to quasi-difference the data (Regress); for
+	// RegressRobust the AR(1) coefficient φ̂ of the stationary error part.
 	Rho float64
+	// RandomWalkShare is RegressRobust's r̂: the share of the innovation
+	// variance that goes to a random-walk component of the errors (0 for
+	// Regress).
+	RandomWalkShare float64
+	// RandomWalkPlausible (RegressRobust only) says the errors' likelihood
+	// region contains a random walk, so the interval allows for one.
+	RandomWalkPlausible bool
+	// Method is the interval method that produced the fit.
+	Method IntervalMethod
 	// Bandwidth is the Newey–West (Bartlett) bandwidth in samples chosen by
 	// AndrewsBandwidth on the quasi-differenced regression.
 	Bandwidth float64
@@ -37,7 +47,9 @@ type Regression struct {
 // confidence intervals at level confidence (e.g. 0.95). X is n×k and must
 // contain an intercept column if one is wanted.
 //
-// Method ("AR(1) prewhitening + HAC"): an OLS fit gives residuals ûₜ and
+// Method (one-step Cochrane–Orcutt feasible GLS followed by Newey–West on
+// the transformed model; not Andrews–Monahan prewhitening, which keeps OLS
+// and recolours the HAC matrix): an OLS fit gives residuals ûₜ and
 // their lag-1 autocorrelation ρ̂; the regression is quasi-differenced
 // (Cochrane–Orcutt: yₜ − ρ̂yₜ₋₁ on xₜ − ρ̂xₜ₋₁, t = 2..n), refitted by OLS,
 // and the covariance of that fit is estimated with NeweyWest (Bartlett

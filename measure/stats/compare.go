@@ -1,0 +1,174 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// welchDF is the Welch–Satterthwaite degrees of freedom of a difference of
+// two independent estimates with standard errors sa, sb and degrees of
+// freedom da, db: (sa² + sb²)² / (sa⁴/da + sb⁴/db). The dfs are those of
+// the estimates' own intervals (for RegressRobust an effective sample
+// size: the fixed-b equivalent df, at most m − k), not raw n − k.
+// Infinite dfs contribute no term; the result is at least 1.
+func welchDF(sa, da, sb, db float64) float64 {
+	va, vb := sa*sa, sb*sb
+	if va+vb == 0 {
+		return math.Max(1, math.Min(da, db))
+	}
+	var den float64
+	if !math.IsInf(da, 1) && da > 0 {
+		den += va * va / da
+	}
+	if !math.IsInf(db, 1) && db > 0 {
+		den += vb * vb / db
+	}
+	if den == 0 {
+		return 1e6
+	}
+	return math.Max(1, (va+vb)*(va+vb)/den)
+}
+
+// effectiveDF is the degrees of freedom behind f's per-lifecycle standard
+// error as an effective sample size: for a Newey–West (Bartlett) standard
+// error (Fit.Bandwidth S > 0, IntervalCochraneOrcutt) the equivalent degrees
+// of freedom of the Bartlett lag window, 3·Used/S, when below the DF the
+// interval used (raw n − k); for RegressRobust (Bandwidth 0) its DF, the
+// residual df of the whitened regression.
+func effectiveDF(f Fit) float64 {
+	df := f.PerLifecycle.DF
+	if f.Bandwidth > 0 && f.Used > 0 {
+		df = math.Min(df, 3*float64(f.Used)/f.Bandwidth)
+	}
+	return math.Max(df, 1)
+}
+
+// CompareOptions configures CompareFits. A zero field means its default.
+type CompareOptions struct {
+	// Margin (≥ 0, units of Y per lifecycle) is the smallest difference
+	// that matters: "leak" needs the difference's lower bound above it,
+	// "no difference" needs the whole interval inside (−Margin, Margin).
+	// The default 0 makes "leak" a plain one-sided test of a > b, which
+	// finds a difference of any size given enough lifecycles (and "no
+	// difference" then never holds).
+	Margin float64
+	// Confidence is the two-sided level of the reported interval; each
+	// one-sided test runs at (1+Confidence)/2. Default 0.95.
+	Confidence float64
+	// BetweenRunSD (units of Y per lifecycle, ≥ 0) is the standard
+	// deviation of the true slope between independent runs of the same
+	// model (seed-to-seed variation a within-run interval cannot see),
+	// measured from replicate seeds. It is added in quadrature to each
+	// run's SE. BetweenRunDF is its degrees of freedom (seeds − 1; default
+	// 9, i.e. measured on 10 seeds).
+	BetweenRunSD float64
+	BetweenRunDF float64
+}
+
+// Comparison is a controlled verdict: model a against its control b
+// (a model that differs by one fix, a synthetic leak against the same
+// model without it, a candidate against a baseline).
+type Comparison struct {
+	Estimate Estimate // a − b, per lifecycle, with its interval
+	Verdict  VerdictKind
+	Reason   string // names the interval and the margin; never contradicts them
+}
+
+// CompareFits returns the difference a − b of the per-lifecycle slopes of
+// two independently measured runs, with standard error √(SEa² + SEb²),
+// Welch–Satterthwaite degrees of freedom from the fits' effective degrees of
+// freedom (effectiveDF: not raw n − k when the SE is a HAC one), and a
+// Student-t interval at opt.Confidence; and a decision against opt.Margin:
+//
+//   - VerdictLeak when Low > Margin (a grows faster than b by more than
+//     the margin: one-sided test at level (1−Confidence)/2);
+//   - VerdictNoLeak when −Margin < Low and High < Margin (two one-sided
+//     tests: equivalence within the margin); never with Margin 0;
+//   - VerdictInconclusive otherwise, or when either estimate is !Valid or
+//     either fit carries a blocking flag (see DecideSignals).
+func CompareFits(a, b Fit, opt CompareOptions) Comparison {
+	if opt.Confidence == 0 {
+		opt.Confidence = 0.95
+	}
+	ea, eb := a.PerLifecycle, b.PerLifecycle
+	d := Comparison{Estimate: Estimate{Value: ea.Value - eb.Value}}
+	if !ea.Valid || !eb.Valid || ea.DF <= 0 || eb.DF <= 0 {
+		d.Reason = "no interval on the difference: a slope has no interval"
+		return d
+	}
+	sa, sb, da, db := ea.SE, eb.SE, effectiveDF(a), effectiveDF(b)
+	if tau := opt.BetweenRunSD; tau > 0 {
+		tdf := opt.BetweenRunDF
+		if tdf <= 0 {
+			tdf = 9
+		}
+		// Each slope's variance gains τ²; its df by Welch–Satterthwaite.
+		grow := func(se, df float64) (float64, float64) {
+			v := se*se + tau*tau
+			return math.Sqrt(v), welchDF(se, df, tau, tdf) // (se²+τ²)² / (se⁴/df + τ⁴/tdf)
+		}
+		sa, da = grow(sa, da)
+		sb, db = grow(sb, db)
+	}
+	se := math.Hypot(sa, sb)
+	df := welchDF(sa, da, sb, db)
+	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.5 + opt.Confidence/2)
+	v := d.Estimate.Value
+	d.Estimate = Estimate{Value: v, Low: v - tq*se, High: v + tq*se, SE: se, DF: df, Valid: true}
+	desc := fmt.Sprintf("difference %s/lifecycle [%s, %s] (%s%%)", formatSigned(v), formatBytes(d.Estimate.Low), formatBytes(d.Estimate.High), pct(opt.Confidence))
+	if fl := blocking(a, "model"); fl != "" {
+		d.Reason = "inconclusive: " + fl + "; " + desc
+		return d
+	}
+	if fl := blocking(b, "control"); fl != "" {
+		d.Reason = "inconclusive: " + fl + "; " + desc
+		return d
+	}
+	m := opt.Margin
+	switch {
+	case d.Estimate.Low > m:
+		d.Verdict = VerdictLeak
+		d.Reason = fmt.Sprintf("leak against the control: %s lies above %s/lifecycle", desc, formatBytes(m))
+	case m > 0 && d.Estimate.Low > -m && d.Estimate.High < m:
+		d.Verdict = VerdictNoLeak
+		d.Reason = fmt.Sprintf("no difference from the control: %s lies within ±%s/lifecycle", desc, formatBytes(m))
+	default:
+		d.Reason = fmt.Sprintf("inconclusive against the control: %s includes %s/lifecycle", desc, formatBytes(m))
+	}
+	return d
+}
+
+// Interaction returns the interaction term of a 2×2 attribution,
+// (a11 − a10) − (a01 − a00): e.g. with aᵢⱼ the slope of the model with fix i
+// and fix j applied, how far the two fixes' effects fail to add up. The four
+// estimates come from independent runs; its standard error is the root sum
+// of their squared SEs, its df Welch–Satterthwaite over the four
+// (Σvᵢ)² / Σ(vᵢ²/dfᵢ), and its interval Student-t at confidence. It is
+// !Valid when any estimate is.
+func Interaction(a11, a10, a01, a00 Estimate, confidence float64) Estimate {
+	v := (a11.Value - a10.Value) - (a01.Value - a00.Value)
+	es := []Estimate{a11, a10, a01, a00}
+	var sv, den float64
+	for _, e := range es {
+		if !e.Valid || e.DF <= 0 {
+			return Estimate{Value: v}
+		}
+		vi := e.SE * e.SE
+		sv += vi
+		if !math.IsInf(e.DF, 1) {
+			den += vi * vi / e.DF
+		}
+	}
+	if !(confidence > 0 && confidence < 1) {
+		confidence = 0.95
+	}
+	df := 1e6
+	if den > 0 {
+		df = math.Max(1, sv*sv/den)
+	}
+	se := math.Sqrt(sv)
+	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.5 + confidence/2)
+	return Estimate{Value: v, Low: v - tq*se, High: v + tq*se, SE: se, DF: df, Valid: true}
+}

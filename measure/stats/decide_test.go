@@ -1,0 +1,191 @@
+package stats
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// fitWith returns a Fit whose per-lifecycle 95% interval is [lo, hi] with
+// df degrees of freedom, over span lifecycles.
+func fitWith(lo, hi, df float64, flags ...Flag) Fit {
+	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.975)
+	v := (lo + hi) / 2
+	se := (hi - lo) / 2 / tq
+	return Fit{PerLifecycle: Estimate{Value: v, Low: lo, High: hi, SE: se, DF: df, Valid: true},
+		N: 500, Used: 450, LifecyclesUsed: 900, Confidence: 0.95, Flags: flags}
+}
+
+func TestDecideSignals(t *testing.T) {
+	tests := []struct {
+		name        string
+		native, rss Fit
+		want        VerdictKind
+		reason      string // substring of Reason
+		settle      string // substring of Settle
+	}{
+		// Positive control: the leaky model.
+		{"leak", fitWith(10000, 12000, 200), fitWith(14000, 18000, 200), VerdictLeak, "lies above its floor", ""},
+		// Negative control: both below their floors.
+		{"no leak", fitWith(-300, 500, 200), fitWith(-2000, 3000, 200), VerdictNoLeak, "below its floor 4.00 KiB", ""},
+		// The example (fixed model, seed 2): RSS +67.1 KiB [35.2, 99.0]
+		// lies wholly above its floor: never "no leak".
+		{"RSS above its floor", fitWith(-300, 500, 200), fitWith(35.2*1024, 99*1024, 200), VerdictInconclusive, "lies above its floor 4.00 KiB", "levels off"},
+		// RSS rising only as a point estimate: not a leak.
+		{"RSS not significant", fitWith(10000, 12000, 200), fitWith(-1000, 9000, 200), VerdictInconclusive, "does not rise significantly", "more lifecycles"},
+		// An interval straddling the floor: inconclusive, with how long to run.
+		{"straddles", fitWith(700, 1500, 200), fitWith(-2000, 3000, 200), VerdictInconclusive, "includes its floor", "more lifecycles"},
+		// RSS straddling its floor while native is below: not "no leak".
+		{"RSS straddles", fitWith(-300, 500, 200), fitWith(2000, 6000, 200), VerdictInconclusive, "includes its floor 4.00 KiB", "more lifecycles"},
+		// Warnings that undermine the fit make a clear-looking verdict inconclusive.
+		{"warm-up at limit", fitWith(10000, 12000, 200, FlagWarmupAtLimit), fitWith(14000, 18000, 200), VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
+		{"slope not constant", fitWith(-300, 500, 200), fitWith(-2000, 3000, 200, FlagSlopeNotConstant), VerdictInconclusive, "slope is not constant", "levels off"},
+		{"random walk unmodelled", fitWith(-300, 500, 200, FlagRandomWalk), fitWith(-2000, 3000, 200), VerdictInconclusive, "random walk", "IntervalRobust"},
+		{"too few", fitWith(-300, 500, 200, FlagTooFew), fitWith(-2000, 3000, 200), VerdictInconclusive, "too few samples", "more lifecycles"},
+		{"level shift", fitWith(-300, 500, 200, FlagStep), fitWith(-2000, 3000, 200), VerdictInconclusive, "level shift", "repeat"},
+		// A modelled random walk is not a reason to withhold a verdict.
+		{"random walk modelled", fitWith(-300, 500, 200), fitWith(-2000, 3000, 200, FlagRandomWalkModelled), VerdictNoLeak, "no leak", ""},
+		{"invalid", Fit{N: 10, Used: 10}, fitWith(-2000, 3000, 200), VerdictInconclusive, "no per-lifecycle interval", "run longer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := DecideSignals(tt.native, tt.rss, DecideOptions{})
+			assert.Equal(t, tt.want, d.Verdict, d.Reason)
+			assert.Equal(t, tt.want.Leak() == nil, d.Verdict == VerdictInconclusive)
+			assert.Contains(t, d.Reason, tt.reason)
+			if tt.settle == "" {
+				assert.Empty(t, d.Settle)
+			} else {
+				assert.Contains(t, d.Settle, tt.settle)
+			}
+			t.Log(d.Reason, "|", d.Settle)
+		})
+	}
+}
+
+// TestDecideSignalsConsistent: over a grid of intervals, the Reason never
+// says "above"/"below" a floor unless the quoted interval is.
+func TestDecideSignalsConsistent(t *testing.T) {
+	vals := []float64{-5000, -500, 0, 500, 900, 1100, 2000, 3000, 3900, 4300, 6000, 20000}
+	for _, nlo := range vals {
+		for _, nw := range []float64{100, 1000, 5000} {
+			for _, rlo := range vals {
+				for _, rw := range []float64{100, 1000, 10000} {
+					nf, rf := fitWith(nlo, nlo+nw, 100), fitWith(rlo, rlo+rw, 100)
+					d := DecideSignals(nf, rf, DecideOptions{})
+					switch d.Verdict {
+					case VerdictLeak:
+						require.Greater(t, d.Native.Low, 1024.0, d.Reason)
+						require.Greater(t, d.RSS.Low, 0.0, d.Reason)
+					case VerdictNoLeak:
+						require.Less(t, d.Native.High, 1024.0, d.Reason)
+						require.Less(t, d.RSS.High, 4096.0, d.Reason)
+					default:
+						require.NotEmpty(t, d.Settle, d.Reason)
+					}
+					if strings.Contains(d.Reason, "native heap") && strings.Contains(d.Reason, "lies above its floor 1.00 KiB") {
+						require.Greater(t, d.Native.Low, 1024.0, d.Reason)
+					}
+					if strings.Contains(d.Reason, "lies below its floor 1.00 KiB") {
+						require.Less(t, d.Native.High, 1024.0, d.Reason)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestCompareFits(t *testing.T) {
+	model, control := fitWith(200, 312, 50), fitWith(-40, 40, 80)
+	d := CompareFits(model, control, CompareOptions{})
+	assert.Equal(t, VerdictLeak, d.Verdict, d.Reason)
+	assert.Greater(t, d.Estimate.Low, 0.0)
+	// Welch–Satterthwaite df from the fits' own dfs: between min and sum.
+	assert.Greater(t, d.Estimate.DF, 50.0)
+	assert.Less(t, d.Estimate.DF, 130.0)
+	assert.InDelta(t, math.Hypot(model.PerLifecycle.SE, control.PerLifecycle.SE), d.Estimate.SE, 1e-9)
+	// A/A: no call.
+	aa := CompareFits(fitWith(-30, 50, 50), fitWith(-40, 40, 80), CompareOptions{})
+	assert.Equal(t, VerdictInconclusive, aa.Verdict, aa.Reason)
+	assert.Contains(t, aa.Reason, "includes 0 B/lifecycle")
+	// Equivalence within a margin.
+	eq := CompareFits(fitWith(-30, 50, 50), fitWith(-40, 40, 80), CompareOptions{Margin: 200})
+	assert.Equal(t, VerdictNoLeak, eq.Verdict, eq.Reason)
+	// Between-run variation widens the interval: the same leak, no call.
+	wide := CompareFits(model, control, CompareOptions{BetweenRunSD: 200})
+	assert.Equal(t, VerdictInconclusive, wide.Verdict, wide.Reason)
+	assert.Greater(t, wide.Estimate.SE, d.Estimate.SE)
+	// A Newey–West SE counts with the Bartlett window's equivalent df,
+	// 3·Used/S, not raw n − k: a long bandwidth lowers the df.
+	hac := model
+	hac.Bandwidth, hac.Used = 30, 100
+	h := CompareFits(hac, control, CompareOptions{})
+	assert.Less(t, h.Estimate.DF, d.Estimate.DF)
+	assert.InDelta(t, welchDF(model.PerLifecycle.SE, 10, control.PerLifecycle.SE, 80), h.Estimate.DF, 1e-9)
+	// A blocking flag on either side: inconclusive.
+	fl := CompareFits(fitWith(200, 312, 50, FlagWarmupAtLimit), control, CompareOptions{})
+	assert.Equal(t, VerdictInconclusive, fl.Verdict, fl.Reason)
+	// No interval: !Valid.
+	assert.False(t, CompareFits(Fit{}, control, CompareOptions{}).Estimate.Valid)
+}
+
+func TestInteraction(t *testing.T) {
+	e := func(v, se, df float64) Estimate {
+		return Estimate{Value: v, SE: se, DF: df, Low: v - 2*se, High: v + 2*se, Valid: true}
+	}
+	got := Interaction(e(100, 3, 50), e(60, 4, 50), e(50, 3, 50), e(20, 4, 50), 0.95)
+	require.True(t, got.Valid)
+	assert.InDelta(t, 10.0, got.Value, 1e-12)
+	assert.InDelta(t, math.Sqrt(9+16+9+16), got.SE, 1e-12)
+	assert.InDelta(t, 50.0*50*50/(2*81+2*256)*1, got.DF, 1e-9) // (Σv)²/Σ(v²/df)
+	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: got.DF}.Quantile(0.975)
+	assert.InDelta(t, 10-tq*got.SE, got.Low, 1e-9)
+	assert.False(t, Interaction(e(1, 1, 1), Estimate{}, e(1, 1, 1), e(1, 1, 1), 0.95).Valid)
+}
+
+func TestStopRule(t *testing.T) {
+	r := StopRule{PlannedLifecycles: 1000}
+	assert.InDelta(t, 0.05, r.Spend(1), 1e-12)
+	assert.InDelta(t, 0.05, r.Spend(2), 1e-12)
+	assert.Equal(t, 0.0, r.Spend(0))
+	prev := 0.0
+	for _, tt := range []float64{0.05, 0.1, 0.2, 0.4, 0.8, 1} {
+		s := r.Spend(tt)
+		assert.Greater(t, s, prev)
+		prev = s
+	}
+	assert.Less(t, r.Spend(0.1), 1e-6, "O'Brien–Fleming spends almost nothing early")
+
+	// No look while a fit is flagged or too short: nothing spent.
+	var st StopState
+	d, stop := r.Look(&st, 100, fitWith(10000, 12000, 200, FlagWarmupAtLimit), fitWith(14000, 18000, 200), DecideOptions{})
+	assert.False(t, stop)
+	assert.Equal(t, VerdictInconclusive, d.Verdict)
+	assert.Contains(t, d.Reason, "no look")
+	assert.Equal(t, 0.0, st.Spent)
+	short := fitWith(10000, 12000, 200)
+	short.Used = 30
+	_, stop = r.Look(&st, 100, short, fitWith(14000, 18000, 200), DecideOptions{})
+	assert.False(t, stop)
+	assert.Equal(t, 0, st.Looks)
+
+	// A clear leak at half the horizon stops, with the look's wider level.
+	d, stop = r.Look(&st, 500, fitWith(10000, 12000, 200), fitWith(14000, 18000, 200), DecideOptions{})
+	assert.True(t, stop)
+	assert.Equal(t, VerdictLeak, d.Verdict, d.Reason)
+	assert.Greater(t, d.Confidence, 0.99)
+	assert.Contains(t, d.Reason, "biased away from the floor")
+	assert.True(t, d.EarlyStop)
+	assert.Equal(t, 1, d.Look)
+	assert.InDelta(t, r.Spend(0.5), st.Spent, 1e-12)
+
+	// At the horizon an inconclusive verdict stops too.
+	st = StopState{}
+	d, stop = r.Look(&st, 1000, fitWith(700, 1500, 200), fitWith(-2000, 3000, 200), DecideOptions{})
+	assert.True(t, stop)
+	assert.Equal(t, VerdictInconclusive, d.Verdict)
+}

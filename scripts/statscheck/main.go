@@ -1,0 +1,276 @@
+// Command statscheck runs the seeded simulation suite of measure/stats
+// (measure/stats/simulate) and prints, per case, the coverage of the 95%
+// per-lifecycle intervals and the false-call rate of the verdict, for the
+// original procedure (legacy) and the one of issue 11 (robust); then the
+// early-stopping rule through the whole procedure, the controlled verdict,
+// and, with -real, the across-seed spread of slopes on real runs.
+//
+//	go run ./scripts/statscheck            # full suite
+//	go run ./scripts/statscheck -quick     # fewer repetitions
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/measure/stats/simulate"
+)
+
+func main() {
+	quick := flag.Bool("quick", false, "fewer repetitions and sizes")
+	reps := flag.Int("reps", 0, "repetitions per case (default 400, -quick 100)")
+	seed := flag.Uint64("seed", 11, "seed of every simulation")
+	real := flag.String("real", "", "glob of reliability run directories (each with seed-*/samples.csv) for the across-seed spread")
+	sim := flag.Bool("sim", true, "run the simulation suite (-sim=false with -real: real runs only)")
+	flag.Parse()
+	if err := run(*quick, *sim, *reps, *seed, *real); err != nil {
+		fmt.Fprintln(os.Stderr, "statscheck:", err)
+		os.Exit(1)
+	}
+}
+
+func run(quick, sim bool, reps int, seed uint64, real string) error {
+	ns := []int{40, 100, 300, 700}
+	if reps == 0 {
+		reps = 400
+		if quick {
+			reps = 100
+		}
+	}
+	start := time.Now()
+	if !sim {
+		if real == "" {
+			return fmt.Errorf("-sim=false needs -real")
+		}
+		return spreads(real)
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Printf("Per-case coverage of the 95%% per-lifecycle interval and verdict rates, %d seeded runs each (seed %d).\n", reps, seed)
+	fmt.Println("false = verdicts that are wrong for the case (leak on a benign series; no leak on a leak; either at a floor).")
+	fmt.Fprintln(w, "case\tlegacy cov nat\tcov RSS\tfalse\t|\trobust cov nat\tcov RSS\tleak\tno leak\tinconcl\tfalse\t")
+	minCov, maxCov, maxFalse := 1.0, 0.0, 0.0
+	var minCase, maxCase, falseCase string
+	for _, c := range simulate.Suite(ns) {
+		a := simulate.Run(c, simulate.Legacy(), reps, seed)
+		b := simulate.Run(c, simulate.Robust(), reps, seed)
+		for _, v := range []float64{b.CoverNative, b.CoverRSS} {
+			if c.WarmupBiased || math.IsNaN(v) {
+				continue
+			}
+			if v < minCov {
+				minCov, minCase = v, c.Name
+			}
+			if v > maxCov {
+				maxCov, maxCase = v, c.Name
+			}
+		}
+		if b.FalseRate > maxFalse || falseCase == "" {
+			maxFalse, falseCase = b.FalseRate, c.Name
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t|\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name,
+			f2(a.CoverNative), f2(a.CoverRSS), f2(a.FalseRate),
+			f2(b.CoverNative), f2(b.CoverRSS), f2(frac(b.Leak, reps)), f2(frac(b.NoLeak, reps)), f2(frac(b.Undecided, reps)), f2(b.FalseRate))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Printf("robust: coverage %.2f (%s) to %.2f (%s) outside warm-up cases (goal 0.90–0.98); largest false-call rate %.2f (%s) (goal ≤ 0.05)\n",
+		minCov, minCase, maxCov, maxCase, maxFalse, falseCase)
+	sequential(reps, seed)
+	controlled(reps, seed)
+	if real != "" {
+		if err := spreads(real); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("\nstatscheck took %s\n", time.Since(start).Round(time.Second))
+	return nil
+}
+
+func spreads(glob string) error {
+	dirs, err := filepath.Glob(glob)
+	if err != nil {
+		return err
+	}
+	sort.Strings(dirs)
+	fmt.Println("\nAcross-seed spread of the per-lifecycle slope on real runs: SD of the seeds' slopes / median reported SE (goal ≤ 1.5).")
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Println("fit: total = Y ~ 1 + lifecycles (the growth per lifecycle the verdict reads); +failed closes = the lifecycle slope of Y ~ 1 + lifecycles + failed closes.")
+	fmt.Println("rw = seeds whose error model allows a random walk (FlagRandomWalkModelled); flagged = seeds with a blocking flag.")
+	fmt.Fprintln(w, "run\tmodel\tsignal\tfit\tseeds\tmean slope\tSD\t|\tlegacy SE\tratio\t|\trobust SE\tratio\trw\tflagged\t")
+	for _, d := range dirs {
+		seeds, err := simulate.LoadRun(d)
+		if err != nil {
+			return err
+		}
+		if len(seeds) == 0 {
+			continue
+		}
+		var models []string
+		for m := range seeds[0] {
+			models = append(models, m)
+		}
+		sort.Strings(models)
+		for _, m := range models {
+			for _, sig := range []string{"native_heap", "rss"} {
+				for _, total := range []bool{true, false} {
+					lo := stats.DefaultOptions()
+					ro := lo
+					ro.Interval = stats.IntervalRobust
+					a, err := simulate.SeedSpread(filepath.Base(d), seeds, m, sig, total, lo)
+					if err != nil {
+						return err
+					}
+					b, err := simulate.SeedSpread(filepath.Base(d), seeds, m, sig, total, ro)
+					if err != nil {
+						return err
+					}
+					fit := "total"
+					if !total {
+						fit = "+failed closes"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%.0f\t%.0f\t|\t%.0f\t%.2f\t|\t%.0f\t%.2f\t%d\t%d\t\n", b.Run, m, sig, fit, b.Seeds, b.MeanSlope, b.SD, a.MedianSE, a.Ratio, b.MedianSE, b.Ratio, b.RandomWalk, b.Flagged)
+				}
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := realVerdicts(dirs); err != nil {
+		return err
+	}
+	return realControlled(dirs)
+}
+
+// realControlled injects a 256 B/lifecycle leak into real fixed-model
+// native-heap series and judges it against another seed's series.
+func realControlled(dirs []string) error {
+	const leak = 256
+	fmt.Printf("\nControlled verdict on real native-heap series: seed i's fixed model + %d B/lifecycle against seed i+1's fixed model (cyclic), and the A/A pair without it.\n", leak)
+	fmt.Println("τ = between-seed SD of the slope beyond the reported SEs, √(SD² − median SE²), from the same seeds (CompareOptions.BetweenRunSD).")
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "run\tlifecycles\tpairs\t|\tτ = 0: detected\tA/A false\t|\tτ\tdetected\tA/A false\t")
+	opt := stats.DefaultOptions()
+	opt.Interval = stats.IntervalRobust
+	for _, d := range dirs {
+		seeds, err := simulate.LoadRun(d)
+		if err != nil {
+			return err
+		}
+		if len(seeds) < 2 {
+			continue
+		}
+		if _, ok := seeds[0]["fixed"]; !ok {
+			continue
+		}
+		sp, err := simulate.SeedSpread(filepath.Base(d), seeds, "fixed", "native_heap", true, opt)
+		if err != nil {
+			return err
+		}
+		tau := math.Sqrt(math.Max(0, sp.SD*sp.SD-sp.MedianSE*sp.MedianSE))
+		maxL := seeds[0]["fixed"].Lifecycles[len(seeds[0]["fixed"].Lifecycles)-1]
+		for _, L := range []float64{250, 500, 1000, 1500} {
+			if L > maxL {
+				continue
+			}
+			d0, a0, n, err := simulate.RealControlled(seeds, "fixed", leak, L, opt, stats.CompareOptions{})
+			if err != nil {
+				return err
+			}
+			d1, a1, _, err := simulate.RealControlled(seeds, "fixed", leak, L, opt, stats.CompareOptions{BetweenRunSD: tau, BetweenRunDF: float64(len(seeds) - 1)})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%s\t%.0f\t%d\t|\t%d/%d\t%d/%d\t|\t%.0f\t%d/%d\t%d/%d\t\n", filepath.Base(d), L, n, d0, n, a0, n, tau, d1, n, a1, n)
+		}
+	}
+	return w.Flush()
+}
+
+func frac(a, b int) float64 { return float64(a) / float64(b) }
+
+func f2(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func sequential(reps int, seed uint64) {
+	fmt.Printf("\nEarly verdicts through the whole procedure (robust fits, looks at %v samples, 2 lifecycles/sample),\n", simulate.Looks)
+	fmt.Println("stopping rule: Lan–DeMets O'Brien–Fleming-type error spending, familywise α = 0.05, no look before 60 samples after the warm-up cut or while a fit is flagged.")
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "case\tleak\tno leak\tinconcl\tfamilywise false\tcover at stop\tmedian stop (samples)\t")
+	last := simulate.Looks[len(simulate.Looks)-1]
+	rule := stats.StopRule{PlannedLifecycles: 2 * float64(last-1)}
+	for _, c := range simulate.SequentialSuite() {
+		r := simulate.RunSequential(c, simulate.Robust(), rule, simulate.Looks, reps, seed)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Case, f2(frac(r.Leak, reps)), f2(frac(r.NoLeak, reps)), f2(frac(r.Undecided, reps)), f2(r.FalseRate), f2(r.CoverAtStop), r.MedianStop)
+	}
+	_ = w.Flush()
+}
+
+func controlled(reps int, seed uint64) {
+	const leak = 256
+	fmt.Printf("\nControlled verdict (stats.CompareFits, margin 0): a %d B/lifecycle leak against its control, and A/A pairs;\n", leak)
+	fmt.Printf("native-heap noise of the real runs (AR(1) φ=%.2f, innovations %.0f KB/sample, 1 lifecycle/sample), %d pairs per length.\n", simulate.NativePhi, simulate.NativeSD/1e3, reps)
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "lifecycles\tdetected\tA/A false leak\tcoverage of the difference\t")
+	for _, L := range []int{100, 200, 300, 500, 1000} {
+		r := simulate.RunControlled(leak, L, reps, seed)
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t\n", L, f2(frac(r.Detected, reps)), f2(frac(r.AAFalse, reps)), f2(r.Cover))
+	}
+	_ = w.Flush()
+}
+
+// realVerdicts tallies the verdicts of each model over the seeds of each run.
+func realVerdicts(dirs []string) error {
+	fmt.Println("\nVerdicts on real runs (total fits of native heap and RSS, default floors 1 KiB and 4 KiB per lifecycle): leak / no leak / inconclusive.")
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "run\tmodel\tlegacy (Decide)\trobust (DecideSignals)\t")
+	var settles []string
+	for _, d := range dirs {
+		seeds, err := simulate.LoadRun(d)
+		if err != nil {
+			return err
+		}
+		if len(seeds) == 0 {
+			continue
+		}
+		var models []string
+		for m := range seeds[0] {
+			models = append(models, m)
+		}
+		sort.Strings(models)
+		for _, m := range models {
+			a, err := simulate.RealVerdicts(seeds, m, simulate.Legacy())
+			if err != nil {
+				return err
+			}
+			b, err := simulate.RealVerdicts(seeds, m, simulate.Robust())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%s\t%s\t%d / %d / %d\t%d / %d / %d\t\n", filepath.Base(d), m, a.Leak, a.NoLeak, a.Inconclusive, b.Leak, b.NoLeak, b.Inconclusive)
+			if b.Settle != "" {
+				settles = append(settles, fmt.Sprintf("  %s %s: %s", filepath.Base(d), m, b.Settle))
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Println("An inconclusive robust verdict per model, with what would settle it:")
+	for _, s := range settles {
+		fmt.Println(s)
+	}
+	return nil
+}
