@@ -24,7 +24,11 @@ type Frame struct {
 // Symbolizer resolves runtime addresses of one process to functions through the mappings of its dump and the ELF
 // symbol tables (.symtab, then .dynsym) of the mapped files. It caches each file's table; it is safe for concurrent
 // use. Files are read from the paths of the mappings, so symbolize on the machine (and with the binaries) the
-// process ran with.
+// process ran with, before a temporary binary is removed.
+//
+// A binary linked without its symbol table (go build -ldflags=-s, and every binary go test builds) symbolizes only
+// its exported dynamic symbols; Go's linker keeps no local symbols of cgo's C objects, so a static C function never
+// symbolizes (its address falls outside every sized symbol and is reported unsymbolized, not misattributed).
 type Symbolizer struct {
 	mu    sync.Mutex
 	files map[string]*symFile
