@@ -26,7 +26,10 @@ const (
 // (zero unless jemalloc ran with prof_accum:true).
 //
 // The stacks are symbolized with sym against later's mappings; non-innermost addresses are return addresses and are
-// moved back by one byte onto their call instruction first (as jeprof and pprof do). Every Location carries its
+// moved back by one byte onto their call instruction first (as jeprof and pprof do). The innermost frames that are
+// the allocator itself (the rule of AllocatingFrame: jemalloc, malloc and friends, operator new) are dropped, so that
+// a sample's first location is its allocating function and pprof's flat column agrees with Attribute. The profile's
+// mappings are the file-backed executable mappings of later in their /proc order, so the first is the main binary. Every Location carries its
 // Function (Mapping.HasFunctions is set), so pprof does not look for the binaries again. The error reports dumps of
 // different sampling intervals or of different processes (mappings differ); a file whose symbols cannot be read leaves
 // its addresses unsymbolized and is listed in the profile's comments.
@@ -81,6 +84,10 @@ func Growth(earlier, later *Dump, sym *Symbolizer) (*profile.Profile, error) {
 				addr--
 			}
 			s.Location = append(s.Location, b.location(addr))
+		}
+		// Drop the allocator's own frames, so that pprof's flat column names the allocating function.
+		for len(s.Location) > 1 && isAllocator(s.Location[0]) {
+			s.Location = s.Location[1:]
 		}
 		p.Sample = append(p.Sample, s)
 	}
@@ -151,13 +158,19 @@ func newBuilder(d *Dump, sym *Symbolizer) *builder {
 			fmt.Sprintf("sampling interval %d bytes", d.SamplePeriod),
 		},
 	}
-	return &builder{
+	b := &builder{
 		p: p, d: d, sym: sym,
 		locs:     map[uint64]*profile.Location{},
 		funcs:    map[[2]string]*profile.Function{},
 		mappings: map[*Mapping]*profile.Mapping{},
 		errs:     map[string]error{},
 	}
+	for i := range d.Mappings {
+		if m := &d.Mappings[i]; strings.Contains(m.Perms, "x") && strings.HasPrefix(m.Path, "/") {
+			b.mapping(m)
+		}
+	}
+	return b
 }
 
 func (b *builder) location(addr uint64) *profile.Location {

@@ -39,14 +39,18 @@ func TestGrowthFixture(t *testing.T) {
 	wantLeak := 1902154*k(3715, 1902154) - 310284*k(606, 310284)
 	var leak *profile.Sample
 	for _, s := range p.Sample {
-		if s.Location[4].Address == 0x6bf669-1 { // testalloc_synthetic_leak's return address, moved onto the call
+		// The allocator's frames (the four in libjemalloc) are dropped: the first location is the allocating
+		// function, testalloc_synthetic_leak, at its return address moved back onto the call.
+		if s.Location[0].Address == 0x6bf669-1 {
 			leak = s
 		}
 	}
 	require.NotNil(t, leak)
 	assert.InDelta(t, wantLeak, float64(sampleValue(t, p, leak, SampleInuseSpace)), 1)
 	assert.Equal(t, int64(0x6bf669), int64(end.Records[0].Stack[4]), "fixture stack")
-	assert.Equal(t, uint64(0x7ffb080a2630), leak.Location[0].Address, "the innermost address is not a return address")
+	require.Len(t, leak.Location, 3)
+	assert.Equal(t, []uint64{0x6bf668, 0x6bf706, 0x492203}, []uint64{leak.Location[0].Address, leak.Location[1].Address, leak.Location[2].Address})
+	assert.Equal(t, "/tmp/go-build3341853535/b001/measure.test", p.Mapping[0].File, "the main binary's mapping comes first")
 	// The known answer: 100000 iterations × 512 bytes.
 	assert.InEpsilon(t, 100000*512.0, wantLeak, 0.10)
 	// The churn stack allocated ≈ 100000 × (4096 + 48) bytes between the dumps and holds none of them.
@@ -86,4 +90,21 @@ func TestGrowthRejectsDumpsOfDifferentRuns(t *testing.T) {
 	}
 	_, err = Growth(&other, end, NewSymbolizer())
 	assert.ErrorContains(t, err, "not of one process")
+}
+
+func TestGrowthCallerAddresses(t *testing.T) {
+	ms := []Mapping{{Start: 0x400000, Limit: 0x500000, Perms: "r-xp", Path: "/nonexistent/bin"}}
+	earlier := &Dump{SamplePeriod: 1, Mappings: ms}
+	later := &Dump{SamplePeriod: 1, Mappings: ms, Records: []Record{
+		{Stack: []uint64{0x401000, 0x401100}, Counts: Counts{InuseObjects: 1, InuseBytes: 1 << 20}},
+	}}
+	p, err := Growth(earlier, later, NewSymbolizer())
+	require.NoError(t, err)
+	require.Len(t, p.Sample, 1)
+	s := p.Sample[0]
+	assert.Equal(t, []uint64{0x401000, 0x4010ff}, []uint64{s.Location[0].Address, s.Location[1].Address},
+		"the innermost address is a program counter, the others return addresses moved onto their call")
+	assert.Equal(t, int64(1<<20), sampleValue(t, p, s, SampleInuseSpace), "an object far above the period is not scaled")
+	require.NotEmpty(t, p.Comments)
+	assert.Contains(t, p.Comments[len(p.Comments)-1], "unsymbolized /nonexistent/bin")
 }
