@@ -3,6 +3,7 @@ package heapprof
 import (
 	"debug/elf"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -12,8 +13,9 @@ import (
 
 // Frame is one symbolized address.
 type Frame struct {
-	// Function is the demangled name without parameter lists (e.g. "rocksdb::NewLRUCache"), or "" when the address
-	// fell in no function symbol of its file (or in an anonymous mapping).
+	// Function is the demangled name without parameter lists (e.g. "rocksdb::NewLRUCache"; cgo's wrapper of C
+	// function f is "C.f"), or "" when the address fell in no function symbol of its file (or in an anonymous
+	// mapping).
 	Function string
 	// SystemName is the symbol as the ELF file spells it (mangled for C++).
 	SystemName string
@@ -70,9 +72,22 @@ func (s *Symbolizer) Lookup(ms []Mapping, addr uint64) (Frame, error) {
 	}
 	if sym, ok := f.lookup(vaddr); ok {
 		fr.SystemName = sym
-		fr.Function = demangle.Filter(sym, demangle.NoParams)
+		fr.Function = functionName(sym)
 	}
 	return fr, nil
+}
+
+// cgoWrapper matches the C wrapper cgo generates for each C function a Go package calls; its hash changes with the
+// build.
+var cgoWrapper = regexp.MustCompile(`^_cgo_[0-9a-f]+_Cfunc_(.+)$`)
+
+// functionName is the displayed name of symbol sym: C++ names demangled without parameter lists, and cgo's wrapper of
+// C function f named "C.f" (stable across builds; a static f is usually inlined into its wrapper).
+func functionName(sym string) string {
+	if m := cgoWrapper.FindStringSubmatch(sym); m != nil {
+		return "C." + m[1]
+	}
+	return demangle.Filter(sym, demangle.NoParams)
 }
 
 func findMapping(ms []Mapping, addr uint64) *Mapping {

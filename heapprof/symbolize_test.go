@@ -74,3 +74,16 @@ func TestSymbolizerNoFunction(t *testing.T) {
 	assert.Error(t, err)
 	assert.Equal(t, Frame{File: "/nonexistent/lib.so"}, fr)
 }
+
+func TestFunctionName(t *testing.T) {
+	for sym, want := range map[string]string{
+		"malloc": "malloc",
+		"_ZN7rocksdb11NewLRUCacheERKNS_15LRUCacheOptionsE": "rocksdb::NewLRUCache",
+		"_Znwm": "operator new",
+		"_Znam": "operator new[]",
+		"_cgo_c487043d8c8c_Cfunc_testalloc_synthetic_leak":       "C.testalloc_synthetic_leak",
+		"github.com/rocksleak/rocksleak/lifecycle.leakSynthetic": "github.com/rocksleak/rocksleak/lifecycle.leakSynthetic",
+	} {
+		assert.Equal(t, want, functionName(sym), sym)
+	}
+}

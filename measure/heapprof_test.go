@@ -94,6 +94,14 @@ func TestHeapProfileKnownAnswer(t *testing.T) {
 		assert.GreaterOrEqual(t, tab.Rows[0].Share, 0.95)
 		assert.InEpsilon(t, known, float64(tab.TotalBytes), 0.10)
 		assert.InEpsilon(t, float64(knownLeakBytes), tab.Rows[0].BytesPerLifecycle, 0.10)
+		// The profile's stacks start at the allocating function (the allocator's frames are dropped), then cgo's
+		// wrapper, named for the C function it calls.
+		var frames []string
+		for _, l := range g.Sample[0].Location[:2] {
+			require.NotEmpty(t, l.Line, "%#x unsymbolized", l.Address)
+			frames = append(frames, l.Line[0].Function.Name)
+		}
+		assert.Equal(t, []string{testalloc.SyntheticLeakFunction, "C." + testalloc.SyntheticLeakFunction}, frames)
 		if keep := os.Getenv(heapProfKeepEnv); keep != "" {
 			for _, name := range []string{"growth.pb.gz", "warm.heap", "end.heap"} {
 				b, err := os.ReadFile(filepath.Join(dir, name))
@@ -113,6 +121,13 @@ func TestHeapProfileKnownAnswer(t *testing.T) {
 		require.NoError(t, err)
 		t.Logf("churn growth %d bytes; rows: %+v", tab.TotalBytes, tab.Rows)
 		assert.Less(t, math.Abs(float64(tab.TotalBytes)), 0.02*known, "allocate-and-free must show no growth")
+		// The profiler saw the traffic: what was allocated between the dumps (alloc_space, prof_accum) is there.
+		var allocated int64
+		for _, s := range g.Sample {
+			allocated += s.Value[1]
+		}
+		require.Equal(t, heapprof.SampleAllocSpace, g.SampleType[1].Type)
+		assert.InEpsilon(t, float64(measuredIters*(knownChurnBytes+48)), float64(allocated), 0.10)
 		for _, r := range tab.Rows {
 			assert.NotEqual(t, testalloc.SyntheticLeakFunction, r.Function)
 		}
