@@ -44,15 +44,20 @@ import (
 
 // HeapProfileLgSample is the base-2 logarithm of jemalloc's mean sampling interval in bytes (lg_prof_sample) for a
 // profiled child: one allocation is sampled, on average, every 2^15 = 32 KiB allocated (jemalloc's default is
-// 2^19). The choice, measured on this machine (2 shared cores) with the kafka-20616 leaky model under jemalloc, 324
-// lifecycles, CPU seconds (user+sys) of the whole run, mean of 2-3 runs:
+// 2^19). The choice was measured on this machine (2 cores shared with other work, so wall times are noisy) with the
+// kafka-20616 leaky model under jemalloc, 324 lifecycles per run, prof_accum on:
 //
-//	unprofiled 3.74 s; lg 12: 6.31 s (1.69×); 13: 5.18 s (1.38×); 14: 4.80 s (1.28×); 15: 4.23 s (1.13×); 16: 4.14 s (1.11×)
+//	                 CPU s (user+sys) per run, mean       wall ns/lifecycle, mean of 5 interleaved runs
+//	unprofiled       3.74 (3 runs) | 3.64 (5 runs)        13.4 ms
+//	lg 13            5.18 (1.38×)
+//	lg 14            4.65 (1.24×)  | 4.51 (1.24×)         19.2 ms (1.43×; median 1.16×)
+//	lg 15            4.20 (1.12×)  | 3.94 (1.08×)         14.4 ms (1.08×; median 0.97×)
+//	lg 16            3.98 (1.06×)
 //
 // The accuracy of a growth estimate of G bytes made of objects much smaller than the interval has a relative standard
 // deviation of about sqrt(2^lg/G) (checked with the known-answer child: 64 B × 20000 leaked, 8 runs per interval,
 // spreads of 6%, 12%, 14%, 25% at lg 12, 14, 15, 16). At 2^15: 18% for 1 MiB of growth, 5.6% for 10 MiB, 1.8% for
-// 100 MiB. lg 14 would halve the variance but sits at the 1.3× limit of the lifecycle rate; 15 leaves room.
+// 100 MiB. lg 14 would halve the variance but does not keep the lifecycle rate within 1/1.3; 15 does.
 const HeapProfileLgSample = 15
 
 // ErrHeapProfileUnavailable is wrapped by DumpHeapProfile's error when the process cannot write a heap profile: its
