@@ -149,7 +149,15 @@ func TestHeapProfileCost(t *testing.T) {
 		require.NoError(t, err)
 		prof = append(prof, runHeapProfChild(t, exe, "churn", dir, conf))
 	}
-	t.Logf("lg_prof_sample %d: unprofiled %v it/s, profiled %v it/s", HeapProfileLgSample, fmt.Sprint(plain), fmt.Sprint(prof))
+	mean := func(xs []float64) float64 {
+		var s float64
+		for _, x := range xs {
+			s += x
+		}
+		return s / float64(len(xs))
+	}
+	t.Logf("lg_prof_sample %d, malloc/free loop (worst case): unprofiled %.3g it/s %v, profiled %.3g it/s %v: %.2f× slower",
+		HeapProfileLgSample, mean(plain), plain, mean(prof), prof, mean(plain)/mean(prof))
 }
 
 // TestDumpHeapProfileUnavailable checks the error when the allocator is not jemalloc (this test process runs on glibc
@@ -161,6 +169,37 @@ func TestDumpHeapProfileUnavailable(t *testing.T) {
 	err := DumpHeapProfile(filepath.Join(t.TempDir(), "x.heap"))
 	require.ErrorIs(t, err, ErrHeapProfileUnavailable)
 	assert.Contains(t, err.Error(), "not jemalloc")
+}
+
+// TestDumpHeapProfileUnderJemalloc checks DumpHeapProfile in a process that runs on jemalloc: profiling off is an
+// ErrHeapProfileUnavailable naming opt.prof, profiling on writes a dump that parses.
+func TestDumpHeapProfileUnderJemalloc(t *testing.T) {
+	if _, err := os.Stat(jemallocPath); err != nil {
+		t.Skipf("jemalloc not installed (%v)", err)
+	}
+	exe := buildHeapProfChild(t)
+	probe := func(dir, conf string) string {
+		cmd := exec.Command(exe, "probe", dir)
+		cmd.Env = append(os.Environ(), "LD_PRELOAD="+jemallocPath, "MALLOC_CONF="+conf)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	dir := t.TempDir()
+	assert.Contains(t, probe(dir, ""), "heap profiling is off (opt.prof false)")
+	assert.NoFileExists(t, filepath.Join(dir, "probe.heap"))
+
+	conf, err := HeapProfileMallocConf(dir)
+	require.NoError(t, err)
+	assert.Equal(t, "<nil>\n", probe(dir, conf))
+	d, err := heapprof.ParseFile(filepath.Join(dir, "probe.heap"))
+	require.NoError(t, err)
+	assert.Equal(t, int64(1)<<HeapProfileLgSample, d.SamplePeriod)
+	assert.NotEmpty(t, d.Mappings)
+
+	missing := filepath.Join(dir, "no", "such", "dir")
+	require.NoError(t, os.MkdirAll(filepath.Dir(missing), 0o755))
+	assert.Contains(t, probe(missing, conf), "prof.dump")
 }
 
 func TestHeapProfileMallocConf(t *testing.T) {

@@ -7,6 +7,7 @@
 // (-s), and the dumps must symbolize against the binary.
 //
 //	heapprofchild leak|churn <dir> <warm-up iterations> <measured iterations> <leak bytes> <churn bytes>
+//	heapprofchild probe <dir>   (prints DumpHeapProfile's error, or <nil>)
 package main
 
 import (
@@ -28,6 +29,11 @@ func main() {
 }
 
 func run(args []string) error {
+	if len(args) == 2 && args[0] == "probe" {
+		// Report what DumpHeapProfile says in this process, on stdout.
+		fmt.Println(measure.DumpHeapProfile(filepath.Join(args[1], "probe.heap")))
+		return nil
+	}
 	if len(args) != 6 {
 		return fmt.Errorf("want 6 arguments, got %d", len(args))
 	}
