@@ -120,15 +120,20 @@ func AttributeDiff(a *profile.Profile, la int64, b *profile.Profile, lb int64) (
 	return t, nil
 }
 
-func bytesByFunction(p *profile.Profile) (map[string]int64, error) {
-	idx := -1
+// inuseIndex returns the index of p's inuse_space sample type.
+func inuseIndex(p *profile.Profile) (int, error) {
 	for i, st := range p.SampleType {
 		if st.Type == SampleInuseSpace && st.Unit == "bytes" {
-			idx = i
+			return i, nil
 		}
 	}
-	if idx < 0 {
-		return nil, errors.New("heapprof: profile has no inuse_space/bytes sample type")
+	return -1, errors.New("heapprof: profile has no inuse_space/bytes sample type")
+}
+
+func bytesByFunction(p *profile.Profile) (map[string]int64, error) {
+	idx, err := inuseIndex(p)
+	if err != nil {
+		return nil, err
 	}
 	by := map[string]int64{}
 	for _, s := range p.Sample {
@@ -151,4 +156,27 @@ func finish(t *Table) {
 		}
 		return t.Rows[i].Function < t.Rows[j].Function
 	})
+}
+
+// GrowthThrough returns the growth (inuse_space, bytes) of the samples of p whose stack has a frame for which match
+// returns true, each sample counted once however many of its frames match: the cumulative ("cum") figure of pprof,
+// for questions like "how much of the growth was allocated under the options' construction".
+func GrowthThrough(p *profile.Profile, match func(function string) bool) (int64, error) {
+	idx, err := inuseIndex(p)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, s := range p.Sample {
+	frames:
+		for _, l := range s.Location {
+			for _, ln := range l.Line {
+				if ln.Function != nil && match(ln.Function.Name) {
+					total += s.Value[idx]
+					break frames
+				}
+			}
+		}
+	}
+	return total, nil
 }

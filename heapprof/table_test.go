@@ -112,3 +112,18 @@ func TestAttributeDiff(t *testing.T) {
 		TotalBytes: 1000, TotalPerLifecycle: 100, Lifecycles: 10,
 	}, tab)
 }
+
+func TestGrowthThrough(t *testing.T) {
+	p := newProfileBuilder().
+		add(600, "je:x", "operator new", "rocksdb::LRUCache::LRUCache", "rocksdb::NewLRUCache", "rocksdb_options_create").
+		add(300, "je:x", "malloc", "rocksdb_options_create", "rocksdb_options_create"). // counted once
+		add(100, "je:x", "malloc", "rocksdb::DBImpl::Open").
+		p
+	under := func(name string) bool { return name == "rocksdb_options_create" }
+	got, err := GrowthThrough(p, under)
+	require.NoError(t, err)
+	assert.Equal(t, int64(900), got)
+	got, err = GrowthThrough(p, func(string) bool { return false })
+	require.NoError(t, err)
+	assert.Zero(t, got)
+}
