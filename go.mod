@@ -3,6 +3,8 @@ module github.com/rocksleak/rocksleak
 go 1.24.0
 
 require (
+	github.com/google/pprof v0.0.0-20260709232956-b9395ee17fa0
+	github.com/ianlancetaylor/demangle v0.0.0-20250417193237-f615e6bd150b
 	github.com/linxGnu/grocksdb v1.7.14
 	github.com/stretchr/testify v1.11.1
 	gonum.org/v1/gonum v0.17.0
