@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // WindowConfig describes a segmented window store.
@@ -22,7 +24,7 @@ type WindowConfig struct {
 
 // SegmentInterval is the interval Kafka uses for a retention period.
 func SegmentInterval(retentionMs int64) int64 {
-	return max(retentionMs/2, 60_000)
+	return spec.SegmentIntervalMs(retentionMs, 0)
 }
 
 // WindowStore is a segmented window store: every segment is a whole Store.

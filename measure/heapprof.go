@@ -40,6 +40,8 @@ import (
 	"strings"
 	"syscall"
 	"unsafe"
+
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // HeapProfileLgSample is the base-2 logarithm of jemalloc's mean sampling interval in bytes (lg_prof_sample) for a
@@ -92,7 +94,7 @@ func HeapProfileMallocConf(dir string) (string, error) {
 // when jemalloc's profiling is off (opt.prof false: MALLOC_CONF lacks prof:true, see HeapProfileMallocConf), and
 // mallctl's error number otherwise (EFAULT when jemalloc could not write path).
 func DumpHeapProfile(path string) error {
-	if processAllocator() != AllocatorJemalloc {
+	if processAllocator() != spec.AllocatorJemalloc {
 		return fmt.Errorf("%w: the C allocator is %s, not jemalloc (preload libjemalloc.so.2)", ErrHeapProfileUnavailable, processAllocator())
 	}
 	var on C.bool

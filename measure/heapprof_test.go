@@ -15,6 +15,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/heapprof"
 	"github.com/rocksleak/rocksleak/measure/internal/testalloc"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 const (
@@ -163,7 +164,7 @@ func TestHeapProfileCost(t *testing.T) {
 // TestDumpHeapProfileUnavailable checks the error when the allocator is not jemalloc (this test process runs on glibc
 // unless preloaded).
 func TestDumpHeapProfileUnavailable(t *testing.T) {
-	if processAllocator() == AllocatorJemalloc {
+	if processAllocator() == spec.AllocatorJemalloc {
 		t.Skip("jemalloc preloaded")
 	}
 	err := DumpHeapProfile(filepath.Join(t.TempDir(), "x.heap"))
