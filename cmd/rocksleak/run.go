@@ -54,7 +54,7 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs.StringVar(&o.out, "out", "", "output directory (default results/runs/<UTC time>-<scenario>)")
 	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
 	fs.StringVar(&o.allocator, "allocator", "", "C allocator of the children: glibc, jemalloc (Debian's libjemalloc2 preloaded), or glibc,jemalloc to run every model under both")
-	fs.StringVar(&o.format, "format", "text", "text, or bench: also print Go benchmark lines (BenchmarkLifecycle/<scenario>/<model>) that benchstat reads")
+	fs.StringVar(&o.format, "format", "text", "text; bench: also print Go benchmark lines (BenchmarkLifecycle/<scenario>/<model>) that benchstat reads; bmf: print only Bencher Metric Format JSON on stdout (the summary goes to stderr) and write bmf.json beside the result")
 	fs.BoolVar(&o.untilVerdict, "until-verdict", false, "stop each model as soon as its verdict is settled (sequential looks, corrected for looking repeatedly); the stop condition stays the limit")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go (default: the system temp dir); removed at the end")
 	if err := fs.Parse(args); err != nil {
@@ -63,8 +63,8 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	if fs.NArg() > 0 {
 		return o, usagef("run: unexpected argument %q", fs.Arg(0))
 	}
-	if o.format != "text" && o.format != "bench" {
-		return o, usagef("--format: %q is not one of text, bench", o.format)
+	if o.format != "text" && o.format != "bench" && o.format != "bmf" {
+		return o, usagef("--format: %q is not one of text, bench, bmf", o.format)
 	}
 	if o.lifecycles != -1 && o.duration != -1 {
 		return o, usagef("run: --lifecycles and --duration are alternatives; give one")
@@ -134,7 +134,12 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	if err := harness.Preflight(sc); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "rocksleak: scenario %s, models %s, %s each, seed %d\n",
+	human := stdout
+	if o.format == "bmf" {
+		// stdout carries the BMF document alone, for `bencher run --adapter json`.
+		human = stderr
+	}
+	fmt.Fprintf(human, "rocksleak: scenario %s, models %s, %s each, seed %d\n",
 		sc.Name, strings.Join(sc.Models, ","), stopOf(sc), sc.Seed)
 	res, out, runErr := execute(ctx, stderr, sc, o.stateRoot, "rocksleak run "+strings.Join(args, " "), o.untilVerdict)
 	if out == nil {
@@ -144,15 +149,27 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	if err != nil {
 		return err
 	}
+	var bmf []byte
+	if o.format == "bmf" {
+		if bmf, err = results.BMFJSON(res); err != nil {
+			return err
+		}
+		files["bmf.json"] = bmf
+	}
 	if err := results.WriteDir(outDir, files); err != nil {
 		return fmt.Errorf("writing results: %w", err)
 	}
-	fmt.Fprint(stdout, results.Summary(res))
+	if o.format == "bmf" {
+		if _, err := stdout.Write(bmf); err != nil {
+			return err
+		}
+	}
+	fmt.Fprint(human, results.Summary(res))
 	if o.format == "bench" {
 		fmt.Fprintln(stdout)
 		fmt.Fprint(stdout, results.BenchLines(res))
 	}
-	fmt.Fprintf(stdout, "\nresults: %s (report.md, result.json, samples.csv, plots)\n", outDir)
+	fmt.Fprintf(human, "\nresults: %s (report.md, result.json, samples.csv, plots)\n", outDir)
 	switch {
 	case out.Interrupted:
 		fmt.Fprintln(stderr, "rocksleak: interrupted; the result is marked \"interrupted\": true")
