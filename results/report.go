@@ -443,6 +443,9 @@ func provenanceTable(p schema.Provenance) *table.Table {
 	t.Add("Go", orDash(p.GoVersion))
 	t.Add("commit", orDash(p.GitCommit))
 	t.Add("host", fmt.Sprintf("%s (%s/%s, %d CPUs)", orDash(p.Host), p.OS, p.Arch, p.CPUs))
+	if m := p.Machine; m != nil {
+		machineRows(t, m)
+	}
 	t.Add("allocator", orDash(string(p.Allocator)))
 	t.Add("seed", strconv.FormatInt(p.Seed, 10))
 	t.Add("scenario digest", "`"+orDash(p.ScenarioDigest)+"`")
@@ -452,6 +455,22 @@ func provenanceTable(p schema.Provenance) *table.Table {
 		t.Add("command", "`"+p.Command+"`")
 	}
 	return t
+}
+
+// machineRows adds the host's facts to the provenance table.
+func machineRows(t *table.Table, m *schema.Machine) {
+	t.Add("CPU", fmt.Sprintf("%s, %d logical CPUs", orDash(m.CPUModel), m.LogicalCPUs))
+	t.Add("memory", fmt.Sprintf("%s total, %s available at the start", units.FormatBytes(float64(m.MemTotal)),
+		units.FormatBytes(float64(m.MemAvailable))))
+	t.Add("kernel", fmt.Sprintf("%s (%s)", orDash(m.Kernel), orDash(m.Platform)))
+	mem, cpus := "none", "none"
+	if m.CgroupMemoryMax > 0 {
+		mem = units.FormatBytes(float64(m.CgroupMemoryMax))
+	}
+	if m.CgroupCPUs > 0 {
+		cpus = strconv.FormatFloat(m.CgroupCPUs, 'f', -1, 64) + " CPUs"
+	}
+	t.Add("cgroup limits", fmt.Sprintf("memory %s, CPU %s", mem, cpus))
 }
 
 // Verdicts.

@@ -40,6 +40,7 @@ type runOptions struct {
 	untilVerdict bool
 	allocator    string
 	format       string
+	maxRSS       string
 }
 
 func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
@@ -56,6 +57,7 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs.StringVar(&o.allocator, "allocator", "", "C allocator of the children: glibc, jemalloc (Debian's libjemalloc2 preloaded), or glibc,jemalloc to run every model under both")
 	fs.StringVar(&o.format, "format", "text", "text; bench: also print Go benchmark lines (BenchmarkLifecycle/<scenario>/<model>) that benchstat reads; bmf: print only Bencher Metric Format JSON on stdout (the summary goes to stderr) and write bmf.json beside the result")
 	fs.BoolVar(&o.untilVerdict, "until-verdict", false, "stop each model as soon as its verdict is settled (sequential looks, corrected for looking repeatedly); the stop condition stays the limit")
+	fs.StringVar(&o.maxRSS, "max-rss", "", "stop a model's child whose RSS, watched from outside, crosses this size (e.g. 4GiB; default half the memory available at the child's start, or of the cgroup's memory.max when smaller; \"none\" for no limit); its result is marked and the run exits 1")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go (default: the system temp dir); removed at the end")
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("%w: %w", errUsage, err)
@@ -65,6 +67,9 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	}
 	if o.format != "text" && o.format != "bench" && o.format != "bmf" {
 		return o, usagef("--format: %q is not one of text, bench, bmf", o.format)
+	}
+	if _, err := parseMaxRSS(o.maxRSS); err != nil {
+		return o, err
 	}
 	if o.lifecycles != -1 && o.duration != -1 {
 		return o, usagef("run: --lifecycles and --duration are alternatives; give one")
@@ -141,7 +146,8 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	}
 	fmt.Fprintf(human, "rocksleak: scenario %s, models %s, %s each, seed %d\n",
 		sc.Name, strings.Join(sc.Models, ","), stopOf(sc), sc.Seed)
-	res, out, runErr := execute(ctx, stderr, sc, o.stateRoot, "rocksleak run "+strings.Join(args, " "), o.untilVerdict)
+	maxRSS, _ := parseMaxRSS(o.maxRSS)
+	res, out, runErr := executeGuarded(ctx, stderr, sc, o.stateRoot, "rocksleak run "+strings.Join(args, " "), o.untilVerdict, maxRSS)
 	if out == nil {
 		return runErr
 	}
@@ -185,6 +191,11 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 // means nothing ran; otherwise the Result is complete, interrupted or failed,
 // and the error (if any) says why.
 func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool) (*schema.Result, *schema.Output, error) {
+	return executeGuarded(ctx, stderr, sc, stateRoot, command, untilVerdict, 0)
+}
+
+// executeGuarded is execute with the memory guard's limit (harness.Guard.MaxRSS).
+func executeGuarded(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool, maxRSS int64) (*schema.Result, *schema.Output, error) {
 	prog := newProgress(stderr, sc)
 	seq := map[string]*analysis.Sequential{}
 	var settled func(string, []schema.Sample) bool
@@ -202,6 +213,7 @@ func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, state
 		StateRoot: stateRoot,
 		Stderr:    stderr,
 		OnEvent:   prog.event,
+		Guard:     harness.Guard{MaxRSS: maxRSS},
 	})
 	prog.finish()
 	if out == nil {
@@ -217,6 +229,22 @@ func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, state
 		}
 	}
 	return res, out, runErr
+}
+
+// parseMaxRSS reads --max-rss: "" is the guard's default (0), "none" no
+// limit (-1), else a size.
+func parseMaxRSS(s string) (int64, error) {
+	switch s {
+	case "":
+		return 0, nil
+	case "none":
+		return -1, nil
+	}
+	b, err := units.ParseBytes(s)
+	if err != nil || b <= 0 {
+		return 0, usagef("--max-rss: %q is not a positive size such as 4GiB, or \"none\"", s)
+	}
+	return b, nil
 }
 
 // withAllocators runs every model under each listed allocator: "m" for glibc,
