@@ -1,6 +1,7 @@
 package results
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,4 +23,18 @@ func TestReportShowsMachine(t *testing.T) {
 	assert.Contains(t, md, "| memory | 16.0 GiB total, 12.0 GiB available at the start |")
 	assert.Contains(t, md, "| kernel | 6.1.0 (debian 12.11) |")
 	assert.Contains(t, md, "| cgroup limits | memory 4.00 GiB, CPU 1.5 CPUs |")
+}
+
+// TestReportComparesOutsideRSS: runs watched from outside get a row with both
+// peaks and their difference; results without the outside view get no section.
+func TestReportComparesOutsideRSS(t *testing.T) {
+	r := readTestResult(t, "smoke")
+	assert.NotContains(t, string(ReportMarkdown(r)), "## Memory seen from outside")
+	r.Runs["leaky"].OutsideRSSPeak, r.Runs["leaky"].RSSPeak = 100<<20, 99<<20
+	r.Runs["leaky"].StoppedByGuard = "stopped by the memory guard: test"
+	md := string(ReportMarkdown(r))
+	assert.Contains(t, md, "## Memory seen from outside")
+	assert.Contains(t, md, "| leaky | 100 MiB | 99.0 MiB | +1.00 MiB (1.0%) | stopped |")
+	section := md[strings.Index(md, "## Memory seen from outside"):strings.Index(md, "## Provenance")]
+	assert.NotContains(t, section, "| fixed |", "fixed was not watched")
 }

@@ -106,6 +106,8 @@ type Run struct {
 	// OutsideRSSPeak is the largest RSS of the child the parent's guard saw
 	// from outside (/proc via gopsutil), bytes; 0 when not watched.
 	OutsideRSSPeak int64 `json:"outside_rss_peak,omitempty"`
+	// RSSPeak is the largest RSS among the child's own samples, bytes.
+	RSSPeak int64 `json:"rss_peak,omitempty"`
 }
 
 // SequentialOutcome records the looks of a Sequential at which each verdict
@@ -201,6 +203,9 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 		if n := len(mr.Samples); n > 0 {
 			run.NativeHeapStart, run.NativeHeapEnd = mr.Samples[0].NativeHeap, mr.Samples[n-1].NativeHeap
 			run.RSSStart, run.RSSEnd = mr.Samples[0].RSS, mr.Samples[n-1].RSS
+			for _, s := range mr.Samples {
+				run.RSSPeak = max(run.RSSPeak, s.RSS)
+			}
 		}
 		if mr.Error != "" {
 			r.Errors = append(r.Errors, fmt.Sprintf("%s: %s", mr.Model, mr.Error))
