@@ -69,4 +69,9 @@ type ModelRun struct {
 	// Error is set when the child failed: crashed, was killed, or ended
 	// without a summary. The run's samples up to then are kept.
 	Error string
+	// StoppedByGuard says why the parent's memory guard stopped the child,
+	// if it did (Error says so too).
+	StoppedByGuard string
+	// OutsideRSSPeak is the child's largest RSS seen from outside, bytes.
+	OutsideRSSPeak int64
 }
