@@ -21,11 +21,11 @@ var ErrLimits = errors.New("scenario exceeds this machine's limits")
 
 // NeededFDs estimates the file descriptors one model's child needs: every
 // live store instance, plus the DBs that failed closes may pin over the run
-// (under pin semantics), plus a margin for the process itself.
+// (under no-safety-net semantics), plus a margin for the process itself.
 func NeededFDs(sc scenarios.Scenario) int {
 	open := sc.Tasks * sc.StoresPerTask * sc.LiveSegments()
 	pinned := 0
-	if sc.LeakSemantics != scenarios.SemanticsSafetyNet && sc.Lifecycles > 0 {
+	if sem, _ := sc.Semantics(); sem == scenarios.SemanticsNoSafetyNet && sc.Lifecycles > 0 {
 		pinned = int(math.Ceil(float64(sc.Lifecycles) * sc.CloseFailureRate))
 	}
 	return (open+pinned)*FDsPerDB + 64

@@ -75,7 +75,7 @@ type logKey struct {
 // newTopology builds a model's topology; with synthetic, every lifecycle also
 // leaks the scenario's SyntheticLeakBytes (a "+synthetic" model).
 func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, seed int64, root string) (*topology, error) {
-	sem, err := lifecycle.ParseSemantics(sc.LeakSemantics)
+	sem, err := sc.Semantics()
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,10 @@ func (s Scenario) Validate() error {
 	v.atLeast("key_spread", s.KeySpread, 1)
 	v.atLeast("changelog_partitions", s.ChangelogPartitions, 1)
 	v.failures()
-	v.oneOf("leak_semantics", s.LeakSemantics, SemanticsPin, SemanticsSafetyNet)
+	if _, err := spec.ParseSemantics(string(s.LeakSemantics)); err != nil {
+		v.add("leak_semantics", s.LeakSemantics, "%q is not one of %s, %s (aliases: safety-net, pin)",
+			s.LeakSemantics, SemanticsRocksJava, SemanticsNoSafetyNet)
+	}
 	v.rebalance()
 	v.stop()
 	v.atLeast("sample_every_lifecycles", s.SampleEveryLifecycles, 1)
