@@ -396,7 +396,15 @@ func (s *Store) PutBatch(records []Record) error {
 }
 
 // Commit writes the changelog offsets and the position to the offsets CF and
-// flushes every column family, as a task commit does before a close.
+// does not flush, as Kafka 4.3's RocksDBStore.commit(changelogOffsets) does:
+// it calls cfAccessor.commit(dbAccessor, position, changelogOffsets) only
+// (AbstractColumnFamilyAccessor.commit puts each offset and the position, then
+// commitStagedWrites(), a no-op for the direct accessor). The per-commit
+// force-flush went with KIP-1035 (apache/kafka PR #21871, "Remove explicit
+// flushes from RocksDBStores"): the memtables flush when they are full
+// (write_buffer_size; atomic flush keeps the data and offsets CFs consistent)
+// or when the DB closes (RocksDB flushes unpersisted memtables at close with
+// the WAL disabled), so a committed offset becomes durable only then.
 func (s *Store) Commit(offsets map[string]int64) error {
 	if s.closed {
 		return ErrClosed
@@ -406,8 +414,14 @@ func (s *Store) Commit(offsets map[string]int64) error {
 			return err
 		}
 	}
-	if err := s.acc.putOffsets(s.acc.wo, positionKey, encodePosition(offsets)); err != nil {
-		return err
+	return s.acc.putOffsets(s.acc.wo, positionKey, encodePosition(offsets))
+}
+
+// Flush flushes every column family of the store and waits (RocksDBStore.flush(),
+// which Kafka 4.3 no longer calls on commit; kept for tests and tools).
+func (s *Store) Flush() error {
+	if s.closed {
+		return ErrClosed
 	}
 	var errs []error
 	for _, c := range s.acc.handles() {

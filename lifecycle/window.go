@@ -210,7 +210,7 @@ func (w *WindowStore) Fetch(key []byte, ts int64) ([]byte, error) {
 }
 
 // Commit commits the changelog offsets into every segment written since its
-// last commit, and flushes it.
+// last commit, without flushing (see Store.Commit).
 func (w *WindowStore) Commit(offsets map[string]int64) error {
 	var errs []error
 	for _, id := range w.sortedIDs() {
