@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/linxGnu/grocksdb"
 
@@ -34,6 +35,7 @@ const (
 	dataWriteBufferBytes    = 16 << 20
 	dataBlockCacheBytes     = 50 << 20
 	dataMaxWriteBuffers     = 3
+	dataBlockBytes          = 4096
 	offsetsWriteBufferBytes = 1 << 20
 	offsetsMaxWriteBuffers  = 2
 )
@@ -112,24 +114,45 @@ func (s *Store) open() (err error) {
 		}
 	}()
 
-	// DB options, which are also the data CF options: 16 MB write buffers,
-	// a 50 MB LRU block cache of the store's own and a Bloom filter.
+	// DB options, which are also the data CF options, as Kafka 4.3's
+	// RocksDBStore.openDB(...) sets them: atomic flush, 16 MB × 3 write
+	// buffers, no compression, universal compaction, optimizeFiltersForHits,
+	// increaseParallelism(max(cores, 2)), info log level ERROR, and a
+	// block-based table with a 50 MB LRU block cache of the store's own, 4 KB
+	// blocks and a Bloom filter (10 bits per key, RocksJava's BloomFilter()).
 	opts, n := l.newOptions("db-options")
 	s.keep(n)
 	opts.SetCreateIfMissing(true)
 	opts.SetCreateIfMissingColumnFamilies(true)
+	opts.SetErrorIfExists(false)
 	opts.SetAtomicFlush(true)
 	opts.SetWriteBufferSize(dataWriteBufferBytes)
 	opts.SetMaxWriteBufferNumber(dataMaxWriteBuffers)
 	opts.SetCompression(grocksdb.NoCompression)
+	opts.SetCompactionStyle(grocksdb.UniversalCompactionStyle)
+	opts.SetOptimizeFiltersForHits(true)
+	opts.IncreaseParallelism(max(runtime.NumCPU(), 2))
+	opts.SetInfoLogLevel(grocksdb.ErrorInfoLogLevel)
 	tbl, n := l.newTableOptions("data-table-options")
 	s.keep(n)
 	cache, n := l.newLRUCache("data-block-cache", dataBlockCacheBytes)
 	s.keep(n)
 	tbl.SetBlockCache(cache)
+	tbl.SetBlockSize(dataBlockBytes)
 	s.cache = cache
 	tbl.SetFilterPolicy(grocksdb.NewBloomFilter(10))
 	opts.SetBlockBasedTableFactory(tbl)
+	if s.env.Bounded != nil {
+		// The user's RocksDBConfigSetter runs after Kafka's defaults
+		// (configSetter.setConfig(name, userSpecifiedOptions, configs) in
+		// openDB), on the data CF's options only: the offsets CF's options
+		// are not passed to it. The store's own 50 MB cache is still created
+		// and closed, as in Kafka, but no table uses it.
+		if err := s.env.Bounded.Apply(opts, tbl); err != nil {
+			return err
+		}
+		s.cache = nil
+	}
 
 	wo, n := l.newWriteOptions("write-options")
 	s.keep(n)
