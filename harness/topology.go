@@ -44,6 +44,9 @@ type topology struct {
 	verified     int64
 	restoreTimes []time.Duration
 	restored     int64
+	// restoreLifecycles counts the segment lifecycles that happened during
+	// restores (window stores restoring from stream time −1).
+	restoreLifecycles int64
 
 	// after is called after every store operation that may have completed a
 	// lifecycle; it is how the instruments look in without the stores knowing.
@@ -65,6 +68,9 @@ type slot struct {
 	// of each key at each timestamp).
 	log    map[logKey]int64
 	offset int64
+	// wiped: the task's directory was wiped (exactly-once corruption) while
+	// this store was closed; its next open restores it from scratch.
+	wiped bool
 }
 
 type logKey struct {
@@ -205,12 +211,19 @@ func splitmix(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// open (re)opens a slot's store. An unclean status under exactly-once wipes
-// and restores it; a store whose path cannot be opened (a pinned DB holds its
-// LOCK) is a task error, after which the task moves the store to a fresh
-// directory and restores it there. Injected init failures are retried.
+// open (re)opens a slot's store. An unclean status under exactly-once is a
+// TaskCorruptedException: the whole task is wiped and every store of it
+// restored (see corruptTask). A store whose path cannot be opened (under
+// no-safety-net, a pinned DB holds its LOCK) is a task error, after which the
+// task moves the store to a fresh directory and restores it there. Injected
+// init failures are retried.
 func (t *topology) open(s *slot) {
-	err := retryInit(func() error { return t.tryOpen(s) })
+	if s.wiped {
+		s.wiped = false
+		t.restore(s, false)
+		return
+	}
+	err := retryInit(func() error { return t.tryOpen(s, t.streamTime) })
 	switch {
 	case err == nil:
 		if t.stale(s) {
@@ -218,16 +231,53 @@ func (t *topology) open(s *slot) {
 		}
 		t.verify(s)
 	case errors.Is(err, lifecycle.ErrUncleanStatus):
-		t.restore(s, false)
+		t.corruptTask(s)
 	default:
 		t.taskError(s, err)
 		t.restore(s, true)
 	}
 }
 
-func (t *topology) tryOpen(s *slot) error {
+// corruptTask is Kafka's handling of a TaskCorruptedException under
+// exactly-once (RocksDBStore.openDB turns the accessor's "Invalid state during
+// store open" into one): the task is closed dirty, and
+// StateManagerUtil.closeStateManager, with wipeStateStore = !closeClean &&
+// eosEnabled, deletes the task's whole directory (every store of the task, not
+// only the corrupted one); then the task is revived and every store restores
+// from its changelog. Under no-safety-net a DB pinned by an earlier failed
+// close may still hold files in that directory, so the task's stores move to
+// a fresh directory instead (the harness's stand-in for a wipe it cannot do
+// safely: Kafka on RocksJava never meets it).
+func (t *topology) corruptTask(s *slot) {
+	tk := t.tasks[s.task]
+	var reopen []*slot
+	for _, o := range tk.stores {
+		if o == s {
+			continue
+		}
+		if o.store != nil {
+			t.closeSlot(o)
+			reopen = append(reopen, o)
+		} else {
+			o.wiped = true
+		}
+	}
+	if t.sem == lifecycle.NoSafetyNet {
+		for _, o := range tk.stores {
+			o.gen++
+		}
+	} else {
+		_ = os.RemoveAll(filepath.Join(t.root, fmt.Sprintf("task-%d", s.task)))
+	}
+	t.restore(s, false)
+	for _, o := range reopen {
+		t.restore(o, false)
+	}
+}
+
+func (t *topology) tryOpen(s *slot, streamTime int64) error {
 	if t.sc.Store == scenarios.StoreWindow {
-		w, err := lifecycle.OpenWindow(t.env, t.windowConfig(s), t.streamTime)
+		w, err := lifecycle.OpenWindow(t.env, t.windowConfig(s), streamTime)
 		if err != nil {
 			return err
 		}
@@ -255,7 +305,10 @@ func (t *topology) taskError(s *slot, err error) {
 
 // restore wipes the store (or, when its path is held, moves it to a fresh
 // directory), opens it empty and replays its changelog, holding the
-// scenario's restore scratch memory while it does.
+// scenario's restore scratch memory while it does. A window store opens at
+// stream time −1 and replays its changelog in restore batches, creating and
+// expiring segments as the batches advance its stream time; those segment
+// lifecycles are counted apart.
 func (t *topology) restore(s *slot, moveAway bool) {
 	begin := time.Now()
 	scratch := lifecycle.NewScratch(t.sc.RestoreScratchBytes)
@@ -265,7 +318,8 @@ func (t *topology) restore(s *slot, moveAway bool) {
 	} else {
 		_ = os.RemoveAll(t.storePath(s))
 	}
-	if err := retryInit(func() error { return t.tryOpen(s) }); err != nil {
+	lc := t.env.Counts().Lifecycles.Load()
+	if err := retryInit(func() error { return t.tryOpen(s, -1) }); err != nil {
 		t.taskError(s, fmt.Errorf("restore: %w", err))
 		return
 	}
@@ -273,6 +327,7 @@ func (t *topology) restore(s *slot, moveAway bool) {
 	if err != nil {
 		t.taskError(s, fmt.Errorf("restore: %w", err))
 	}
+	t.restoreLifecycles += t.env.Counts().Lifecycles.Load() - lc
 	t.restored += n
 	t.restoreTimes = append(t.restoreTimes, time.Since(begin))
 	t.verify(s)
@@ -288,7 +343,7 @@ func (t *topology) storePath(s *slot) string {
 // replay writes the changelog into the (empty) store.
 func (t *topology) replay(s *slot) (int64, error) {
 	keys := s.sortedLog()
-	err := s.store.replay(keys, func(k logKey) []byte { return t.value(s, k.key, k.ts, s.log[k]) })
+	err := s.store.replay(keys, func(k logKey) []byte { return t.value(s, k.key, k.ts, s.log[k]) }, t.sc.RestoreBatchRecords)
 	return int64(len(keys)), err
 }
 
@@ -460,10 +515,13 @@ func (t *topology) write(s *slot, from int64) {
 	}
 }
 
-// pruneLog forgets changelog records of expired segments.
+// pruneLog forgets the changelog records the changelog topic no longer
+// holds: a window store's changelog keeps records for the retention plus
+// windowstore.changelog.additional.retention.ms of stream time.
 func (t *topology) pruneLog(s *slot) {
+	oldest := t.streamTime - t.sc.RetentionMs - t.sc.AdditionalRetentionMs
 	for k := range s.log {
-		if !s.store.live(k.ts) {
+		if k.ts < oldest {
 			delete(s.log, k)
 		}
 	}

@@ -40,6 +40,16 @@ const (
 	SemanticsNoSafetyNet = spec.NoSafetyNet
 )
 
+// Kafka's defaults for the restore.
+const (
+	// DefaultAdditionalRetentionMs is StreamsConfig's
+	// windowstore.changelog.additional.retention.ms default: one day.
+	DefaultAdditionalRetentionMs = 86_400_000
+	// DefaultRestoreBatchRecords is the restore consumer's max.poll.records
+	// default.
+	DefaultRestoreBatchRecords = 1000
+)
+
 // Limits enforced by Validate.
 const (
 	// MaxValueBytes is the largest record value.
@@ -84,6 +94,16 @@ type Scenario struct {
 	// SegmentIntervalMs is the window segment interval in ms; 0 derives it as
 	// Kafka does (see SegmentInterval). Ignored for other stores.
 	SegmentIntervalMs int64 `yaml:"segment_interval_ms" json:"segment_interval_ms"`
+	// AdditionalRetentionMs is Kafka's windowstore.changelog.additional.retention.ms
+	// (StreamsConfig, default 86400000: one day), ≥ 0: a window store's
+	// changelog keeps records for retention + this long, and a restore from
+	// scratch replays all of them. Ignored for other stores.
+	AdditionalRetentionMs int64 `yaml:"additional_retention_ms" json:"additional_retention_ms"`
+	// RestoreBatchRecords is the number of changelog records per restore
+	// batch (the restore consumer's max.poll.records, default 1000), ≥ 1. A
+	// window store advances its stream time per batch, so a batch spanning
+	// more than the retention skips segments instead of creating them.
+	RestoreBatchRecords int `yaml:"restore_batch_records" json:"restore_batch_records"`
 	// StepMs is the stream-time advance per step in ms, > 0.
 	StepMs int64 `yaml:"step_ms" json:"step_ms"`
 	// RecordsPerStep is the number of records written per store per step, ≥ 0.
@@ -152,6 +172,8 @@ func Default() Scenario {
 		Tasks:                 1,
 		StoresPerTask:         1,
 		RetentionMs:           120_000,
+		AdditionalRetentionMs: DefaultAdditionalRetentionMs,
+		RestoreBatchRecords:   DefaultRestoreBatchRecords,
 		StepMs:                20_000,
 		RecordsPerStep:        50,
 		ValueBytes:            128,

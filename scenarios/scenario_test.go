@@ -20,7 +20,7 @@ import (
 func TestCatalogueHasRequiredEntries(t *testing.T) {
 	assert.Equal(t, []string{
 		"attribution", "calibration", "eos-v2-cascade", "kafka-20616", "kv-clean",
-		"migrating-store", "no-safety-net", "restore-peak", "scale", "smoke",
+		"migrating-store", "no-safety-net", "restore-churn", "restore-peak", "scale", "smoke",
 	}, Names())
 	assert.Contains(t, Names(), DefaultName())
 	assert.IsIncreasing(t, Names())
@@ -122,6 +122,14 @@ func TestCatalogueShapes(t *testing.T) {
 	sn.LeakSemantics = SemanticsRocksJava
 	sn.Name, sn.Description = d.Name, d.Description
 	assert.Equal(t, d, sn, "no-safety-net is the default with only the semantics changed")
+
+	rc := get("restore-churn")
+	assert.Equal(t, StoreWindow, rc.Store)
+	assert.True(t, rc.ExactlyOnce, "the wipe and full restore follow exactly-once corruption")
+	assert.Positive(t, rc.CloseFailureRate)
+	assert.Equal(t, int64(DefaultAdditionalRetentionMs), rc.AdditionalRetentionMs)
+	assert.Less(t, int64(rc.RestoreBatchRecords)*rc.StepMs/int64(rc.RecordsPerStep), rc.RetentionMs,
+		"a restore batch spans less than the retention, so the restore creates and expires each segment")
 
 	sm := get("smoke")
 	assert.LessOrEqual(t, sm.Lifecycles, 100)
@@ -333,6 +341,7 @@ func TestDigestChangesWithEveryField(t *testing.T) {
 	change := map[string]string{
 		"name": "other", "description": "other", "models": "fixed,leaky", "store": "kv",
 		"tasks": "5", "stores_per_task": "1", "retention_ms": "180000", "segment_interval_ms": "30000",
+		"additional_retention_ms": "3600000", "restore_batch_records": "500",
 		"step_ms": "10000", "records_per_step": "51", "value_bytes": "129", "key_spread": "501",
 		"changelog_partitions": "3", "exactly_once": "false", "close_failure_rate": "0.06",
 		"close_failure_kind": "sticky", "cascade": "true", "init_failure_rate": "0.01",

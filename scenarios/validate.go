@@ -61,6 +61,10 @@ func (s Scenario) Validate() error {
 	v.atLeast("sample_interval_ms", s.SampleIntervalMs, MinSampleIntervalMs)
 	v.atLeast("synthetic_leak_bytes", s.SyntheticLeakBytes, 0)
 	v.atLeast("restore_scratch_bytes", s.RestoreScratchBytes, 0)
+	v.atLeast("restore_batch_records", s.RestoreBatchRecords, 1)
+	if s.AdditionalRetentionMs < 0 {
+		v.add("additional_retention_ms", s.AdditionalRetentionMs, "%d is negative (Kafka's default is 86400000, one day)", s.AdditionalRetentionMs)
+	}
 	v.openInstances()
 	return errors.Join(v.errs...)
 }
