@@ -97,6 +97,17 @@ func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, s
 		return nil, err
 	}
 	env := lifecycle.NewEnv(inj)
+	if sc.BoundedCacheBytes > 0 {
+		// The docs' example: new LRUCache(TOTAL_OFF_HEAP_MEMORY, -1, false,
+		// INDEX_FILTER_BLOCK_RATIO), not strict.
+		bm, err := lifecycle.NewBoundedMemoryConfig(lifecycle.BoundedMemoryConfig{
+			CacheBytes: sc.BoundedCacheBytes, WriteBufferBytes: sc.BoundedWriteBufferBytes,
+			StrictCapacity: false, HighPriPoolRatio: 0.1})
+		if err != nil {
+			return nil, err
+		}
+		env.Bounded = bm
+	}
 	if synthetic {
 		env.SyntheticLeakBytes = sc.SyntheticLeakBytes
 	}
@@ -573,12 +584,17 @@ func (t *topology) closeSlot(s *slot) {
 	}
 }
 
-// stop closes every store as the model closes it.
+// stop closes every store as the model closes it, then drops the shared
+// bounded-memory objects (after the stores, as the config setter's close
+// leaves them to the application).
 func (t *topology) stop() {
 	for _, tk := range t.tasks {
 		for _, s := range tk.stores {
 			t.closeSlot(s)
 		}
+	}
+	if t.env.Bounded != nil {
+		_ = t.env.Bounded.Close()
 	}
 }
 

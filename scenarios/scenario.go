@@ -156,6 +156,19 @@ type Scenario struct {
 	// RestoreScratchBytes is native memory held during each restore and then
 	// freed, ≥ 0.
 	RestoreScratchBytes int `yaml:"restore_scratch_bytes" json:"restore_scratch_bytes"`
+	// BoundedCacheBytes, when > 0, runs every store with Kafka's documented
+	// bounded-memory RocksDBConfigSetter (docs/streams/developer-guide/memory-mgmt,
+	// BoundedMemoryRocksDBConfig, applied after openDB's defaults): one LRU
+	// cache of this capacity shared by every store, index and filter blocks
+	// cached in it with high priority (ratio 0.1), top-level index and filter
+	// pinned, and a WriteBufferManager charging memtables to it. As in the
+	// docs' example the cache is not strict (strictCapacityLimit false). 0: no
+	// config setter (Kafka's defaults). ≥ 0.
+	BoundedCacheBytes int64 `yaml:"bounded_cache_bytes" json:"bounded_cache_bytes"`
+	// BoundedWriteBufferBytes is the WriteBufferManager's limit on all
+	// memtables (the docs' TOTAL_MEMTABLE_MEMORY), charged to the shared
+	// cache; > 0 when BoundedCacheBytes is, else 0.
+	BoundedWriteBufferBytes int64 `yaml:"bounded_write_buffer_bytes" json:"bounded_write_buffer_bytes"`
 	// Seed seeds every random choice of the run (keys, failures, rebalanced
 	// tasks).
 	Seed int64 `yaml:"seed" json:"seed"`

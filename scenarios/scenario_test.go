@@ -19,7 +19,7 @@ import (
 
 func TestCatalogueHasRequiredEntries(t *testing.T) {
 	assert.Equal(t, []string{
-		"attribution", "calibration", "eos-v2-cascade", "kafka-20616", "kv-clean",
+		"attribution", "bounded-memory", "calibration", "eos-v2-cascade", "kafka-20616", "kv-clean",
 		"migrating-store", "no-safety-net", "restore-churn", "restore-peak", "scale", "smoke",
 	}, Names())
 	assert.Contains(t, Names(), DefaultName())
@@ -130,6 +130,16 @@ func TestCatalogueShapes(t *testing.T) {
 	assert.Equal(t, int64(DefaultAdditionalRetentionMs), rc.AdditionalRetentionMs)
 	assert.Less(t, int64(rc.RestoreBatchRecords)*rc.StepMs/int64(rc.RecordsPerStep), rc.RetentionMs,
 		"a restore batch spans less than the retention, so the restore creates and expires each segment")
+
+	bm := get("bounded-memory")
+	assert.Positive(t, bm.BoundedCacheBytes)
+	assert.Positive(t, bm.BoundedWriteBufferBytes)
+	assert.Contains(t, bm.Description, "strictCapacityLimit false")
+	for _, name := range Names() {
+		if name != "bounded-memory" {
+			assert.Zero(t, get(name).BoundedCacheBytes, "%s runs with Kafka's defaults", name)
+		}
+	}
 
 	sm := get("smoke")
 	assert.LessOrEqual(t, sm.Lifecycles, 100)
@@ -347,7 +357,7 @@ func TestDigestChangesWithEveryField(t *testing.T) {
 		"close_failure_kind": "sticky", "cascade": "true", "init_failure_rate": "0.01",
 		"leak_semantics": "no-safety-net", "rebalance_every_steps": "24", "rebalance_tasks": "0.25",
 		"lifecycles": "1499", "duration": "1m", "sample_every_lifecycles": "4", "sample_interval_ms": "200",
-		"synthetic_leak_bytes": "1", "restore_scratch_bytes": "1", "seed": "7",
+		"synthetic_leak_bytes": "1", "restore_scratch_bytes": "1", "bounded_cache_bytes": "1", "bounded_write_buffer_bytes": "1", "seed": "7",
 	}
 	require.ElementsMatch(t, Keys(), keysOf(change), "a change for every field")
 	seen := map[string]string{base.Digest(): "base"}

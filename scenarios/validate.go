@@ -62,6 +62,14 @@ func (s Scenario) Validate() error {
 	v.atLeast("synthetic_leak_bytes", s.SyntheticLeakBytes, 0)
 	v.atLeast("restore_scratch_bytes", s.RestoreScratchBytes, 0)
 	v.atLeast("restore_batch_records", s.RestoreBatchRecords, 1)
+	switch {
+	case s.BoundedCacheBytes < 0:
+		v.add("bounded_cache_bytes", s.BoundedCacheBytes, "%d is negative (0: no bounded-memory config setter)", s.BoundedCacheBytes)
+	case s.BoundedCacheBytes > 0 && s.BoundedWriteBufferBytes <= 0:
+		v.add("bounded_write_buffer_bytes", s.BoundedWriteBufferBytes, "%d is not positive, but bounded_cache_bytes is set (the write-buffer manager needs a limit)", s.BoundedWriteBufferBytes)
+	case s.BoundedCacheBytes == 0 && s.BoundedWriteBufferBytes != 0:
+		v.add("bounded_write_buffer_bytes", s.BoundedWriteBufferBytes, "%d is set, but bounded_cache_bytes is 0 (no config setter)", s.BoundedWriteBufferBytes)
+	}
 	if s.AdditionalRetentionMs < 0 {
 		v.add("additional_retention_ms", s.AdditionalRetentionMs, "%d is negative (Kafka's default is 86400000, one day)", s.AdditionalRetentionMs)
 	}
