@@ -53,7 +53,7 @@ func TestCalibrationRecoversKnownLeak(t *testing.T) {
 // leaky model is a leak, its per-lifecycle native cost is of the size of the
 // offsets options (~11 KB), the handles its failed closes skip are released
 // late by RocksDB.close() (no DB pinned, no task error), and the fixed model
-// is not a leak.
+// is not called a leak (its native heap is below the floor).
 func TestKafka20616Verdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a full default run takes about a minute")
@@ -66,8 +66,15 @@ func TestKafka20616Verdicts(t *testing.T) {
 	assert.True(t, nat.PerLifecycle.Valid)
 	assert.InDelta(t, 11000, nat.PerLifecycle.Value, 6000, "per-lifecycle native cost %.0f [%.0f, %.0f]",
 		nat.PerLifecycle.Value, nat.PerLifecycle.Low, nat.PerLifecycle.High)
-	require.NotNil(t, fixed.Verdict.Leak, fixed.Verdict.Reason)
-	assert.False(t, *fixed.Verdict.Leak, fixed.Verdict.Reason)
+	// fixed's native heap is flat; its RSS rises with the full restores from
+	// stream time −1, which replay more changelog as the run goes on (with
+	// additional_retention_ms=0 its RSS is flat too): the verdict may say the
+	// signals disagree, never that fixed leaks.
+	assert.False(t, fixed.Verdict.Leak != nil && *fixed.Verdict.Leak, fixed.Verdict.Reason)
+	fnat := fixed.Fits[analysis.SignalNativeHeap].PerLifecycle
+	assert.True(t, fnat.Valid)
+	assert.Less(t, fnat.High, 2048.0, "fixed's native heap per lifecycle is below the floor: %.0f [%.0f, %.0f]", fnat.Value, fnat.Low, fnat.High)
+	assert.Positive(t, fixed.Restore.SegmentLifecycles, "restores from stream time −1 create and expire segments")
 	assert.Zero(t, fixed.TaskErrors)
 	assert.Zero(t, fixed.RecordsLost)
 	assert.Zero(t, leaky.PinnedDBs, "RocksDB.close() releases skipped handles: no DB stays open")
