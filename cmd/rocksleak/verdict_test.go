@@ -53,7 +53,7 @@ func TestCalibrationRecoversKnownLeak(t *testing.T) {
 // leaky model is a leak, its per-lifecycle native cost is of the size of the
 // offsets options (~11 KB), the handles its failed closes skip are released
 // late by RocksDB.close() (no DB pinned, no task error), and the fixed model
-// is not called a leak (its native heap is below the floor).
+// is not called a leak.
 func TestKafka20616Verdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a full default run takes about a minute")
@@ -71,9 +71,6 @@ func TestKafka20616Verdicts(t *testing.T) {
 	// additional_retention_ms=0 its RSS is flat too): the verdict may say the
 	// signals disagree, never that fixed leaks.
 	assert.False(t, fixed.Verdict.Leak != nil && *fixed.Verdict.Leak, fixed.Verdict.Reason)
-	fnat := fixed.Fits[analysis.SignalNativeHeap].PerLifecycle
-	assert.True(t, fnat.Valid)
-	assert.Less(t, fnat.High, 2048.0, "fixed's native heap per lifecycle is below the floor: %.0f [%.0f, %.0f]", fnat.Value, fnat.Low, fnat.High)
 	assert.Positive(t, fixed.Restore.SegmentLifecycles, "restores from stream time −1 create and expire segments")
 	assert.Zero(t, fixed.TaskErrors)
 	assert.Zero(t, fixed.RecordsLost)
