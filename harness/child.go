@@ -193,7 +193,7 @@ func (t *topology) summary(model string, interrupted bool, elapsed time.Duration
 		Records: t.records, Rebalances: t.rebalances,
 		TaskErrors: t.taskErrors, TaskErrorList: t.taskErrorEx,
 		RecordsLost: t.lost, Verified: t.verified,
-		Restore:   restoreStats(t.restoreTimes, t.restored),
+		Restore:   t.restoreStats(),
 		PinnedDBs: c.Pinned.Load(), LedgerAtEnd: kindMap(t.env.Ledger.Live()),
 		ReleasedLate: kindMap(t.env.Ledger.ReleasedLate()), ElapsedNs: int64(elapsed),
 	}

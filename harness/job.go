@@ -63,3 +63,9 @@ func medianRank(n int, a float64) int {
 	}
 	return j
 }
+
+func (t *topology) restoreStats() schema.RestoreStats {
+	rs := restoreStats(t.restoreTimes, t.restored)
+	rs.SegmentLifecycles = t.restoreLifecycles
+	return rs
+}

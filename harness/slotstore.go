@@ -17,8 +17,8 @@ type slotStore interface {
 	// put writes one record.
 	put(k logKey, value []byte) error
 	// replay writes the changelog records keys, in order, into the empty
-	// store (a restore).
-	replay(keys []logKey, value func(logKey) []byte) error
+	// store (a restore), batch records per restore batch.
+	replay(keys []logKey, value func(logKey) []byte, batch int) error
 	// live reports whether a record at stream time ts is still held (a kv
 	// store holds every record; a window store drops expired segments).
 	live(ts int64) bool
@@ -55,7 +55,7 @@ type kvSlot struct{ s *lifecycle.Store }
 
 func (kvSlot) logKey(key string, _ int64) logKey { return logKey{key: key} }
 func (k kvSlot) put(lk logKey, v []byte) error   { return k.s.Put([]byte(lk.key), v) }
-func (k kvSlot) replay(keys []logKey, value func(logKey) []byte) error {
+func (k kvSlot) replay(keys []logKey, value func(logKey) []byte, _ int) error {
 	recs := make([]lifecycle.Record, 0, len(keys))
 	for _, lk := range keys {
 		recs = append(recs, lifecycle.Record{Key: []byte(lk.key), Value: value(lk)})
@@ -80,10 +80,19 @@ func (w windowSlot) put(lk logKey, v []byte) error {
 	return retryInit(func() error { return nonMarker(w.w.Put([]byte(lk.key), lk.ts, v)) })
 }
 
-func (w windowSlot) replay(keys []logKey, value func(logKey) []byte) error {
+// replay writes the changelog in restore batches (lifecycle.WindowStore.RestoreBatch:
+// stream time advances to each batch's end first); segment opens that failed
+// by injection are retried record by record, and failed close-time marker
+// writes of the segments the restore expires are dropped (see nonMarker).
+func (w windowSlot) replay(keys []logKey, value func(logKey) []byte, batch int) error {
+	batch = max(batch, 1)
 	var errs []error
-	for _, lk := range keys {
-		if err := w.put(lk, value(lk)); err != nil {
+	for i := 0; i < len(keys); i += batch {
+		recs := make([]lifecycle.WindowRecord, 0, batch)
+		for _, lk := range keys[i:min(i+batch, len(keys))] {
+			recs = append(recs, lifecycle.WindowRecord{Key: []byte(lk.key), Ts: lk.ts, Value: value(lk)})
+		}
+		if err := retryInit(func() error { return nonMarker(w.w.RestoreBatch(recs)) }); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -44,6 +44,9 @@ type topology struct {
 	verified     int64
 	restoreTimes []time.Duration
 	restored     int64
+	// restoreLifecycles counts the segment lifecycles that happened during
+	// restores (window stores restoring from stream time −1).
+	restoreLifecycles int64
 
 	// after is called after every store operation that may have completed a
 	// lifecycle; it is how the instruments look in without the stores knowing.
@@ -65,6 +68,9 @@ type slot struct {
 	// of each key at each timestamp).
 	log    map[logKey]int64
 	offset int64
+	// wiped: the task's directory was wiped (exactly-once corruption) while
+	// this store was closed; its next open restores it from scratch.
+	wiped bool
 }
 
 type logKey struct {
@@ -75,7 +81,7 @@ type logKey struct {
 // newTopology builds a model's topology; with synthetic, every lifecycle also
 // leaks the scenario's SyntheticLeakBytes (a "+synthetic" model).
 func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, seed int64, root string) (*topology, error) {
-	sem, err := lifecycle.ParseSemantics(sc.LeakSemantics)
+	sem, err := sc.Semantics()
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +97,17 @@ func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, s
 		return nil, err
 	}
 	env := lifecycle.NewEnv(inj)
+	if sc.BoundedCacheBytes > 0 {
+		// The docs' example: new LRUCache(TOTAL_OFF_HEAP_MEMORY, -1, false,
+		// INDEX_FILTER_BLOCK_RATIO), not strict.
+		bm, err := lifecycle.NewBoundedMemoryConfig(lifecycle.BoundedMemoryConfig{
+			CacheBytes: sc.BoundedCacheBytes, WriteBufferBytes: sc.BoundedWriteBufferBytes,
+			StrictCapacity: false, HighPriPoolRatio: 0.1})
+		if err != nil {
+			return nil, err
+		}
+		env.Bounded = bm
+	}
 	if synthetic {
 		env.SyntheticLeakBytes = sc.SyntheticLeakBytes
 	}
@@ -205,26 +222,73 @@ func splitmix(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// open (re)opens a slot's store. An unclean status under exactly-once wipes
-// and restores it; a store whose path cannot be opened (a pinned DB holds its
-// LOCK) is a task error, after which the task moves the store to a fresh
-// directory and restores it there. Injected init failures are retried.
+// open (re)opens a slot's store. An unclean status under exactly-once is a
+// TaskCorruptedException: the whole task is wiped and every store of it
+// restored (see corruptTask). A store whose path cannot be opened (under
+// no-safety-net, a pinned DB holds its LOCK) is a task error, after which the
+// task moves the store to a fresh directory and restores it there. Injected
+// init failures are retried.
 func (t *topology) open(s *slot) {
-	err := retryInit(func() error { return t.tryOpen(s) })
+	if s.wiped {
+		s.wiped = false
+		t.restore(s, false)
+		return
+	}
+	err := retryInit(func() error { return t.tryOpen(s, t.streamTime) })
 	switch {
 	case err == nil:
+		if t.stale(s) {
+			t.catchUp(s)
+		}
 		t.verify(s)
 	case errors.Is(err, lifecycle.ErrUncleanStatus):
-		t.restore(s, false)
+		t.corruptTask(s)
 	default:
 		t.taskError(s, err)
 		t.restore(s, true)
 	}
 }
 
-func (t *topology) tryOpen(s *slot) error {
+// corruptTask is Kafka's handling of a TaskCorruptedException under
+// exactly-once (RocksDBStore.openDB turns the accessor's "Invalid state during
+// store open" into one): the task is closed dirty, and
+// StateManagerUtil.closeStateManager, with wipeStateStore = !closeClean &&
+// eosEnabled, deletes the task's whole directory (every store of the task, not
+// only the corrupted one); then the task is revived and every store restores
+// from its changelog. Under no-safety-net a DB pinned by an earlier failed
+// close may still hold files in that directory, so the task's stores move to
+// a fresh directory instead (the harness's stand-in for a wipe it cannot do
+// safely: Kafka on RocksJava never meets it).
+func (t *topology) corruptTask(s *slot) {
+	tk := t.tasks[s.task]
+	var reopen []*slot
+	for _, o := range tk.stores {
+		if o == s {
+			continue
+		}
+		if o.store != nil {
+			t.closeSlot(o)
+			reopen = append(reopen, o)
+		} else {
+			o.wiped = true
+		}
+	}
+	if t.sem == lifecycle.NoSafetyNet {
+		for _, o := range tk.stores {
+			o.gen++
+		}
+	} else {
+		_ = os.RemoveAll(filepath.Join(t.root, fmt.Sprintf("task-%d", s.task)))
+	}
+	t.restore(s, false)
+	for _, o := range reopen {
+		t.restore(o, false)
+	}
+}
+
+func (t *topology) tryOpen(s *slot, streamTime int64) error {
 	if t.sc.Store == scenarios.StoreWindow {
-		w, err := lifecycle.OpenWindow(t.env, t.windowConfig(s), t.streamTime)
+		w, err := lifecycle.OpenWindow(t.env, t.windowConfig(s), streamTime)
 		if err != nil {
 			return err
 		}
@@ -252,7 +316,10 @@ func (t *topology) taskError(s *slot, err error) {
 
 // restore wipes the store (or, when its path is held, moves it to a fresh
 // directory), opens it empty and replays its changelog, holding the
-// scenario's restore scratch memory while it does.
+// scenario's restore scratch memory while it does. A window store opens at
+// stream time −1 and replays its changelog in restore batches, creating and
+// expiring segments as the batches advance its stream time; those segment
+// lifecycles are counted apart.
 func (t *topology) restore(s *slot, moveAway bool) {
 	begin := time.Now()
 	scratch := lifecycle.NewScratch(t.sc.RestoreScratchBytes)
@@ -262,7 +329,8 @@ func (t *topology) restore(s *slot, moveAway bool) {
 	} else {
 		_ = os.RemoveAll(t.storePath(s))
 	}
-	if err := retryInit(func() error { return t.tryOpen(s) }); err != nil {
+	lc := t.env.Counts().Lifecycles.Load()
+	if err := retryInit(func() error { return t.tryOpen(s, -1) }); err != nil {
 		t.taskError(s, fmt.Errorf("restore: %w", err))
 		return
 	}
@@ -270,6 +338,7 @@ func (t *topology) restore(s *slot, moveAway bool) {
 	if err != nil {
 		t.taskError(s, fmt.Errorf("restore: %w", err))
 	}
+	t.restoreLifecycles += t.env.Counts().Lifecycles.Load() - lc
 	t.restored += n
 	t.restoreTimes = append(t.restoreTimes, time.Since(begin))
 	t.verify(s)
@@ -285,7 +354,7 @@ func (t *topology) storePath(s *slot) string {
 // replay writes the changelog into the (empty) store.
 func (t *topology) replay(s *slot) (int64, error) {
 	keys := s.sortedLog()
-	err := s.store.replay(keys, func(k logKey) []byte { return t.value(s, k.key, k.ts, s.log[k]) })
+	err := s.store.replay(keys, func(k logKey) []byte { return t.value(s, k.key, k.ts, s.log[k]) }, t.sc.RestoreBatchRecords)
 	return int64(len(keys)), err
 }
 
@@ -301,6 +370,38 @@ func (s *slot) sortedLog() []logKey {
 		return keys[i].key < keys[j].key
 	})
 	return keys
+}
+
+// stale reports whether the reopened store misses changelog records it should
+// hold: with no flush on commit (Kafka 4.3), a DB whose close could not flush
+// (a sticky failure leaves it in a failed state) keeps only what was last
+// flushed, its committed changelog offset included. Kafka sees this through
+// the stale persisted offset and restores from it (KAFKA-20663); the harness,
+// which keeps the changelog as latest versions rather than offsets, sees it by
+// reading the records back.
+func (t *topology) stale(s *slot) bool {
+	for k, ver := range s.log {
+		if s.store == nil || !s.store.live(k.ts) {
+			continue
+		}
+		got, err := s.store.read(k)
+		if err != nil || !bytes.Equal(got, t.value(s, k.key, k.ts, ver)) {
+			return true
+		}
+	}
+	return false
+}
+
+// catchUp replays the changelog into a store that reopened behind it (the
+// restore from a stale checkpointed offset), counted as a restore.
+func (t *topology) catchUp(s *slot) {
+	begin := time.Now()
+	n, err := t.replay(s)
+	if err != nil {
+		t.taskError(s, fmt.Errorf("restore: %w", err))
+	}
+	t.restored += n
+	t.restoreTimes = append(t.restoreTimes, time.Since(begin))
 }
 
 // verify reads back every changelog record the store should hold and counts
@@ -368,7 +469,7 @@ func (t *topology) step(ctx context.Context) {
 			}
 		}
 		// Samples are taken at the same phase of every task's step: after
-		// its commit has flushed the memtables.
+		// its commit (which, as in Kafka 4.3, does not flush).
 		t.after()
 	}
 	if t.sc.RebalanceEverySteps > 0 && t.steps%int64(t.sc.RebalanceEverySteps) == 0 {
@@ -425,10 +526,13 @@ func (t *topology) write(s *slot, from int64) {
 	}
 }
 
-// pruneLog forgets changelog records of expired segments.
+// pruneLog forgets the changelog records the changelog topic no longer
+// holds: a window store's changelog keeps records for the retention plus
+// windowstore.changelog.additional.retention.ms of stream time.
 func (t *topology) pruneLog(s *slot) {
+	oldest := t.streamTime - t.sc.RetentionMs - t.sc.AdditionalRetentionMs
 	for k := range s.log {
-		if !s.store.live(k.ts) {
+		if k.ts < oldest {
 			delete(s.log, k)
 		}
 	}
@@ -480,12 +584,17 @@ func (t *topology) closeSlot(s *slot) {
 	}
 }
 
-// stop closes every store as the model closes it.
+// stop closes every store as the model closes it, then drops the shared
+// bounded-memory objects (after the stores, as the config setter's close
+// leaves them to the application).
 func (t *topology) stop() {
 	for _, tk := range t.tasks {
 		for _, s := range tk.stores {
 			t.closeSlot(s)
 		}
+	}
+	if t.env.Bounded != nil {
+		_ = t.env.Bounded.Close()
 	}
 }
 

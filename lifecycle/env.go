@@ -19,6 +19,11 @@ type Env struct {
 	// and never free this many bytes of C memory: a leak of known size for
 	// checking estimators (the calibration scenario).
 	SyntheticLeakBytes int
+	// Bounded, when set, is the bounded-memory RocksDBConfigSetter (Kafka's
+	// docs, BoundedMemoryRocksDBConfig): every store applies it to its data
+	// column family's options after Kafka's defaults. The Env does not own
+	// it: its owner closes it after the stores.
+	Bounded *BoundedMemory
 
 	counts Counts
 	// onDBOpen, set by tests only, sees every store right after its RocksDB

@@ -251,13 +251,22 @@ func TestNothingLostUnderFixed(t *testing.T) {
 				s, err = lifecycle.Open(env, cfg)
 				require.NoError(t, err)
 				defer s.Close()
+				off, ok, err := s.Offset("topic-0")
+				require.NoError(t, err)
+				if f == lifecycle.Sticky {
+					// Kafka 4.3 commits without flushing: a DB left in a failed
+					// state cannot flush at close, so the reopened store holds
+					// what was last flushed (nothing here), its committed offset
+					// included: the offset never claims records the store lost,
+					// and Kafka restores from it.
+					assert.False(t, ok, "the unflushed offset is gone with the unflushed records")
+					return
+				}
 				for i := range n {
 					v, err := s.Get(fmt.Appendf(nil, "key-%04d", i))
 					require.NoError(t, err)
 					assert.Equal(t, fmt.Sprintf("value-%d", i), string(v))
 				}
-				off, ok, err := s.Offset("topic-0")
-				require.NoError(t, err)
 				assert.True(t, ok)
 				assert.EqualValues(t, n, off)
 				if layout == lifecycle.Migrating {

@@ -9,8 +9,9 @@ import (
 )
 
 // RocksDBVersion opens a scratch DB under dir with the linked library and reads
-// the version RocksDB itself writes at the top of its LOG file
-// ("RocksDB version: 7.8.3"). The scratch DB is closed and removed.
+// the version RocksDB itself writes in the [Version] section of its OPTIONS
+// file ("rocksdb_version=7.8.3"; the LOG file no longer has it: stores log at
+// ERROR level, as Kafka's openDB sets). The scratch DB is closed and removed.
 func RocksDBVersion(dir string) (string, error) {
 	tmp, err := os.MkdirTemp(dir, "version-probe-")
 	if err != nil {
@@ -25,16 +26,20 @@ func RocksDBVersion(dir string) (string, error) {
 	if err := s.Close(); err != nil {
 		return "", err
 	}
-	f, err := os.Open(filepath.Join(tmp, "db", "LOG"))
+	files, err := filepath.Glob(filepath.Join(tmp, "db", "OPTIONS-*"))
+	if err != nil || len(files) == 0 {
+		return "", fmt.Errorf("no OPTIONS file in %s", filepath.Join(tmp, "db"))
+	}
+	f, err := os.Open(files[0])
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if _, v, ok := strings.Cut(sc.Text(), "RocksDB version: "); ok {
+		if _, v, ok := strings.Cut(sc.Text(), "rocksdb_version="); ok {
 			return strings.TrimSpace(v), nil
 		}
 	}
-	return "", fmt.Errorf("no \"RocksDB version\" line in %s", f.Name())
+	return "", fmt.Errorf("no rocksdb_version line in %s", f.Name())
 }

@@ -42,7 +42,10 @@ type WindowStore struct {
 }
 
 // OpenWindow opens the store's existing live segments (those on disk that are
-// live at streamTime; expired ones are deleted) and returns the store. On a
+// live at streamTime; expired ones are deleted) and returns the store. With
+// streamTime −1 (Kafka's ConsumerRecord.NO_TIMESTAMP, the observed stream
+// time of a store that has just been created: AbstractSegments.openExisting)
+// every segment on disk is opened and none expires. On a
 // segment open failure the segments opened so far are closed and the error is
 // returned.
 func OpenWindow(env *Env, cfg WindowConfig, streamTime int64) (*WindowStore, error) {
@@ -148,29 +151,67 @@ func (w *WindowStore) closeSegment(id int64) error {
 	return s.Close()
 }
 
-// Put writes a record at timestamp ts: stream time advances, expired segments
-// are closed and deleted, and the record goes to its segment if that is live
-// (a record for an expired segment is dropped, as Kafka drops it). Close
-// errors of expired segments are returned joined after the put is done.
+// Put writes a record at timestamp ts, as Kafka's
+// AbstractRocksDBSegmentedBytesStore.put does: stream time advances, the
+// record's segment is created if it is live (KeyValueSegments.getOrCreateSegmentIfLive),
+// and only then are the segments that are no longer live closed and deleted
+// (cleanupExpiredSegments: close, then destroy). A record for an expired
+// segment is dropped, as Kafka drops it. Close errors of expired segments are
+// returned joined after the put is done.
 func (w *WindowStore) Put(key []byte, ts int64, value []byte) error {
 	if w.closed {
 		return ErrClosed
 	}
-	var errs []error
-	if ts > w.observed {
-		w.observed = ts
-		errs = append(errs, w.expire())
-	}
+	w.observed = max(w.observed, ts)
+	return w.putLive(key, ts, value)
+}
+
+// putLive writes the record into its segment if that is live at the observed
+// stream time (creating it), then expires what is no longer live.
+func (w *WindowStore) putLive(key []byte, ts int64, value []byte) error {
 	id := ts / w.interval
-	if !w.live(id) {
-		return errors.Join(errs...)
+	var errs []error
+	if w.live(id) {
+		s, err := w.segment(id)
+		if err != nil {
+			return errors.Join(err, w.expire())
+		}
+		errs = append(errs, s.Put(WindowKey(key, ts), value))
+		w.dirty[id] = true
 	}
-	s, err := w.segment(id)
-	if err != nil {
-		return errors.Join(append(errs, err)...)
+	errs = append(errs, w.expire())
+	return errors.Join(errs...)
+}
+
+// WindowRecord is one changelog record of a window store.
+type WindowRecord struct {
+	Key   []byte
+	Ts    int64
+	Value []byte
+}
+
+// RestoreBatch writes one restore batch as Kafka's
+// AbstractRocksDBSegmentedBytesStore.restoreAllInternal → getWriteBatches
+// does: it first advances the observed stream time to the batch's largest
+// timestamp, then puts each record into its segment if that segment is live at
+// that time (creating it, then cleaning up expired segments); records of
+// segments already expired at the batch's end are skipped. So a batch spanning
+// more than the retention skips the segments in between instead of creating
+// and expiring them. (Kafka writes each segment's records in one WriteBatch;
+// this writes them one by one.) Errors are joined; the batch goes on.
+func (w *WindowStore) RestoreBatch(records []WindowRecord) error {
+	if w.closed {
+		return ErrClosed
 	}
-	errs = append(errs, s.Put(WindowKey(key, ts), value))
-	w.dirty[id] = true
+	for _, r := range records {
+		w.observed = max(w.observed, r.Ts)
+	}
+	var errs []error
+	for _, r := range records {
+		if err := w.putLive(r.Key, r.Ts, r.Value); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -210,7 +251,7 @@ func (w *WindowStore) Fetch(key []byte, ts int64) ([]byte, error) {
 }
 
 // Commit commits the changelog offsets into every segment written since its
-// last commit, and flushes it.
+// last commit, without flushing (see Store.Commit).
 func (w *WindowStore) Commit(offsets map[string]int64) error {
 	var errs []error
 	for _, id := range w.sortedIDs() {

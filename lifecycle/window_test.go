@@ -227,3 +227,41 @@ func TestVersionedNoAbortAtAnyFailureRate(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowRestoreFromStreamTimeMinusOne replays a changelog of 20 segment
+// intervals (one record per 10 s, 60 s segments, 120 s retention) into a
+// store opened at stream time −1. With restore batches of 3 records (each
+// spanning 30 s, less than the retention) every interval's segment is created
+// and all but the live ones expire during the restore: 20 created, 17 closed.
+// With one batch of every record, stream time jumps to the end first, so only
+// the live segments are created and none expires. A control: the records of
+// the live segments read back either way.
+func TestWindowRestoreFromStreamTimeMinusOne(t *testing.T) {
+	const interval, retention = 60_000, 120_000
+	var recs []lifecycle.WindowRecord
+	for ts := int64(0); ts < 20*interval; ts += 10_000 {
+		recs = append(recs, lifecycle.WindowRecord{Key: []byte("k"), Ts: ts, Value: fmt.Appendf(nil, "v%d", ts)})
+	}
+	for _, tc := range []struct {
+		batch              int
+		created, lifecycle int64
+	}{{3, 20, 17}, {len(recs), 3, 0}} {
+		t.Run(fmt.Sprintf("batch=%d", tc.batch), func(t *testing.T) {
+			env := lifecycle.NewEnv(nil)
+			w, err := lifecycle.OpenWindow(env, lifecycle.WindowConfig{Dir: t.TempDir(), Name: "w",
+				RetentionMs: retention, SegmentIntervalMs: interval,
+				Segment: lifecycle.Config{Model: lifecycle.Leaky}}, -1)
+			require.NoError(t, err)
+			for i := 0; i < len(recs); i += tc.batch {
+				require.NoError(t, w.RestoreBatch(recs[i:min(i+tc.batch, len(recs))]))
+			}
+			assert.Equal(t, tc.created, env.Counts().Opens.Load(), "segments created by the restore")
+			assert.Equal(t, tc.lifecycle, env.Counts().Lifecycles.Load(), "segments expired by the restore")
+			last := recs[len(recs)-1].Ts
+			v, err := w.Fetch([]byte("k"), last)
+			require.NoError(t, err)
+			assert.Equal(t, fmt.Sprintf("v%d", last), string(v))
+			require.NoError(t, w.Close())
+		})
+	}
+}

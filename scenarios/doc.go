@@ -30,15 +30,18 @@
 //   - Under ExactlyOnce an unclean status found on reopen wipes the store and
 //     restores it from the changelog; RestoreScratchBytes of transient native
 //     memory is held during each restore and then freed.
-//   - LeakSemantics says what a skipped handle release does: "pin" keeps the DB
-//     open with everything it holds; "safety-net" releases the skipped handles
-//     just before the DB is closed, as RocksJava does for handles it owns.
+//   - LeakSemantics says what the DB's close does with handles a failed close
+//     skipped: "rocksjava" (the default; RocksJava's RocksDB.close() releases
+//     every handle it handed out that is still owned, late, then closes the DB)
+//     or "no-safety-net" (the what-if of a binding without that net: the DB
+//     stays open with everything it holds). "safety-net" and "pin" are aliases.
 //   - SyntheticLeakBytes is a calibration leak: bytes allocated, touched and
 //     never freed per lifecycle, so the estimators can be checked against a
 //     known answer.
 //
-// Each scenario names the ownership models to run by default ("leaky",
-// "fixed", "options-fix", "finally-fix"); each model runs until Lifecycles
+// Each scenario names the ownership models to run by default (any of
+// spec.ModelNames: "leaky", "fixed", "options-fix", "finally-fix",
+// "read-options-fix", "all-fixes"); each model runs until Lifecycles
 // lifecycles or Duration of wall time, whichever comes first (zero disables a
 // limit; at least one must be set).
 //

@@ -29,28 +29,25 @@ const (
 	StoreMigrating StoreKind = "migrating"
 )
 
-// The ownership model names, in the order the harness runs them by default.
+// The leak semantics a scenario names (spec.Semantics; see spec.ParseSemantics
+// for the aliases "safety-net" and "pin").
 const (
-	// ModelLeaky is Kafka 4.3.0: both leaks present.
-	ModelLeaky = "leaky"
-	// ModelFixed is Kafka 4.3.1: both fixes applied.
-	ModelFixed = "fixed"
-	// ModelOptionsFix owns and closes the offsets column-family options but
-	// releases no handle when the close-time marker write fails.
-	ModelOptionsFix = "options-fix"
-	// ModelFinallyFix releases every handle in finally blocks but still leaks
-	// the offsets column-family options on every open.
-	ModelFinallyFix = "finally-fix"
+	// SemanticsRocksJava is RocksJava's RocksDB.close(): handles the accessor
+	// skipped are released late and the DB closes. The default.
+	SemanticsRocksJava = spec.RocksJava
+	// SemanticsNoSafetyNet is the what-if of a binding without that safety
+	// net: a skipped handle pins its DB open, with everything it holds.
+	SemanticsNoSafetyNet = spec.NoSafetyNet
 )
 
-// The leak semantics.
+// Kafka's defaults for the restore.
 const (
-	// SemanticsPin: a handle that was not released pins its DB open, with
-	// everything it holds.
-	SemanticsPin = "pin"
-	// SemanticsSafetyNet: skipped handles are released just before the DB is
-	// closed, as RocksJava does for the handles it owns.
-	SemanticsSafetyNet = "safety-net"
+	// DefaultAdditionalRetentionMs is StreamsConfig's
+	// windowstore.changelog.additional.retention.ms default: one day.
+	DefaultAdditionalRetentionMs = 86_400_000
+	// DefaultRestoreBatchRecords is the restore consumer's max.poll.records
+	// default.
+	DefaultRestoreBatchRecords = 1000
 )
 
 // Limits enforced by Validate.
@@ -65,10 +62,10 @@ const (
 	MaxOpenInstances = 16384
 )
 
-// ModelNames returns the known ownership model names in their canonical order.
-func ModelNames() []string {
-	return []string{ModelLeaky, ModelFixed, ModelOptionsFix, ModelFinallyFix}
-}
+// ModelNames returns the known ownership model names in their canonical order
+// (spec.ModelNames: leaky, fixed, options-fix, finally-fix, read-options-fix,
+// all-fixes).
+func ModelNames() []string { return spec.ModelNames() }
 
 // Scenario is one workload. The zero value is not useful: start from [Default],
 // [Get] or [Load]. Field comments give units and the constraints Validate
@@ -80,7 +77,10 @@ type Scenario struct {
 	// Description says what the scenario shows.
 	Description string `yaml:"description" json:"description"`
 	// Models are the ownership models run by default, in order, each once:
-	// "leaky", "fixed", "options-fix", "finally-fix". Non-empty, no duplicates.
+	// any of spec.ModelNames ("leaky", "fixed", "options-fix", "finally-fix",
+	// "read-options-fix", "all-fixes"), each optionally with
+	// spec.SyntheticSuffix and an allocator (spec.ParseRunName; Runs parses
+	// them). Non-empty, no duplicates.
 	Models []string `yaml:"models" json:"models"`
 	// Store is the kind of store: "kv", "window" or "migrating".
 	Store StoreKind `yaml:"store" json:"store"`
@@ -94,6 +94,16 @@ type Scenario struct {
 	// SegmentIntervalMs is the window segment interval in ms; 0 derives it as
 	// Kafka does (see SegmentInterval). Ignored for other stores.
 	SegmentIntervalMs int64 `yaml:"segment_interval_ms" json:"segment_interval_ms"`
+	// AdditionalRetentionMs is Kafka's windowstore.changelog.additional.retention.ms
+	// (StreamsConfig, default 86400000: one day), ≥ 0: a window store's
+	// changelog keeps records for retention + this long, and a restore from
+	// scratch replays all of them. Ignored for other stores.
+	AdditionalRetentionMs int64 `yaml:"additional_retention_ms" json:"additional_retention_ms"`
+	// RestoreBatchRecords is the number of changelog records per restore
+	// batch (the restore consumer's max.poll.records, default 1000), ≥ 1. A
+	// window store advances its stream time per batch, so a batch spanning
+	// more than the retention skips segments instead of creating them.
+	RestoreBatchRecords int `yaml:"restore_batch_records" json:"restore_batch_records"`
 	// StepMs is the stream-time advance per step in ms, > 0.
 	StepMs int64 `yaml:"step_ms" json:"step_ms"`
 	// RecordsPerStep is the number of records written per store per step, ≥ 0.
@@ -116,8 +126,12 @@ type Scenario struct {
 	// InitFailureRate is the probability that a store open fails during init,
 	// in [0,1].
 	InitFailureRate float64 `yaml:"init_failure_rate" json:"init_failure_rate"`
-	// LeakSemantics is "pin" or "safety-net".
-	LeakSemantics string `yaml:"leak_semantics" json:"leak_semantics"`
+	// LeakSemantics is what the DB's close does with column-family handles a
+	// failed close skipped: "rocksjava" (the default: RocksJava's
+	// RocksDB.close() releases them late and the DB closes) or "no-safety-net"
+	// (a binding without that safety net: they pin the DB). "safety-net" and
+	// "pin" are accepted as aliases (spec.ParseSemantics).
+	LeakSemantics spec.Semantics `yaml:"leak_semantics" json:"leak_semantics"`
 	// RebalanceEverySteps is the number of steps between rebalances, ≥ 0;
 	// 0 means never.
 	RebalanceEverySteps int `yaml:"rebalance_every_steps" json:"rebalance_every_steps"`
@@ -142,6 +156,19 @@ type Scenario struct {
 	// RestoreScratchBytes is native memory held during each restore and then
 	// freed, ≥ 0.
 	RestoreScratchBytes int `yaml:"restore_scratch_bytes" json:"restore_scratch_bytes"`
+	// BoundedCacheBytes, when > 0, runs every store with Kafka's documented
+	// bounded-memory RocksDBConfigSetter (docs/streams/developer-guide/memory-mgmt,
+	// BoundedMemoryRocksDBConfig, applied after openDB's defaults): one LRU
+	// cache of this capacity shared by every store, index and filter blocks
+	// cached in it with high priority (ratio 0.1), top-level index and filter
+	// pinned, and a WriteBufferManager charging memtables to it. As in the
+	// docs' example the cache is not strict (strictCapacityLimit false). 0: no
+	// config setter (Kafka's defaults). ≥ 0.
+	BoundedCacheBytes int64 `yaml:"bounded_cache_bytes" json:"bounded_cache_bytes"`
+	// BoundedWriteBufferBytes is the WriteBufferManager's limit on all
+	// memtables (the docs' TOTAL_MEMTABLE_MEMORY), charged to the shared
+	// cache; > 0 when BoundedCacheBytes is, else 0.
+	BoundedWriteBufferBytes int64 `yaml:"bounded_write_buffer_bytes" json:"bounded_write_buffer_bytes"`
 	// Seed seeds every random choice of the run (keys, failures, rebalanced
 	// tasks).
 	Seed int64 `yaml:"seed" json:"seed"`
@@ -153,23 +180,49 @@ type Scenario struct {
 // at least one of them.
 func Default() Scenario {
 	return Scenario{
-		Models:                []string{ModelLeaky, ModelFixed},
+		Models:                []string{spec.Leaky.Name, spec.Fixed.Name},
 		Store:                 StoreWindow,
 		Tasks:                 1,
 		StoresPerTask:         1,
 		RetentionMs:           120_000,
+		AdditionalRetentionMs: DefaultAdditionalRetentionMs,
+		RestoreBatchRecords:   DefaultRestoreBatchRecords,
 		StepMs:                20_000,
 		RecordsPerStep:        50,
 		ValueBytes:            128,
 		KeySpread:             1000,
 		ChangelogPartitions:   1,
 		CloseFailureKind:      spec.FaultTransient,
-		LeakSemantics:         SemanticsPin,
+		LeakSemantics:         SemanticsRocksJava,
 		RebalanceTasks:        0.5,
 		SampleEveryLifecycles: 1,
 		SampleIntervalMs:      250,
 		Seed:                  1,
 	}
+}
+
+// Runs parses Models (spec.ParseRunName against spec.ModelNames); the error
+// names the field, the bad value and the known models.
+func (s Scenario) Runs() ([]spec.RunName, error) {
+	out := make([]spec.RunName, 0, len(s.Models))
+	for _, m := range s.Models {
+		rn, err := spec.ParseRunName(m, ModelNames())
+		if err != nil {
+			return nil, fmt.Errorf("%w: scenario %q: models: %w", ErrInvalid, s.Name, err)
+		}
+		out = append(out, rn)
+	}
+	return out, nil
+}
+
+// Semantics returns LeakSemantics resolved (aliases and "" mapped to the
+// canonical spec.Semantics); the error names the field and the known values.
+func (s Scenario) Semantics() (spec.Semantics, error) {
+	sem, err := spec.ParseSemantics(string(s.LeakSemantics))
+	if err != nil {
+		return "", fmt.Errorf("%w: scenario %q: leak_semantics: %w", ErrInvalid, s.Name, err)
+	}
+	return sem, nil
 }
 
 // SegmentInterval returns the window segment interval in ms:
@@ -194,12 +247,16 @@ func (s Scenario) LiveSegments() int {
 	return int(n) + 1
 }
 
-// resolved returns a copy with derived values made explicit, so that
+// resolved returns a copy with derived values made explicit and aliases
+// resolved, so that
 // equivalent scenarios digest alike.
 func (s Scenario) resolved() Scenario {
 	r := s.clone()
 	if r.Store == StoreWindow {
 		r.SegmentIntervalMs = r.SegmentInterval()
+	}
+	if sem, err := r.Semantics(); err == nil {
+		r.LeakSemantics = sem // "pin" and "no-safety-net" are the same workload
 	}
 	return r
 }

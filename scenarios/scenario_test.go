@@ -19,8 +19,8 @@ import (
 
 func TestCatalogueHasRequiredEntries(t *testing.T) {
 	assert.Equal(t, []string{
-		"attribution", "calibration", "eos-v2-cascade", "kafka-20616", "kv-clean",
-		"migrating-store", "restore-peak", "safety-net", "scale", "smoke",
+		"attribution", "bounded-memory", "calibration", "eos-v2-cascade", "kafka-20616", "kv-clean",
+		"migrating-store", "no-safety-net", "restore-churn", "restore-peak", "scale", "smoke",
 	}, Names())
 	assert.Contains(t, Names(), DefaultName())
 	assert.IsIncreasing(t, Names())
@@ -63,7 +63,7 @@ func TestCatalogueShapes(t *testing.T) {
 		require.NoError(t, err)
 		return s
 	}
-	all := ModelNames()
+	all := []string{"leaky", "fixed", "options-fix", "finally-fix"}
 
 	d := get("kafka-20616")
 	assert.Equal(t, StoreWindow, d.Store)
@@ -72,9 +72,9 @@ func TestCatalogueShapes(t *testing.T) {
 	assert.True(t, d.ExactlyOnce)
 	assert.Equal(t, 0.05, d.CloseFailureRate)
 	assert.Equal(t, spec.FaultTransient, d.CloseFailureKind)
-	assert.Equal(t, SemanticsPin, d.LeakSemantics)
+	assert.Equal(t, SemanticsRocksJava, d.LeakSemantics, "the default scenario runs as Kafka does: on RocksJava")
 	assert.Equal(t, 4, d.ChangelogPartitions)
-	assert.Equal(t, []string{ModelLeaky, ModelFixed}, d.Models)
+	assert.Equal(t, []string{"leaky", "fixed"}, d.Models)
 	assert.Positive(t, d.RebalanceEverySteps)
 
 	c := get("eos-v2-cascade")
@@ -88,14 +88,14 @@ func TestCatalogueShapes(t *testing.T) {
 	assert.Equal(t, all, m.Models)
 
 	r := get("restore-peak")
-	assert.Equal(t, []string{ModelFixed}, r.Models)
+	assert.Equal(t, []string{"fixed"}, r.Models)
 	assert.True(t, r.ExactlyOnce)
 	assert.Positive(t, r.CloseFailureRate)
 	assert.Positive(t, r.RebalanceEverySteps)
 	assert.GreaterOrEqual(t, r.RestoreScratchBytes, 8<<20)
 
 	cal := get("calibration")
-	assert.Equal(t, []string{ModelFixed, ModelFixed + spec.SyntheticSuffix}, cal.Models, "the synthetic leak is measured against a control run")
+	assert.Equal(t, []string{"fixed", "fixed" + spec.SyntheticSuffix}, cal.Models, "the synthetic leak is measured against a control run")
 	assert.Equal(t, StoreKV, cal.Store)
 	assert.Zero(t, cal.CloseFailureRate)
 	assert.Zero(t, cal.InitFailureRate)
@@ -105,18 +105,41 @@ func TestCatalogueShapes(t *testing.T) {
 	assert.Equal(t, StoreKV, kv.Store)
 	assert.Zero(t, kv.CloseFailureRate)
 	assert.Zero(t, kv.InitFailureRate)
-	assert.Equal(t, []string{ModelLeaky, ModelFixed}, kv.Models)
+	assert.Equal(t, []string{"leaky", "fixed"}, kv.Models)
 
 	a := get("attribution")
 	assert.Equal(t, StoreWindow, a.Store)
 	assert.Equal(t, 0.1, a.CloseFailureRate)
-	assert.Equal(t, all, a.Models)
+	assert.Equal(t, ModelNames(), a.Models, "attribution runs all six models")
 
-	sn := get("safety-net")
-	assert.Equal(t, SemanticsSafetyNet, sn.LeakSemantics)
-	sn.LeakSemantics = SemanticsPin
+	for _, name := range Names() {
+		if name != "no-safety-net" {
+			assert.Equal(t, SemanticsRocksJava, get(name).LeakSemantics, "%s runs under RocksJava's close", name)
+		}
+	}
+	sn := get("no-safety-net")
+	assert.Equal(t, SemanticsNoSafetyNet, sn.LeakSemantics)
+	sn.LeakSemantics = SemanticsRocksJava
 	sn.Name, sn.Description = d.Name, d.Description
-	assert.Equal(t, d, sn, "safety-net is the default with only the semantics changed")
+	assert.Equal(t, d, sn, "no-safety-net is the default with only the semantics changed")
+
+	rc := get("restore-churn")
+	assert.Equal(t, StoreWindow, rc.Store)
+	assert.True(t, rc.ExactlyOnce, "the wipe and full restore follow exactly-once corruption")
+	assert.Positive(t, rc.CloseFailureRate)
+	assert.Equal(t, int64(DefaultAdditionalRetentionMs), rc.AdditionalRetentionMs)
+	assert.Less(t, int64(rc.RestoreBatchRecords)*rc.StepMs/int64(rc.RecordsPerStep), rc.RetentionMs,
+		"a restore batch spans less than the retention, so the restore creates and expires each segment")
+
+	bm := get("bounded-memory")
+	assert.Positive(t, bm.BoundedCacheBytes)
+	assert.Positive(t, bm.BoundedWriteBufferBytes)
+	assert.Contains(t, bm.Description, "strictCapacityLimit false")
+	for _, name := range Names() {
+		if name != "bounded-memory" {
+			assert.Zero(t, get(name).BoundedCacheBytes, "%s runs with Kafka's defaults", name)
+		}
+	}
 
 	sm := get("smoke")
 	assert.LessOrEqual(t, sm.Lifecycles, 100)
@@ -127,7 +150,7 @@ func TestCatalogueShapes(t *testing.T) {
 	assert.Equal(t, 1, sc.StoresPerTask)
 	assert.Equal(t, 32, sc.LiveSegments())
 	assert.Equal(t, 31*sc.SegmentInterval(), sc.RetentionMs)
-	assert.Contains(t, sc.Description, "about 11 file descriptors")
+	assert.Contains(t, sc.Description, "about 7 file descriptors")
 }
 
 func TestGetUnknown(t *testing.T) {
@@ -145,7 +168,7 @@ func TestGetReturnsIndependentCopies(t *testing.T) {
 	a.Models[0] = "mutated"
 	b, err := Get("smoke")
 	require.NoError(t, err)
-	assert.Equal(t, ModelLeaky, b.Models[0])
+	assert.Equal(t, "leaky", b.Models[0])
 }
 
 func TestLoadUserFileTakesDefaults(t *testing.T) {
@@ -306,7 +329,7 @@ func TestDigest(t *testing.T) {
 	again, err := Get(DefaultName())
 	require.NoError(t, err)
 	assert.Equal(t, d, again.Digest(), "stable across loads")
-	other, err := Get("safety-net")
+	other, err := Get("no-safety-net")
 	require.NoError(t, err)
 	assert.NotEqual(t, d, other.Digest())
 
@@ -328,12 +351,13 @@ func TestDigestChangesWithEveryField(t *testing.T) {
 	change := map[string]string{
 		"name": "other", "description": "other", "models": "fixed,leaky", "store": "kv",
 		"tasks": "5", "stores_per_task": "1", "retention_ms": "180000", "segment_interval_ms": "30000",
+		"additional_retention_ms": "3600000", "restore_batch_records": "500",
 		"step_ms": "10000", "records_per_step": "51", "value_bytes": "129", "key_spread": "501",
 		"changelog_partitions": "3", "exactly_once": "false", "close_failure_rate": "0.06",
 		"close_failure_kind": "sticky", "cascade": "true", "init_failure_rate": "0.01",
-		"leak_semantics": "safety-net", "rebalance_every_steps": "24", "rebalance_tasks": "0.25",
+		"leak_semantics": "no-safety-net", "rebalance_every_steps": "24", "rebalance_tasks": "0.25",
 		"lifecycles": "1499", "duration": "1m", "sample_every_lifecycles": "4", "sample_interval_ms": "200",
-		"synthetic_leak_bytes": "1", "restore_scratch_bytes": "1", "seed": "7",
+		"synthetic_leak_bytes": "1", "restore_scratch_bytes": "1", "bounded_cache_bytes": "1", "bounded_write_buffer_bytes": "1", "seed": "7",
 	}
 	require.ElementsMatch(t, Keys(), keysOf(change), "a change for every field")
 	seen := map[string]string{base.Digest(): "base"}
@@ -400,4 +424,14 @@ func TestCanonicalYAML(t *testing.T) {
 	back, err := Parse(s.CanonicalYAML())
 	require.NoError(t, err)
 	assert.Equal(t, []string{}, back.Models, "a nil model list is written as [] and stays empty")
+}
+
+func TestDigestResolvesSemanticsAliases(t *testing.T) {
+	s, err := Get("no-safety-net")
+	require.NoError(t, err)
+	alias := s
+	alias.LeakSemantics = "pin"
+	assert.Equal(t, s.Digest(), alias.Digest())
+	alias.LeakSemantics = "safety-net"
+	assert.NotEqual(t, s.Digest(), alias.Digest())
 }

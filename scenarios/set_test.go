@@ -20,7 +20,7 @@ func TestSet(t *testing.T) {
 		{"description=two words = fine", func(t *testing.T, s Scenario) { assert.Equal(t, "two words = fine", s.Description) }},
 		{"store=kv", func(t *testing.T, s Scenario) { assert.Equal(t, StoreKV, s.Store) }},
 		{"close_failure_kind=sticky", func(t *testing.T, s Scenario) { assert.Equal(t, spec.FaultSticky, s.CloseFailureKind) }},
-		{"leak_semantics=safety-net", func(t *testing.T, s Scenario) { assert.Equal(t, SemanticsSafetyNet, s.LeakSemantics) }},
+		{"leak_semantics=no-safety-net", func(t *testing.T, s Scenario) { assert.Equal(t, SemanticsNoSafetyNet, s.LeakSemantics) }},
 		{"tasks=12", func(t *testing.T, s Scenario) { assert.Equal(t, 12, s.Tasks) }},
 		{" tasks = 12 ", func(t *testing.T, s Scenario) { assert.Equal(t, 12, s.Tasks) }},
 		{"retention_ms=600000", func(t *testing.T, s Scenario) { assert.Equal(t, int64(600000), s.RetentionMs) }},

@@ -51,13 +51,28 @@ func (s Scenario) Validate() error {
 	v.atLeast("key_spread", s.KeySpread, 1)
 	v.atLeast("changelog_partitions", s.ChangelogPartitions, 1)
 	v.failures()
-	v.oneOf("leak_semantics", s.LeakSemantics, SemanticsPin, SemanticsSafetyNet)
+	if _, err := spec.ParseSemantics(string(s.LeakSemantics)); err != nil {
+		v.add("leak_semantics", s.LeakSemantics, "%q is not one of %s, %s (aliases: safety-net, pin)",
+			s.LeakSemantics, SemanticsRocksJava, SemanticsNoSafetyNet)
+	}
 	v.rebalance()
 	v.stop()
 	v.atLeast("sample_every_lifecycles", s.SampleEveryLifecycles, 1)
 	v.atLeast("sample_interval_ms", s.SampleIntervalMs, MinSampleIntervalMs)
 	v.atLeast("synthetic_leak_bytes", s.SyntheticLeakBytes, 0)
 	v.atLeast("restore_scratch_bytes", s.RestoreScratchBytes, 0)
+	v.atLeast("restore_batch_records", s.RestoreBatchRecords, 1)
+	switch {
+	case s.BoundedCacheBytes < 0:
+		v.add("bounded_cache_bytes", s.BoundedCacheBytes, "%d is negative (0: no bounded-memory config setter)", s.BoundedCacheBytes)
+	case s.BoundedCacheBytes > 0 && s.BoundedWriteBufferBytes <= 0:
+		v.add("bounded_write_buffer_bytes", s.BoundedWriteBufferBytes, "%d is not positive, but bounded_cache_bytes is set (the write-buffer manager needs a limit)", s.BoundedWriteBufferBytes)
+	case s.BoundedCacheBytes == 0 && s.BoundedWriteBufferBytes != 0:
+		v.add("bounded_write_buffer_bytes", s.BoundedWriteBufferBytes, "%d is set, but bounded_cache_bytes is 0 (no config setter)", s.BoundedWriteBufferBytes)
+	}
+	if s.AdditionalRetentionMs < 0 {
+		v.add("additional_retention_ms", s.AdditionalRetentionMs, "%d is negative (Kafka's default is 86400000, one day)", s.AdditionalRetentionMs)
+	}
 	v.openInstances()
 	return errors.Join(v.errs...)
 }

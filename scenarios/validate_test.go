@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 func TestValidateAcceptsValid(t *testing.T) {
@@ -53,6 +55,7 @@ func TestValidateRejects(t *testing.T) {
 		{"name too long", func(s *Scenario) { s.Name = strings.Repeat("a", 65) }, "name", "longer than 64"},
 		{"no models", func(s *Scenario) { s.Models = nil }, "models", "is empty"},
 		{"unknown model", func(s *Scenario) { s.Models = []string{"leaky", "patched"} }, "models", `"patched" is not a model`},
+		{"unknown model names the known ones", func(s *Scenario) { s.Models = []string{"patched"} }, "models", "known: leaky, fixed, options-fix, finally-fix, read-options-fix, all-fixes"},
 		{"duplicate model", func(s *Scenario) { s.Models = []string{"fixed", "leaky", "fixed"} }, "models", `"fixed" is listed twice`},
 		{"unknown store", func(s *Scenario) { s.Store = "session" }, "store", `"session" is not one of kv, window, migrating`},
 		{"empty store", func(s *Scenario) { s.Store = "" }, "store", `"" is not one of`},
@@ -78,7 +81,7 @@ func TestValidateRejects(t *testing.T) {
 		{"cascade without exactly-once", func(s *Scenario) { s.Cascade = true }, "cascade", "needs exactly_once"},
 		{"init failure rate above 1", func(s *Scenario) { s.InitFailureRate = 2 }, "init_failure_rate", "2 is above 1"},
 		{"init failure rate negative", func(s *Scenario) { s.InitFailureRate = -1 }, "init_failure_rate", "-1 is too low"},
-		{"unknown leak semantics", func(s *Scenario) { s.LeakSemantics = "finalizer" }, "leak_semantics", `"finalizer" is not one of pin, safety-net`},
+		{"unknown leak semantics", func(s *Scenario) { s.LeakSemantics = "finalizer" }, "leak_semantics", `"finalizer" is not one of rocksjava, no-safety-net (aliases: safety-net, pin)`},
 		{"negative rebalance period", func(s *Scenario) { s.RebalanceEverySteps = -1 }, "rebalance_every_steps", "-1 is below 0"},
 		{"rebalance share zero", func(s *Scenario) { s.RebalanceTasks = 0 }, "rebalance_tasks", "0 is too low (must be in (0,1])"},
 		{"rebalance share above 1", func(s *Scenario) { s.RebalanceTasks = 1.5 }, "rebalance_tasks", "1.5 is above 1"},
@@ -142,4 +145,22 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"tasks", "close_failure_rate", "models", "step_ms"}, fields)
 	assert.Len(t, strings.Split(err.Error(), "\n"), 4, "one line per problem")
+}
+
+func TestValidateAcceptsEveryModelAndSemantics(t *testing.T) {
+	s := valid()
+	s.Models = ModelNames()
+	require.NoError(t, s.Validate())
+	runs, err := s.Runs()
+	require.NoError(t, err)
+	require.Len(t, runs, 6)
+	assert.Equal(t, "all-fixes", runs[5].Model)
+	for _, sem := range []spec.Semantics{"", "rocksjava", "no-safety-net", "pin", "safety-net"} {
+		s.LeakSemantics = sem
+		require.NoError(t, s.Validate(), "%q", sem)
+	}
+	s.LeakSemantics = "pin"
+	got, err := s.Semantics()
+	require.NoError(t, err)
+	assert.Equal(t, SemanticsNoSafetyNet, got)
 }

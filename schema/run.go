@@ -51,6 +51,13 @@ type RestoreStats struct {
 	P50HighNs int64 `json:"p50_high_ns"`
 	MaxNs     int64 `json:"max_ns"`
 	Records   int64 `json:"records"` // records replayed
+	// SegmentLifecycles is the number of window segments opened and closed
+	// during the restores (all restores together): a window store restores
+	// from stream time −1, so replaying retention plus
+	// windowstore.changelog.additional.retention.ms of changelog creates and
+	// expires segments as the restore's stream time advances. 0 for key-value
+	// stores.
+	SegmentLifecycles int64 `json:"segment_lifecycles"`
 }
 
 // Output is everything the children of a run streamed back (package harness produces it).

@@ -49,10 +49,11 @@ func TestCalibrationRecoversKnownLeak(t *testing.T) {
 	assert.False(t, *ctl.Leak, "the control is not a leak: %s", ctl.Reason)
 }
 
-// TestKafka20616Verdicts: on the default scenario the leaky model is a leak,
-// its per-lifecycle native cost is of the size of the offsets options
-// (~11 KB) with the per-failed-close cost (the pinned DB) separate and much
-// larger, and the fixed model is not a leak.
+// TestKafka20616Verdicts: on the default scenario (RocksJava semantics) the
+// leaky model is a leak, its per-lifecycle native cost is of the size of the
+// offsets options (~11 KB), the handles its failed closes skip are released
+// late by RocksDB.close() (no DB pinned, no task error), and the fixed model
+// is not called a leak.
 func TestKafka20616Verdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a full default run takes about a minute")
@@ -62,16 +63,36 @@ func TestKafka20616Verdicts(t *testing.T) {
 	require.NotNil(t, leaky.Verdict.Leak, leaky.Verdict.Reason)
 	assert.True(t, *leaky.Verdict.Leak, leaky.Verdict.Reason)
 	nat := leaky.Fits[analysis.SignalNativeHeap]
-	assert.True(t, nat.PerLifecycle.Valid && nat.PerFailedClose.Valid)
+	assert.True(t, nat.PerLifecycle.Valid)
 	assert.InDelta(t, 11000, nat.PerLifecycle.Value, 6000, "per-lifecycle native cost %.0f [%.0f, %.0f]",
 		nat.PerLifecycle.Value, nat.PerLifecycle.Low, nat.PerLifecycle.High)
-	assert.Greater(t, nat.PerFailedClose.Low, 50_000.0, "a failed close pins a whole DB: %.0f [%.0f, %.0f]",
-		nat.PerFailedClose.Value, nat.PerFailedClose.Low, nat.PerFailedClose.High)
-	require.NotNil(t, fixed.Verdict.Leak, fixed.Verdict.Reason)
-	assert.False(t, *fixed.Verdict.Leak, fixed.Verdict.Reason)
+	// fixed's native heap is flat; its RSS rises with the full restores from
+	// stream time −1, which replay more changelog as the run goes on (with
+	// additional_retention_ms=0 its RSS is flat too): the verdict may say the
+	// signals disagree, never that fixed leaks.
+	assert.False(t, fixed.Verdict.Leak != nil && *fixed.Verdict.Leak, fixed.Verdict.Reason)
+	assert.Positive(t, fixed.Restore.SegmentLifecycles, "restores from stream time −1 create and expire segments")
 	assert.Zero(t, fixed.TaskErrors)
 	assert.Zero(t, fixed.RecordsLost)
+	assert.Zero(t, leaky.PinnedDBs, "RocksDB.close() releases skipped handles: no DB stays open")
+	assert.Zero(t, leaky.TaskErrors, "no pinned DB holds a path, so no reopen fails")
+	assert.Positive(t, leaky.ReleasedLate["cf_handle"], "the failed closes' handles are released late")
+	assert.Empty(t, fixed.ReleasedLate, "4.3.1's finally releases every handle in the accessor")
+}
+
+// TestNoSafetyNetPinsDBs: the what-if of a binding without RocksJava's
+// safety net: the handles skipped by the leaky model's failed closes pin their
+// DBs, whose paths then refuse a reopen (task errors); the fixed model pins
+// nothing.
+func TestNoSafetyNetPinsDBs(t *testing.T) {
+	res := analyse(t, "no-safety-net", "lifecycles=300")
+	leaky, fixed := res.Runs["leaky"], res.Runs["fixed"]
+	assert.Positive(t, leaky.PinnedDBs)
+	assert.Equal(t, leaky.FailedCloses, leaky.PinnedDBs, "one pinned DB per failed close")
+	assert.Equal(t, leaky.PinnedDBs, leaky.LedgerAtEnd["db"], "the pinned DBs are still live at the end")
 	assert.Positive(t, leaky.TaskErrors, "reopening a path held by a pinned DB fails")
+	assert.Zero(t, fixed.PinnedDBs)
+	assert.Zero(t, fixed.TaskErrors)
 }
 
 // TestRestorePeakIsNotALeak: large transient allocations during restores (a
