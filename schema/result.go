@@ -82,6 +82,8 @@ type Run struct {
 	// Sequential is set for runs with --until-verdict: when the native-heap
 	// verdict and the verdict settled.
 	Sequential *SequentialOutcome `json:"sequential,omitempty"`
+	// Profile is where the growth was allocated, for a run with --profile.
+	Profile *HeapProfile `json:"profile,omitempty"`
 }
 
 // SequentialOutcome records the looks of a Sequential at which each verdict
@@ -169,6 +171,7 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 		// The parent's word on the run (it carries the child's own error
 		// when the child failed with one).
 		run.Error = mr.Error
+		run.Profile = mr.Profile
 		if mr.Info.RocksDBVersion != "" {
 			r.Provenance.RocksDBVersion = mr.Info.RocksDBVersion
 			r.Provenance.Allocator = mr.Info.Allocator
