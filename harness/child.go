@@ -115,7 +115,8 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		runErr = err
 	}
 	if rec.prof != nil && !interrupted {
-		if err := rec.prof.end(topo.env.Counts().Lifecycles.Load()); err != nil && runErr == nil {
+		c := topo.env.Counts()
+		if err := rec.prof.end(c.Lifecycles.Load(), c.FailedCloses.Load()); err != nil && runErr == nil {
 			runErr = err
 		}
 	}
@@ -161,7 +162,7 @@ func (r *recorder) after() {
 		r.err = errors.Join(r.err, r.sample(schema.TriggerTimer))
 	}
 	if r.prof != nil {
-		r.err = errors.Join(r.err, r.prof.after(lc))
+		r.err = errors.Join(r.err, r.prof.after(lc, r.topo.env.Counts().FailedCloses.Load()))
 	}
 }
 

@@ -71,8 +71,8 @@ func profileEnv(j ProfileJob) ([]string, error) {
 	return []string{"LD_PRELOAD=" + lib, "MALLOC_CONF=" + conf}, nil
 }
 
-// dumpName is the file name of a child's n-th heap dump, taken at lc lifecycles.
-func dumpName(n int, lc int64) string { return fmt.Sprintf("dump-%03d-lc%d.heap", n, lc) }
+// dumpName is the file name of a child's n-th heap dump, taken at lc lifecycles and fc failed closes.
+func dumpName(n int, lc, fc int64) string { return fmt.Sprintf("dump-%03d-lc%d-fc%d.heap", n, lc, fc) }
 
 // profiler takes a child's heap dumps.
 type profiler struct {
@@ -83,8 +83,8 @@ type profiler struct {
 	lastLC int64
 }
 
-func (p *profiler) dump(lc int64) error {
-	path := filepath.Join(p.job.Dir, dumpName(p.n, lc))
+func (p *profiler) dump(lc, fc int64) error {
+	path := filepath.Join(p.job.Dir, dumpName(p.n, lc, fc))
 	if err := measure.DumpHeapProfile(path); err != nil {
 		return fmt.Errorf("heap profile: %w", err)
 	}
@@ -93,8 +93,8 @@ func (p *profiler) dump(lc int64) error {
 	return nil
 }
 
-// after is called at every sampling point with the lifecycle count.
-func (p *profiler) after(lc int64) error {
+// after is called at every sampling point with the lifecycle and failed-close counts.
+func (p *profiler) after(lc, fc int64) error {
 	if !p.warm {
 		reached := (p.job.WarmLifecycles > 0 && lc >= p.job.WarmLifecycles) ||
 			(p.job.WarmAfterNs > 0 && time.Since(p.begin) >= time.Duration(p.job.WarmAfterNs))
@@ -102,37 +102,38 @@ func (p *profiler) after(lc int64) error {
 			return nil
 		}
 		p.warm = true
-		return p.dump(lc)
+		return p.dump(lc, fc)
 	}
 	if p.job.Every > 0 && lc-p.lastLC >= p.job.Every {
-		return p.dump(lc)
+		return p.dump(lc, fc)
 	}
 	return nil
 }
 
 // end takes the last dump (when the warm-up dump was taken and the count moved since the last one).
-func (p *profiler) end(lc int64) error {
+func (p *profiler) end(lc, fc int64) error {
 	if !p.warm || lc == p.lastLC {
 		return nil
 	}
-	return p.dump(lc)
+	return p.dump(lc, fc)
 }
 
 type dumpFile struct {
 	path string
 	n    int
 	lc   int64
+	fc   int64
 }
 
 func listDumps(dir string) ([]dumpFile, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "dump-*-lc*.heap"))
+	paths, err := filepath.Glob(filepath.Join(dir, "dump-*-lc*-fc*.heap"))
 	if err != nil {
 		return nil, err
 	}
 	var out []dumpFile
 	for _, p := range paths {
 		var d dumpFile
-		if _, err := fmt.Sscanf(filepath.Base(p), "dump-%d-lc%d.heap", &d.n, &d.lc); err != nil {
+		if _, err := fmt.Sscanf(filepath.Base(p), "dump-%d-lc%d-fc%d.heap", &d.n, &d.lc, &d.fc); err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 		d.path = p
@@ -175,6 +176,7 @@ func collectProfile(dir, model string) *schema.HeapProfile {
 	hp.SamplingIntervalBytes = parsed[last].SamplePeriod
 	hp.WarmLifecycles, hp.EndLifecycles = dumps[first].lc, dumps[last].lc
 	hp.Lifecycles = hp.EndLifecycles - hp.WarmLifecycles
+	hp.FailedCloses = dumps[last].fc - dumps[first].fc
 	if hp.Lifecycles <= 0 {
 		hp.Error = fmt.Sprintf("no lifecycle between the dumps (%d, %d)", hp.WarmLifecycles, hp.EndLifecycles)
 		return hp

@@ -140,7 +140,8 @@ func ProfilePairs(r *schema.Result) [][2]string {
 	return out
 }
 
-// ProfileAgreement compares a profiled run's growth per lifecycle with its native-heap slope of the same run, less
+// ProfileAgreement compares a profiled run's growth per lifecycle with its native-heap slope of the same run (the
+// lifecycle-only fit, which like the profile includes failed closes at the run's rate), less
 // jemalloc's promotion of sampled objects (schema.HeapProfile.PromotedBytes per lifecycle): ratio is profile over
 // corrected slope; ok is false without a profile or a native-heap fit.
 func ProfileAgreement(run *schema.Run) (profilePerLC, slope, promotedPerLC, ratio float64, ok bool) {
@@ -155,6 +156,9 @@ func ProfileAgreement(run *schema.Run) (profilePerLC, slope, promotedPerLC, rati
 	profilePerLC = float64(p.GrowthBytes) / float64(p.Lifecycles)
 	promotedPerLC = float64(p.PromotedBytes) / float64(p.Lifecycles)
 	slope = f.PerLifecycle.Value
+	if f.Total != nil {
+		slope = f.Total.PerLifecycle.Value
+	}
 	if c := slope - promotedPerLC; c != 0 {
 		ratio = profilePerLC / c
 	}

@@ -85,6 +85,8 @@ type HeapProfile struct {
 	WarmLifecycles int64 `json:"warm_lifecycles"`
 	EndLifecycles  int64 `json:"end_lifecycles"`
 	Lifecycles     int64 `json:"lifecycles"`
+	// FailedCloses is the number of failed store closes between the dumps.
+	FailedCloses int64 `json:"failed_closes"`
 	// GrowthBytes is the live heap's growth between the dumps (inuse_space summed over every stack).
 	GrowthBytes int64 `json:"growth_bytes"`
 	// PromotedBytes is the growth between the dumps of what jemalloc's promotion of sampled small objects to its
