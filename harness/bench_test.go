@@ -514,7 +514,8 @@ var profileBenchExe struct {
 // profileBenchLifecycles lifecycles in a child under jemalloc, once unprofiled and once profiled (heap profiling
 // on, dumps at the warm-up's end and at the end, the parent's symbolization included in the wall time), in
 // alternating order, and reports both lifecycle rates from the children's own elapsed times and their ratio
-// (profiled/unprofiled ns per lifecycle; the goal is ≤ 1.3). The children are a "go build" of cmd/rocksleak, as
+// (profiled/unprofiled ns per lifecycle; the goal is ≤ 1.3), and the ratio of the children's CPU time (user+sys,
+// which load from other processes moves far less than wall time on a shared machine). The children are a "go build" of cmd/rocksleak, as
 // the CLI runs them.
 func BenchmarkProfileCost(b *testing.B) {
 	profileBenchExe.once.Do(func() {
@@ -536,18 +537,32 @@ func BenchmarkProfileCost(b *testing.B) {
 		b.Fatal(err)
 	}
 	sc.Lifecycles, sc.Duration = profileBenchLifecycles, 0
+	childCPU := func() time.Duration {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
+			b.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	var plainCPU, profCPU time.Duration
 	run := func(profiled bool) (perLifecycle, parentWall time.Duration) {
 		cfg := Config{Scenario: sc, Models: []string{"leaky@jemalloc"}, Seed: sc.Seed, Exe: profileBenchExe.path,
 			StateRoot: b.TempDir()}
 		if profiled {
 			cfg.Profile = &Profile{Dir: b.TempDir()}
 		}
-		start := time.Now()
+		start, cpu0 := time.Now(), childCPU()
 		out, err := Run(context.Background(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
 		wall := time.Since(start)
+		// RUSAGE_CHILDREN counts the children waited for: this run's one child.
+		if profiled {
+			profCPU += childCPU() - cpu0
+		} else {
+			plainCPU += childCPU() - cpu0
+		}
 		r := out.Runs[0]
 		if r.Summary == nil || r.Summary.Lifecycles == 0 {
 			b.Fatalf("no lifecycles: %+v", r)
@@ -577,4 +592,5 @@ func BenchmarkProfileCost(b *testing.B) {
 	b.ReportMetric(1e9*n/float64(prof.Nanoseconds()), "profiled-lifecycles/s")
 	b.ReportMetric(float64(prof)/float64(plain), "profiled/unprofiled")
 	b.ReportMetric(float64(profWall)/float64(plainWall), "profiled/unprofiled-with-parent")
+	b.ReportMetric(float64(profCPU)/float64(plainCPU), "profiled/unprofiled-cpu")
 }
