@@ -367,7 +367,7 @@ func (m loopMeter) report(b *testing.B) {
 // harness-leaky is in the heap it walks.
 func BenchmarkSampleCost(b *testing.B) {
 	w := newBenchWork()
-	for _, k := range []int{8, 64} {
+	for _, k := range []int{8, 64, 512} {
 		b.Run(fmt.Sprintf("open=%d", k), func(b *testing.B) {
 			root := benchRoot(b)
 			env := lifecycle.NewEnv(nil)
@@ -403,6 +403,8 @@ func BenchmarkSampleCost(b *testing.B) {
 			part("read-ns/sample", func() error { _, err := sampler.Read(); return err })
 			part("ledger-ns/sample", func() error { _ = kindMap(env.Ledger.Live()); return nil })
 			part("rocksdb-ns/sample", func() error { _, err := env.RocksDBMemory(); return err })
+			var budget rocksdbFigures // the rule the sample applies (RocksDBFiguresDBsPerSample)
+			part("rocksdb-budget-ns/sample", func() error { _ = budget.take(env); return nil })
 			ev := Event{Sample: &schema.Sample{Model: lifecycle.Fixed.Name, Trigger: schema.TriggerLifecycle,
 				LiveNatives: kindMap(env.Ledger.Live())}}
 			part("event-ns/sample", func() error { return rec.emit(ev) })

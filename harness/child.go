@@ -151,6 +151,7 @@ type recorder struct {
 	lastLC   int64
 	lastTime time.Time
 	err      error
+	rocksdb  rocksdbFigures
 }
 
 func (r *recorder) after() {
@@ -178,10 +179,7 @@ func (r *recorder) sample(trigger string) error {
 		InitFailures: c.InitFailures.Load(), Records: r.topo.records,
 		Memory: mem, LiveNatives: kindMap(r.topo.env.Ledger.Live()),
 	}
-	if fig, err := r.topo.env.RocksDBMemory(); err == nil {
-		s.RocksDB = schema.RocksDBMemory{MemTables: int64(fig.MemTables), TableReaders: int64(fig.TableReaders),
-			BlockCache: int64(fig.BlockCache), OpenDBs: fig.OpenDBs}
-	}
+	s.RocksDB = r.rocksdb.take(r.topo.env) // on a budget: see RocksDBFiguresDBsPerSample
 	r.seq++
 	if trigger != schema.TriggerTimer {
 		// Timer samples do not count toward the lifecycle cadence: the fits

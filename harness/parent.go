@@ -49,6 +49,8 @@ type Config struct {
 	// KillAfter is how long a child has to stop after SIGTERM before SIGKILL;
 	// default 20 s.
 	KillAfter time.Duration
+	// Guard stops a child whose RSS crosses its limit (see Guard).
+	Guard Guard
 }
 
 // StopSignal tells a child its verdict is settled: it stops as at its stop
@@ -100,7 +102,7 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 		}
 		run := runChild(ctx, cfg, m)
 		out.Runs = append(out.Runs, run)
-		if run.Summary != nil && run.Summary.Interrupted {
+		if run.Summary != nil && run.Summary.Interrupted && run.StoppedByGuard == "" {
 			out.Interrupted = true
 		}
 		if run.Error != "" {
@@ -176,6 +178,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		return run
 	}
 	pw.Close()
+	guard := cfg.Guard.watch(cmd.Process)
 
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -215,8 +218,11 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	waitErr := cmd.Wait()
 	close(done)
 	wg.Wait()
+	run.OutsideRSSPeak, run.StoppedByGuard = guard.finish()
 
 	switch {
+	case run.StoppedByGuard != "":
+		run.Error = run.StoppedByGuard
 	case waitErr != nil && run.Summary != nil && run.Summary.Error != "":
 		run.Error = run.Summary.Error
 	case waitErr != nil:

@@ -47,6 +47,14 @@ type Counts struct {
 	DBInstances atomic.Int64
 }
 
+// OpenDBs is the number of DBs still open in this Env, pinned ones included
+// (what RocksDBMemory sums over), without asking RocksDB.
+func (e *Env) OpenDBs() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.open)
+}
+
 // Counts returns the live counters (read them with Load).
 func (e *Env) Counts() *Counts { return &e.counts }
 

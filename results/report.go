@@ -157,6 +157,14 @@ func ReportMarkdown(r *schema.Result) []byte {
 	p("## Scenario\n\n")
 	scenarioTable(r.Scenario).Markdown(&b)
 
+	if t := outsideTable(r); t != nil {
+		p("## Memory seen from outside\n\n")
+		p("The parent's memory guard watches each child's RSS from outside (/proc via gopsutil, every 100 ms); " +
+			"beside it, the largest RSS among the child's own samples. The outside peak is the higher when memory " +
+			"grew between two samples; they agree when the difference is small against the peak.\n\n")
+		t.Markdown(&b)
+	}
+
 	p("## Provenance\n\n")
 	provenanceTable(r.Provenance).Markdown(&b)
 	return b.Bytes()
@@ -445,6 +453,9 @@ func provenanceTable(p schema.Provenance) *table.Table {
 	t.Add("Go", orDash(p.GoVersion))
 	t.Add("commit", orDash(p.GitCommit))
 	t.Add("host", fmt.Sprintf("%s (%s/%s, %d CPUs)", orDash(p.Host), p.OS, p.Arch, p.CPUs))
+	if m := p.Machine; m != nil {
+		machineRows(t, m)
+	}
 	t.Add("allocator", orDash(string(p.Allocator)))
 	t.Add("seed", strconv.FormatInt(p.Seed, 10))
 	t.Add("scenario digest", "`"+orDash(p.ScenarioDigest)+"`")
@@ -454,6 +465,50 @@ func provenanceTable(p schema.Provenance) *table.Table {
 		t.Add("command", "`"+p.Command+"`")
 	}
 	return t
+}
+
+// outsideTable compares each run's outside RSS peak with its own samples'
+// peak; nil when no run was watched from outside (results from before the guard).
+func outsideTable(r *schema.Result) *table.Table {
+	t := table.New("l|r|r|r|l", "model", "outside RSS peak", "own samples' RSS peak", "difference", "guard")
+	rows := 0
+	for _, m := range r.Models {
+		run := r.Runs[m]
+		if run == nil || run.OutsideRSSPeak == 0 {
+			continue
+		}
+		diff := "-"
+		if run.OutsideRSSPeak > 0 {
+			d := float64(run.OutsideRSSPeak - run.RSSPeak)
+			diff = fmt.Sprintf("%s (%.1f%%)", units.FormatSignedBytes(d), 100*d/float64(run.OutsideRSSPeak))
+		}
+		guard := "not stopped"
+		if run.StoppedByGuard != "" {
+			guard = "stopped"
+		}
+		t.Add(m, units.FormatBytes(float64(run.OutsideRSSPeak)), units.FormatBytes(float64(run.RSSPeak)), diff, guard)
+		rows++
+	}
+	if rows == 0 {
+		return nil
+	}
+	return t
+}
+
+// machineRows adds the host's facts to the provenance table.
+func machineRows(t *table.Table, m *schema.Machine) {
+	t.Add("CPU", fmt.Sprintf("%s, %d logical CPUs", orDash(m.CPUModel), m.LogicalCPUs))
+	t.Add("memory", fmt.Sprintf("%s total, %s available at the start", units.FormatBytes(float64(m.MemTotal)),
+		units.FormatBytes(float64(m.MemAvailable))))
+	t.Add("kernel", fmt.Sprintf("%s (%s)", orDash(m.Kernel), orDash(m.Platform)))
+	mem, cpus := "none", "none"
+	if m.CgroupMemoryMax > 0 {
+		mem = units.FormatBytes(float64(m.CgroupMemoryMax))
+	}
+	if m.CgroupCPUs > 0 {
+		cpus = strconv.FormatFloat(m.CgroupCPUs, 'f', -1, 64) + " CPUs"
+	}
+	t.Add("cgroup limits", fmt.Sprintf("memory %s, CPU %s", mem, cpus))
 }
 
 // Verdicts.

@@ -57,6 +57,24 @@ type Provenance struct {
 	StartTime       string         `json:"start_time"` // RFC 3339, UTC
 	EndTime         string         `json:"end_time"`
 	Command         string         `json:"command,omitempty"`
+	// Machine is what the parent saw of the host (gopsutil and cgroup v2);
+	// absent in results from before it was recorded.
+	Machine *Machine `json:"machine,omitempty"`
+}
+
+// Machine is the host a result was measured on, for comparing figures across
+// machines. Bytes; zero when unknown. Cgroup limits are zero when not set.
+type Machine struct {
+	CPUModel     string `json:"cpu_model"`
+	LogicalCPUs  int    `json:"logical_cpus"`
+	MemTotal     int64  `json:"mem_total"`
+	MemAvailable int64  `json:"mem_available"` // when the run started
+	Kernel       string `json:"kernel"`
+	Platform     string `json:"platform"` // distribution and version
+	// CgroupMemoryMax is cgroup v2 memory.max of the process's cgroup (0: "max" or no cgroup v2).
+	CgroupMemoryMax int64 `json:"cgroup_memory_max"`
+	// CgroupCPUs is cgroup v2 cpu.max as CPUs (quota / period; 0: "max").
+	CgroupCPUs float64 `json:"cgroup_cpus"`
 }
 
 // Run is one model's results.
@@ -84,6 +102,14 @@ type Run struct {
 	Sequential *SequentialOutcome `json:"sequential,omitempty"`
 	// Profile is where the growth was allocated, for a run with --profile.
 	Profile *HeapProfile `json:"profile,omitempty"`
+	// StoppedByGuard is set when the parent's memory guard stopped the child
+	// (its RSS, seen from outside, crossed --max-rss): why, in words.
+	StoppedByGuard string `json:"stopped_by_guard,omitempty"`
+	// OutsideRSSPeak is the largest RSS of the child the parent's guard saw
+	// from outside (/proc via gopsutil), bytes; 0 when not watched.
+	OutsideRSSPeak int64 `json:"outside_rss_peak,omitempty"`
+	// RSSPeak is the largest RSS among the child's own samples, bytes.
+	RSSPeak int64 `json:"rss_peak,omitempty"`
 }
 
 // SequentialOutcome records the looks of a Sequential at which each verdict
@@ -172,6 +198,7 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 		// when the child failed with one).
 		run.Error = mr.Error
 		run.Profile = mr.Profile
+		run.StoppedByGuard, run.OutsideRSSPeak = mr.StoppedByGuard, mr.OutsideRSSPeak
 		if mr.Info.RocksDBVersion != "" {
 			r.Provenance.RocksDBVersion = mr.Info.RocksDBVersion
 			r.Provenance.Allocator = mr.Info.Allocator
@@ -179,6 +206,9 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 		if n := len(mr.Samples); n > 0 {
 			run.NativeHeapStart, run.NativeHeapEnd = mr.Samples[0].NativeHeap, mr.Samples[n-1].NativeHeap
 			run.RSSStart, run.RSSEnd = mr.Samples[0].RSS, mr.Samples[n-1].RSS
+			for _, s := range mr.Samples {
+				run.RSSPeak = max(run.RSSPeak, s.RSS)
+			}
 		}
 		if mr.Error != "" {
 			r.Errors = append(r.Errors, fmt.Sprintf("%s: %s", mr.Model, mr.Error))

@@ -69,6 +69,11 @@ type ModelRun struct {
 	// Error is set when the child failed: crashed, was killed, or ended
 	// without a summary. The run's samples up to then are kept.
 	Error string
+	// StoppedByGuard says why the parent's memory guard stopped the child,
+	// if it did (Error says so too).
+	StoppedByGuard string
+	// OutsideRSSPeak is the child's largest RSS seen from outside, bytes.
+	OutsideRSSPeak int64
 	// Profile is set when the run was profiled (harness.Config.Profile).
 	Profile *HeapProfile
 }

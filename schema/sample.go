@@ -50,6 +50,8 @@ type Memory struct {
 const Unavailable int64 = -1
 
 // RocksDBMemory is RocksDB's own accounting, in bytes, summed over the DBs open when the sample was taken.
+// The byte fields are Unavailable on samples the harness did not take them on (it takes them on a budget:
+// see harness.RocksDBFiguresDBsPerSample); OpenDBs is counted on every sample.
 type RocksDBMemory struct {
 	MemTables    int64 `json:"memtables"`     // rocksdb.cur-size-all-mem-tables
 	TableReaders int64 `json:"table_readers"` // rocksdb.estimate-table-readers-mem

@@ -10,12 +10,12 @@ import (
 )
 
 // A binary built with CGO_ENABLED=0 has no RocksDB: the commands that read
-// results (report, compare, gate, plan, scenarios) work, run and reliability
+// results (report, compare, gate, plan, merge, scenarios) work, run and reliability
 // exit 2 with errNoRocksDB. See engine_cgo.go for the other half.
 
 // errNoRocksDB is what run and reliability return in a binary built without cgo.
 var errNoRocksDB = errors.New("this binary was built without RocksDB (CGO_ENABLED=0), so it cannot run scenarios; " +
-	"report, compare, gate, plan and scenarios work. To build one with RocksDB, install a C toolchain and " +
+	"report, compare, gate, plan, merge and scenarios work. To build one with RocksDB, install a C toolchain and " +
 	"librocksdb-dev (./scripts/install-deps.sh) and run `make build` (CGO_ENABLED=1 go build ./cmd/rocksleak)")
 
 func isChild([]string) bool { return false }

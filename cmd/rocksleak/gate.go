@@ -149,6 +149,9 @@ func gateCmd(stdout, stderr io.Writer, args []string) error {
 	if err := render(stdout, rep); err != nil {
 		return err
 	}
+	if err := appendStepSummary(rep); err != nil {
+		return err
+	}
 	if !rep.Passed() {
 		return errQuiet
 	}

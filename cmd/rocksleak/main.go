@@ -12,7 +12,8 @@
 //	rocksleak compare [--md] A.json B.json
 //	rocksleak gate --baseline B.json --candidate C.json [--policy FILE] [--format text|json|markdown]
 //	rocksleak plan --result R.json --model M [--topology FILE] [--png FILE] [topology flags]
-//	rocksleak reliability [--scenario NAME] [--seeds N] [--parallel N] [--until-verdict]
+//	rocksleak reliability [--scenario NAME] [--seeds N] [--parallel N] [--until-verdict] [--shard K/N]
+//	rocksleak merge [--out DIR] DIR...    join reliability shard directories into one report
 //
 // Each model runs in a child process of its own. A run writes result.json,
 // samples.csv, report.md and PNG plots into its output directory (default
@@ -90,6 +91,7 @@ Commands:
   gate       pass/fail a candidate result against a baseline (CI gate)
   plan       project memory growth of a topology from a result (capacity plan)
   reliability  run a scenario at many seeds and count each model's verdicts
+  merge      join "reliability --shard K/N" directories into one reliability report
 
 Run "rocksleak COMMAND -h" for a command's flags.
 `
@@ -108,6 +110,8 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return scenariosCmd(stdout, args[1:])
 	case "reliability":
 		return reliabilityCmd(ctx, stdout, stderr, args[1:])
+	case "merge":
+		return mergeCmd(stdout, stderr, args[1:])
 	case "report":
 		return reportCmd(stdout, stderr, args[1:])
 	case "compare":

@@ -17,7 +17,9 @@ const planUsage = `rocksleak plan --result R.json [--model M] [--resident-model 
                [--rebalances-per-day N] [--rebalance-share X] [--close-failure-rate X]
                [--budget BYTES] [--horizon D] [--name NAME] [--format text|json] [--png FILE]
 
-Projects a model's measured costs onto a production topology:
+Projects a model's measured costs onto a production topology (with neither
+--topology nor topology flags: onto the run's own scenario topology, which
+the plan says in its first warning and its name):
 
   lifecycles/day    = tasks × stores × (1 day / segment interval)
                     + rebalances/day × rebalance share × tasks × stores × live segments
@@ -111,25 +113,34 @@ func planCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return usagef("--format: %v", err)
 	}
-	topo := plan.DefaultTopology()
-	if o.topology != "" {
+	res, err := loadResultFile(o.result)
+	if err != nil {
+		return err
+	}
+	// Without --topology and without topology flags the plan projects onto
+	// the run's own scenario topology (plan.FromScenario), and says so.
+	// Flags alone go over DefaultTopology, as a topology file's fields do.
+	topo, note := plan.DefaultTopology(), ""
+	switch {
+	case o.topology != "":
 		if topo, err = plan.LoadTopology(o.topology); err != nil {
 			return inputErr{err}
 		}
+	case len(o.sets) == 0:
+		topo, note = plan.FromScenario(res.Scenario)
 	}
 	for _, kv := range o.sets {
 		if err := topo.Set(kv[0], kv[1]); err != nil {
 			return inputErr{fmt.Errorf("--%s: %w", strings.ReplaceAll(kv[0], "_", "-"), err)}
 		}
 	}
-	res, err := loadResultFile(o.result)
-	if err != nil {
-		return err
-	}
 	p, err := plan.Project(res, topo, plan.Options{Model: o.model, ResidentModel: o.residentModel,
 		AllowPartial: o.allowPartial})
 	if err != nil {
 		return inputErr{err}
+	}
+	if note != "" {
+		p.Warnings = append([]string{note}, p.Warnings...)
 	}
 	p.Source.Path = resultFilePath(o.result)
 	if o.png != "" {

@@ -112,7 +112,7 @@ func TestPlanBadInputExitsTwo(t *testing.T) {
 		{"several models, none named", []string{"--result", res, "--tasks", "10", "--stores-per-task", "2", "--live-segments", "3",
 			"--segment-interval", "1h"}, []string{"--model"}},
 		{"unknown model", append(append([]string{}, ok...), "--model", "sorta-fixed"), []string{`"sorta-fixed"`}},
-		{"missing counts", []string{"--result", res, "--model", "leaky"}, []string{"tasks: 0 must be ≥ 1", "segment_interval"}},
+		{"missing counts", []string{"--result", res, "--model", "leaky", "--tasks", "0"}, []string{"tasks: 0 must be ≥ 1", "segment_interval"}},
 		{"negative tasks", append(append([]string{}, ok...), "--tasks", "-4"), []string{"tasks: -4"}},
 		{"tasks not a number", append(append([]string{}, ok...), "--tasks", "many"), []string{"--tasks", "many"}},
 		{"zero interval", append(append([]string{}, ok...), "--segment-interval", "0s"), []string{"segment_interval", "positive"}},

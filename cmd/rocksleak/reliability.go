@@ -4,52 +4,18 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/schema"
 )
-
-// reliabilityReport is what "rocksleak reliability" writes to
-// reliability.json: how often each model was called a leak over many seeds.
-type reliabilityReport struct {
-	Scenario string                       `json:"scenario"`
-	Seeds    []int64                      `json:"seeds"`
-	Models   []string                     `json:"models"`
-	Tally    map[string]*reliabilityTally `json:"tally"`
-	Calib    map[string]*calibrationTally `json:"calibration,omitempty"`
-	Runs     []string                     `json:"runs"` // result directories, one per seed
-}
-
-type reliabilityTally struct {
-	Leak, NoLeak, Inconclusive, Failed int
-	// NativePerLifecycle are the per-seed whole native-heap growths per
-	// lifecycle (bytes), for their spread across seeds.
-	NativePerLifecycle []float64 `json:"native_per_lifecycle"`
-	RSSPerLifecycle    []float64 `json:"rss_per_lifecycle"`
-	// With --until-verdict: seconds from the child's start until the
-	// native-heap verdict and the verdict settled, and how often the early
-	// verdict was "leak".
-	NativeSettledS  []float64 `json:"native_settled_s,omitempty"`
-	VerdictSettledS []float64 `json:"verdict_settled_s,omitempty"`
-	EarlyLeak       int       `json:"early_leak"`
-}
-
-type calibrationTally struct {
-	NativeErrors []float64 `json:"native_relative_errors"`
-	RSSErrors    []float64 `json:"rss_relative_errors"`
-}
 
 func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	fs := flag.NewFlagSet("reliability", flag.ContinueOnError)
@@ -59,11 +25,13 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	var untilVerdict bool
 	var parallel int
 	var first int64
+	var shardFlag string
 	fs.StringVar(&o.scenario, "scenario", "kafka-20616", "scenario name or YAML file")
 	fs.StringVar(&o.models, "models", "", "comma-separated models (default: the scenario's)")
 	fs.IntVar(&o.lifecycles, "lifecycles", -1, "lifecycles per model per seed (default: the scenario's)")
 	fs.IntVar(&seeds, "seeds", 20, "number of seeds")
 	fs.Int64Var(&first, "first-seed", 1, "first seed; the others follow it")
+	fs.StringVar(&shardFlag, "shard", "", "K/N: run only the K-th of N shares of the seeds (round robin: the seeds at index i with i mod N = K-1), for `rocksleak merge` to join")
 	fs.StringVar(&o.out, "out", "", "output directory (default results/reliability/<UTC time>-<scenario>)")
 	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go")
@@ -81,6 +49,10 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	if o.lifecycles == 0 || o.lifecycles < -1 {
 		return usagef("--lifecycles: %d must be a positive count", o.lifecycles)
 	}
+	sh, err := parseShard(shardFlag)
+	if err != nil {
+		return err
+	}
 	o.duration, o.seed = -1, -1
 	sc, err := resolveScenario(o)
 	if err != nil {
@@ -93,13 +65,16 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	if _, err := os.Stat(outDir); err == nil {
 		return usagef("--out: %s already exists", outDir)
 	}
-	rep := &reliabilityReport{Scenario: sc.Name, Models: sc.Models, Tally: map[string]*reliabilityTally{},
-		Calib: map[string]*calibrationTally{}}
-	for _, m := range sc.Models {
-		rep.Tally[m] = &reliabilityTally{}
+	rep := newReliabilityReport(sc.Name, sc.Models, first, seeds, untilVerdict)
+	mine := sh.seeds(first, seeds)
+	if shardFlag != "" {
+		rep.Shard = sh.String()
 	}
 	fmt.Fprintf(stdout, "rocksleak reliability: scenario %s, models %s, %d seeds from %d, %s each\n",
 		sc.Name, strings.Join(sc.Models, ","), seeds, first, stopOf(sc))
+	if shardFlag != "" {
+		fmt.Fprintf(stdout, "shard %s: seeds %v\n", sh, mine)
+	}
 	type seedRun struct {
 		res    *schema.Result
 		out    *schema.Output
@@ -107,10 +82,10 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 		done   chan struct{}
 		scSeed int64
 	}
-	runs := make([]*seedRun, seeds)
-	next := make(chan *seedRun, seeds)
+	runs := make([]*seedRun, len(mine))
+	next := make(chan *seedRun, len(mine))
 	for i := range runs {
-		runs[i] = &seedRun{done: make(chan struct{}), scSeed: first + int64(i)}
+		runs[i] = &seedRun{done: make(chan struct{}), scSeed: mine[i]}
 		next <- runs[i]
 	}
 	close(next)
@@ -130,7 +105,7 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 			}
 		}()
 	}
-	for i := 0; i < seeds; i++ {
+	for i := range runs {
 		<-runs[i].done
 		sc.Seed = runs[i].scSeed
 		res, out, runErr := runs[i].res, runs[i].out, runs[i].err
@@ -151,136 +126,8 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 		if err := results.WriteDir(dir, files); err != nil {
 			return err
 		}
-		rep.Seeds = append(rep.Seeds, sc.Seed)
-		rep.Runs = append(rep.Runs, dir)
-		var words []string
-		for _, m := range sc.Models {
-			t := rep.Tally[m]
-			run := res.Runs[m]
-			switch {
-			case run == nil || run.Verdict == nil || run.Error != "":
-				t.Failed++
-				words = append(words, m+"=failed")
-				continue
-			case run.Verdict.Leak == nil:
-				t.Inconclusive++
-			case *run.Verdict.Leak:
-				t.Leak++
-			default:
-				t.NoLeak++
-			}
-			words = append(words, m+"="+runVerdictWord(run.Verdict))
-			if q := run.Sequential; q != nil {
-				if q.Native != nil {
-					t.NativeSettledS = append(t.NativeSettledS, float64(q.Native.ElapsedNs)/1e9)
-					words = append(words, fmt.Sprintf("(native %s at %.1fs", analysis.VerdictWord(q.Native.Leak), float64(q.Native.ElapsedNs)/1e9))
-				} else {
-					words = append(words, "(native unsettled")
-				}
-				if q.Verdict != nil {
-					t.VerdictSettledS = append(t.VerdictSettledS, float64(q.Verdict.ElapsedNs)/1e9)
-					words = append(words, fmt.Sprintf("verdict %s at %.1fs)", analysis.VerdictWord(q.Verdict.Leak), float64(q.Verdict.ElapsedNs)/1e9))
-					if q.Verdict.Leak != nil && *q.Verdict.Leak {
-						t.EarlyLeak++
-					}
-				} else {
-					words = append(words, "verdict unsettled)")
-				}
-			}
-			t.NativePerLifecycle = append(t.NativePerLifecycle, run.Fits[analysis.SignalNativeHeap].Total.BytesPerLifecycle)
-			t.RSSPerLifecycle = append(t.RSSPerLifecycle, run.Fits[analysis.SignalRSS].Total.BytesPerLifecycle)
-		}
-		for _, c := range res.Calibration {
-			ct := rep.Calib[c.Model]
-			if ct == nil {
-				ct = &calibrationTally{}
-				rep.Calib[c.Model] = ct
-			}
-			ct.NativeErrors = append(ct.NativeErrors, c.NativeHeapError)
-			ct.RSSErrors = append(ct.RSSErrors, c.RSSError)
-			words = append(words, fmt.Sprintf("%s native %+.2f%% rss %+.2f%%", c.Model, 100*c.NativeHeapError, 100*c.RSSError))
-		}
+		words := rep.addSeed(sc.Seed, dir, res)
 		fmt.Fprintf(stdout, "seed %d: %s\n", sc.Seed, strings.Join(words, " "))
 	}
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := results.WriteFileAtomic(filepath.Join(outDir, "reliability.json"), append(b, '\n')); err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout)
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "model\tleak\tno leak\tinconclusive\tfailed\tnative/lifecycle mean ± sd\tRSS/lifecycle mean ± sd")
-	for _, m := range sc.Models {
-		t := rep.Tally[m]
-		n := len(rep.Seeds)
-		fmt.Fprintf(tw, "%s\t%d/%d\t%d/%d\t%d/%d\t%d/%d\t%s\t%s\n", m, t.Leak, n, t.NoLeak, n, t.Inconclusive, n, t.Failed, n,
-			meanSD(t.NativePerLifecycle), meanSD(t.RSSPerLifecycle))
-	}
-	tw.Flush()
-	if untilVerdict {
-		for _, m := range sc.Models {
-			t := rep.Tally[m]
-			fmt.Fprintf(stdout, "until-verdict %s: native verdict settled in %d/%d runs, max %.1fs; verdict settled in %d/%d, max %.1fs; early verdict leak in %d\n",
-				m, len(t.NativeSettledS), len(rep.Seeds), maxOf(t.NativeSettledS), len(t.VerdictSettledS), len(rep.Seeds), maxOf(t.VerdictSettledS), t.EarlyLeak)
-		}
-	}
-	for m, ct := range rep.Calib {
-		fmt.Fprintf(stdout, "calibration %s: native heap error %s, RSS error %s (relative, mean ± sd; max |error| %.2f%% and %.2f%%)\n",
-			m, pctMeanSD(ct.NativeErrors), pctMeanSD(ct.RSSErrors), 100*maxAbs(ct.NativeErrors), 100*maxAbs(ct.RSSErrors))
-	}
-	fmt.Fprintf(stdout, "\nresults: %s\n", outDir)
-	return nil
-}
-
-func meanSD(x []float64) string {
-	if len(x) == 0 {
-		return "-"
-	}
-	m, sd := moments(x)
-	return fmt.Sprintf("%s ± %s", signedBytes(int64(math.Round(m))), humanBytes(sd))
-}
-
-func pctMeanSD(x []float64) string {
-	m, sd := moments(x)
-	return fmt.Sprintf("%+.2f%% ± %.2f%%", 100*m, 100*sd)
-}
-
-func moments(x []float64) (mean, sd float64) {
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	for _, v := range x {
-		sd += (v - mean) * (v - mean)
-	}
-	if len(x) > 1 {
-		sd = math.Sqrt(sd / float64(len(x)-1))
-	}
-	return mean, sd
-}
-
-func maxAbs(x []float64) float64 {
-	var m float64
-	for _, v := range x {
-		m = math.Max(m, math.Abs(v))
-	}
-	return m
-}
-
-func maxOf(x []float64) float64 {
-	var m float64
-	for _, v := range x {
-		m = math.Max(m, v)
-	}
-	return m
-}
-
-// runVerdictWord words a run's verdict; a run without one is inconclusive.
-func runVerdictWord(v *schema.Verdict) string {
-	if v == nil {
-		return analysis.WordInconclusive
-	}
-	return analysis.VerdictWord(v.Leak)
+	return rep.write(stdout, outDir)
 }

@@ -20,6 +20,7 @@ func reportCmd(stdout, stderr io.Writer, args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	outDir := fs.String("out", "", "directory for report.md and the plots (default: the result's directory)")
+	format := fs.String("format", "text", "text: re-render report.md and the plots and print the summary; bmf: print the result as Bencher Metric Format JSON on stdout and write nothing")
 	reanalyze := fs.Bool("reanalyze", false, "recompute fits, verdicts and comparisons from samples.csv with this rocksleak's statistics and floors, and rewrite result.json")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
@@ -27,9 +28,23 @@ func reportCmd(stdout, stderr io.Writer, args []string) error {
 	if fs.NArg() != 1 {
 		return usagef("report takes one RESULT.json")
 	}
+	if *format != "text" && *format != "bmf" {
+		return usagef("--format: %q is not one of text, bmf", *format)
+	}
 	path := fs.Arg(0)
 	r, err := schema.Read(path)
 	if err != nil {
+		return err
+	}
+	if *format == "bmf" {
+		if *reanalyze {
+			return usagef("report: --reanalyze and --format bmf are alternatives")
+		}
+		js, err := results.BMFJSON(r)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(js)
 		return err
 	}
 	dir := *outDir

@@ -42,6 +42,7 @@ type runOptions struct {
 	format       string
 	profile      bool
 	profileEvery int64
+	maxRSS       string
 }
 
 func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
@@ -56,10 +57,11 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs.StringVar(&o.out, "out", "", "output directory (default results/runs/<UTC time>-<scenario>)")
 	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
 	fs.StringVar(&o.allocator, "allocator", "", "C allocator of the children: glibc, jemalloc (Debian's libjemalloc2 preloaded), or glibc,jemalloc to run every model under both")
-	fs.StringVar(&o.format, "format", "text", "text, or bench: also print Go benchmark lines (BenchmarkLifecycle/<scenario>/<model>) that benchstat reads")
+	fs.StringVar(&o.format, "format", "text", "text; bench: also print Go benchmark lines (BenchmarkLifecycle/<scenario>/<model>) that benchstat reads; bmf: print only Bencher Metric Format JSON on stdout (the summary goes to stderr) and write bmf.json beside the result")
 	fs.BoolVar(&o.untilVerdict, "until-verdict", false, "stop each model as soon as its verdict is settled (sequential looks, corrected for looking repeatedly); the stop condition stays the limit")
 	fs.BoolVar(&o.profile, "profile", false, "profile each model's C heap by allocation stack (jemalloc preloaded, sampled every 2^15 bytes): dumps at the end of the warm-up (the first 20% of the stop condition) and at the end; writes <model>/growth.pb.gz (go tool pprof) and a \"where the growth was allocated\" section")
 	fs.Int64Var(&o.profileEvery, "profile-every", 0, "with --profile, also dump the heap every K lifecycles after the warm-up (growth per interval in result.json and report.md)")
+	fs.StringVar(&o.maxRSS, "max-rss", "", "stop a model's child whose RSS, watched from outside, crosses this size (e.g. 4GiB; default half the memory available at the child's start, or of the cgroup's memory.max when smaller; \"none\" for no limit); its result is marked and the run exits 1")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go (default: the system temp dir); removed at the end")
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("%w: %w", errUsage, err)
@@ -67,8 +69,11 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	if fs.NArg() > 0 {
 		return o, usagef("run: unexpected argument %q", fs.Arg(0))
 	}
-	if o.format != "text" && o.format != "bench" {
-		return o, usagef("--format: %q is not one of text, bench", o.format)
+	if o.format != "text" && o.format != "bench" && o.format != "bmf" {
+		return o, usagef("--format: %q is not one of text, bench, bmf", o.format)
+	}
+	if _, err := parseMaxRSS(o.maxRSS); err != nil {
+		return o, err
 	}
 	if o.lifecycles != -1 && o.duration != -1 {
 		return o, usagef("run: --lifecycles and --duration are alternatives; give one")
@@ -144,8 +149,14 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	if err := harness.Preflight(sc); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "rocksleak: scenario %s, models %s, %s each, seed %d\n",
+	human := stdout
+	if o.format == "bmf" {
+		// stdout carries the BMF document alone, for `bencher run --adapter json`.
+		human = stderr
+	}
+	fmt.Fprintf(human, "rocksleak: scenario %s, models %s, %s each, seed %d\n",
 		sc.Name, strings.Join(sc.Models, ","), stopOf(sc), sc.Seed)
+	maxRSS, _ := parseMaxRSS(o.maxRSS)
 	var prof *harness.Profile
 	if o.profile {
 		abs, err := filepath.Abs(outDir)
@@ -163,7 +174,7 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		defer os.RemoveAll(dir)
 		prof = &harness.Profile{Dir: dir, Every: o.profileEvery}
 	}
-	res, out, runErr := executeWith(ctx, stderr, sc, o.stateRoot, "rocksleak run "+strings.Join(args, " "), o.untilVerdict, prof)
+	res, out, runErr := executeWith(ctx, stderr, sc, o.stateRoot, "rocksleak run "+strings.Join(args, " "), o.untilVerdict, maxRSS, prof)
 	if out == nil {
 		return runErr
 	}
@@ -176,15 +187,27 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 			return fmt.Errorf("collecting the heap profiles: %w", err)
 		}
 	}
+	var bmf []byte
+	if o.format == "bmf" {
+		if bmf, err = results.BMFJSON(res); err != nil {
+			return err
+		}
+		files["bmf.json"] = bmf
+	}
 	if err := results.WriteDir(outDir, files); err != nil {
 		return fmt.Errorf("writing results: %w", err)
 	}
-	fmt.Fprint(stdout, results.Summary(res))
+	if o.format == "bmf" {
+		if _, err := stdout.Write(bmf); err != nil {
+			return err
+		}
+	}
+	fmt.Fprint(human, results.Summary(res))
 	if o.format == "bench" {
 		fmt.Fprintln(stdout)
 		fmt.Fprint(stdout, results.BenchLines(res))
 	}
-	fmt.Fprintf(stdout, "\nresults: %s (report.md, result.json, samples.csv, plots)\n", outDir)
+	fmt.Fprintf(human, "\nresults: %s (report.md, result.json, samples.csv, plots)\n", outDir)
 	switch {
 	case out.Interrupted:
 		fmt.Fprintln(stderr, "rocksleak: interrupted; the result is marked \"interrupted\": true")
@@ -200,11 +223,16 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 // means nothing ran; otherwise the Result is complete, interrupted or failed,
 // and the error (if any) says why.
 func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool) (*schema.Result, *schema.Output, error) {
-	return executeWith(ctx, stderr, sc, stateRoot, command, untilVerdict, nil)
+	return executeWith(ctx, stderr, sc, stateRoot, command, untilVerdict, 0, nil)
 }
 
-// executeWith is execute with the children's heaps profiled when prof is set (rocksleak run --profile).
-func executeWith(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool, prof *harness.Profile) (*schema.Result, *schema.Output, error) {
+// executeGuarded is execute with the memory guard's limit (harness.Guard.MaxRSS).
+func executeGuarded(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool, maxRSS int64) (*schema.Result, *schema.Output, error) {
+	return executeWith(ctx, stderr, sc, stateRoot, command, untilVerdict, maxRSS, nil)
+}
+
+// executeWith is executeGuarded with the children's heaps profiled when prof is set (rocksleak run --profile).
+func executeWith(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool, maxRSS int64, prof *harness.Profile) (*schema.Result, *schema.Output, error) {
 	prog := newProgress(stderr, sc)
 	seq := map[string]*analysis.Sequential{}
 	var settled func(string, []schema.Sample) bool
@@ -223,6 +251,7 @@ func executeWith(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, s
 		Stderr:    stderr,
 		OnEvent:   prog.event,
 		Profile:   prof,
+		Guard:     harness.Guard{MaxRSS: maxRSS},
 	})
 	prog.finish()
 	if out == nil {
@@ -238,6 +267,22 @@ func executeWith(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, s
 		}
 	}
 	return res, out, runErr
+}
+
+// parseMaxRSS reads --max-rss: "" is the guard's default (0), "none" no
+// limit (-1), else a size.
+func parseMaxRSS(s string) (int64, error) {
+	switch s {
+	case "":
+		return 0, nil
+	case "none":
+		return -1, nil
+	}
+	b, err := units.ParseBytes(s)
+	if err != nil || b <= 0 {
+		return 0, usagef("--max-rss: %q is not a positive size such as 4GiB, or \"none\"", s)
+	}
+	return b, nil
 }
 
 // withAllocators runs every model under each listed allocator: "m" for glibc,
