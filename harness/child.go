@@ -79,6 +79,9 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		every:    int64(max(j.Scenario.SampleEveryLifecycles, 1)),
 		interval: time.Duration(max(j.Scenario.SampleIntervalMs, 1)) * time.Millisecond}
 	topo.after = rec.after
+	if j.Profile != nil {
+		rec.prof = &profiler{job: *j.Profile, begin: rec.begin}
+	}
 
 	if err := rec.sample(schema.TriggerStart); err != nil {
 		return err
@@ -111,6 +114,12 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err := rec.sample(schema.TriggerEnd); err != nil && runErr == nil {
 		runErr = err
 	}
+	if rec.prof != nil && !interrupted {
+		c := topo.env.Counts()
+		if err := rec.prof.end(c.Lifecycles.Load(), c.FailedCloses.Load()); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	topo.stop()
 	sum := topo.summary(j.Model, interrupted, time.Since(rec.begin))
 	sum.StoppedEarly = stoppedEarly
@@ -136,6 +145,7 @@ type recorder struct {
 	begin    time.Time
 	every    int64
 	interval time.Duration
+	prof     *profiler // nil unless the job asks for heap dumps
 
 	seq      int
 	lastLC   int64
@@ -151,6 +161,9 @@ func (r *recorder) after() {
 		r.err = errors.Join(r.err, r.sample(schema.TriggerLifecycle))
 	case time.Since(r.lastTime) >= r.interval:
 		r.err = errors.Join(r.err, r.sample(schema.TriggerTimer))
+	}
+	if r.prof != nil {
+		r.err = errors.Join(r.err, r.prof.after(lc, r.topo.env.Counts().FailedCloses.Load()))
 	}
 }
 

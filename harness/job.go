@@ -23,6 +23,8 @@ type Job struct {
 	Model    string             `json:"model"`
 	Seed     int64              `json:"seed"`
 	StateDir string             `json:"state_dir"` // the child creates and removes everything under it
+	// Profile, when set, makes the child dump its heap (see Profile).
+	Profile *ProfileJob `json:"profile,omitempty"`
 }
 
 // Event is one JSON line a child streams to its parent. Exactly one field is set.

@@ -44,6 +44,8 @@ type Config struct {
 	// verdict is settled; once it says yes the child is told to stop (it
 	// finishes as at its stop condition, not as interrupted).
 	Settled func(model string, samples []schema.Sample) bool
+	// Profile, if set, profiles every model's heap by allocation stack (see Profile).
+	Profile *Profile
 	// KillAfter is how long a child has to stop after SIGTERM before SIGKILL;
 	// default 20 s.
 	KillAfter time.Duration
@@ -135,7 +137,17 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	}
 	defer os.RemoveAll(stateDir)
 
-	job, err := json.Marshal(Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir})
+	var prof *ProfileJob
+	var profEnv []string
+	if cfg.Profile != nil {
+		j := newProfileJob(cfg.Profile, cfg.Scenario, model)
+		if profEnv, err = profileEnv(j); err != nil {
+			run.Error = err.Error()
+			return run
+		}
+		prof = &j
+	}
+	job, err := json.Marshal(Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir, Profile: prof})
 	if err != nil {
 		run.Error = err.Error()
 		return run
@@ -156,6 +168,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	if preload != "" {
 		cmd.Env = append(cmd.Env, "LD_PRELOAD="+preload)
 	}
+	cmd.Env = append(cmd.Env, profEnv...) // the later LD_PRELOAD wins: the same library
 	// Own process group: a terminal's Ctrl-C reaches the parent, which stops
 	// the child in order; the child dies with the parent.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
@@ -218,6 +231,9 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		run.Error = fmt.Sprintf("reading the child's events: %v", decErr)
 	case run.Summary == nil:
 		run.Error = "child ended without a summary" + lastLines(tail.String())
+	}
+	if prof != nil {
+		run.Profile = collectProfile(prof.Dir, model)
 	}
 	return run
 }

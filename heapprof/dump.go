@@ -249,3 +249,23 @@ func unsample(n, s, period int64) (float64, float64) {
 	k := 1 / (1 - math.Exp(-ratio))
 	return float64(n) * k, float64(s) * k
 }
+
+// LargeMinClass is jemalloc's smallest large size class on a 4 KiB-page system (4 pages). A sampled allocation
+// smaller than it is served as one of it (jemalloc's "prof promotion", arena_prof_promote), and jemalloc's
+// stats.allocated counts the large size while the dump records the requested one.
+const LargeMinClass = 16 << 10
+
+// PromotedBytes returns how many bytes the live sampled objects of d add to jemalloc's stats.allocated beyond their
+// recorded sizes because each one smaller than largeMin was promoted to largeMin: for every record, its live sampled
+// objects times largeMin minus their bytes, counted where the record's mean object size is below largeMin. A
+// profiled process's native heap (stats.allocated) is its true live heap plus this figure.
+func (d *Dump) PromotedBytes(largeMin int64) int64 {
+	var total int64
+	for _, r := range d.Records {
+		c := r.Counts
+		if c.InuseObjects > 0 && c.InuseBytes < c.InuseObjects*largeMin {
+			total += c.InuseObjects*largeMin - c.InuseBytes
+		}
+	}
+	return total
+}

@@ -145,6 +145,8 @@ func ReportMarkdown(r *schema.Result) []byte {
 		rt.Markdown(&b)
 	}
 
+	reportProfiles(&b, r)
+
 	p("## Plots\n\n")
 	p("Each signal against lifecycles, one colour per model: the samples, the fitted line over the samples used, and a " +
 		"dashed line where the warm-up cut ends.\n\n")

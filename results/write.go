@@ -104,6 +104,9 @@ func WriteFileAtomic(path string, b []byte) error {
 }
 
 func writeFileSync(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o644)
 	if err != nil {
 		return err

@@ -100,6 +100,8 @@ type Run struct {
 	// Sequential is set for runs with --until-verdict: when the native-heap
 	// verdict and the verdict settled.
 	Sequential *SequentialOutcome `json:"sequential,omitempty"`
+	// Profile is where the growth was allocated, for a run with --profile.
+	Profile *HeapProfile `json:"profile,omitempty"`
 	// StoppedByGuard is set when the parent's memory guard stopped the child
 	// (its RSS, seen from outside, crossed --max-rss): why, in words.
 	StoppedByGuard string `json:"stopped_by_guard,omitempty"`
@@ -195,6 +197,7 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 		// The parent's word on the run (it carries the child's own error
 		// when the child failed with one).
 		run.Error = mr.Error
+		run.Profile = mr.Profile
 		run.StoppedByGuard, run.OutsideRSSPeak = mr.StoppedByGuard, mr.OutsideRSSPeak
 		if mr.Info.RocksDBVersion != "" {
 			r.Provenance.RocksDBVersion = mr.Info.RocksDBVersion

@@ -81,4 +81,50 @@ type ModelRun struct {
 	StoppedByGuard string
 	// OutsideRSSPeak is the child's largest RSS seen from outside, bytes.
 	OutsideRSSPeak int64
+	// Profile is set when the run was profiled (harness.Config.Profile).
+	Profile *HeapProfile
+}
+
+// HeapProfile is where a profiled model's growth was allocated (rocksleak run --profile): jemalloc's sampled live
+// heap dumped by the child at the end of its warm-up and at its end, the difference symbolized by the parent.
+// Bytes are unsampled estimates (jeprof's rule), raw.
+type HeapProfile struct {
+	// File is the growth profile (pprof format, gzipped) relative to the run directory: "<model>/growth.pb.gz".
+	File string `json:"file"`
+	// SamplingIntervalBytes is jemalloc's mean sampling interval (2^lg_prof_sample).
+	SamplingIntervalBytes int64 `json:"sampling_interval_bytes"`
+	// WarmLifecycles and EndLifecycles are the lifecycle counts at the two dumps; Lifecycles is their difference.
+	WarmLifecycles int64 `json:"warm_lifecycles"`
+	EndLifecycles  int64 `json:"end_lifecycles"`
+	Lifecycles     int64 `json:"lifecycles"`
+	// FailedCloses is the number of failed store closes between the dumps.
+	FailedCloses int64 `json:"failed_closes"`
+	// GrowthBytes is the live heap's growth between the dumps (inuse_space summed over every stack).
+	GrowthBytes int64 `json:"growth_bytes"`
+	// PromotedBytes is the growth between the dumps of what jemalloc's promotion of sampled small objects to its
+	// smallest large class (16 KiB) adds to the native heap (heapprof.Dump.PromotedBytes): a profiled child's
+	// native-heap growth is GrowthBytes plus about this.
+	PromotedBytes int64 `json:"promoted_bytes"`
+	// Functions is the growth by allocating function (the innermost frame that is not the allocator), every
+	// function with a non-zero growth, by decreasing bytes.
+	Functions []ProfileFunction `json:"functions,omitempty"`
+	// Intervals is the growth between consecutive dumps when the child dumped every K lifecycles (--profile-every).
+	Intervals []ProfileInterval `json:"intervals,omitempty"`
+	// Error says why there is no profile, or what went wrong making it.
+	Error string `json:"error,omitempty"`
+}
+
+// ProfileFunction is one allocating function's share of a HeapProfile's growth.
+type ProfileFunction struct {
+	Function string `json:"function"`
+	Bytes    int64  `json:"bytes"`
+}
+
+// ProfileInterval is the live heap's growth between two consecutive dumps, FromLifecycles to ToLifecycles.
+type ProfileInterval struct {
+	FromLifecycles int64 `json:"from_lifecycles"`
+	ToLifecycles   int64 `json:"to_lifecycles"`
+	GrowthBytes    int64 `json:"growth_bytes"`
+	// Functions are the interval's growth by allocating function, the top few by bytes.
+	Functions []ProfileFunction `json:"functions,omitempty"`
 }

@@ -40,6 +40,8 @@ type runOptions struct {
 	untilVerdict bool
 	allocator    string
 	format       string
+	profile      bool
+	profileEvery int64
 	maxRSS       string
 }
 
@@ -57,6 +59,8 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs.StringVar(&o.allocator, "allocator", "", "C allocator of the children: glibc, jemalloc (Debian's libjemalloc2 preloaded), or glibc,jemalloc to run every model under both")
 	fs.StringVar(&o.format, "format", "text", "text; bench: also print Go benchmark lines (BenchmarkLifecycle/<scenario>/<model>) that benchstat reads; bmf: print only Bencher Metric Format JSON on stdout (the summary goes to stderr) and write bmf.json beside the result")
 	fs.BoolVar(&o.untilVerdict, "until-verdict", false, "stop each model as soon as its verdict is settled (sequential looks, corrected for looking repeatedly); the stop condition stays the limit")
+	fs.BoolVar(&o.profile, "profile", false, "profile each model's C heap by allocation stack (jemalloc preloaded, sampled every 2^15 bytes): dumps at the end of the warm-up (the first 20% of the stop condition) and at the end; writes <model>/growth.pb.gz (go tool pprof) and a \"where the growth was allocated\" section")
+	fs.Int64Var(&o.profileEvery, "profile-every", 0, "with --profile, also dump the heap every K lifecycles after the warm-up (growth per interval in result.json and report.md)")
 	fs.StringVar(&o.maxRSS, "max-rss", "", "stop a model's child whose RSS, watched from outside, crosses this size (e.g. 4GiB; default half the memory available at the child's start, or of the cgroup's memory.max when smaller; \"none\" for no limit); its result is marked and the run exits 1")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go (default: the system temp dir); removed at the end")
 	if err := fs.Parse(args); err != nil {
@@ -79,6 +83,12 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	}
 	if o.duration != -1 && o.duration <= 0 {
 		return o, usagef("--duration: %s must be positive", o.duration)
+	}
+	if o.profileEvery < 0 || (o.profileEvery > 0 && !o.profile) {
+		return o, usagef("--profile-every: %d needs --profile and a positive count", o.profileEvery)
+	}
+	if o.profile && o.allocator != "" && o.allocator != string(spec.AllocatorJemalloc) {
+		return o, usagef("--profile runs every model under jemalloc; --allocator %s contradicts it", o.allocator)
 	}
 	return o, nil
 }
@@ -147,13 +157,35 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	fmt.Fprintf(human, "rocksleak: scenario %s, models %s, %s each, seed %d\n",
 		sc.Name, strings.Join(sc.Models, ","), stopOf(sc), sc.Seed)
 	maxRSS, _ := parseMaxRSS(o.maxRSS)
-	res, out, runErr := executeGuarded(ctx, stderr, sc, o.stateRoot, "rocksleak run "+strings.Join(args, " "), o.untilVerdict, maxRSS)
+	var prof *harness.Profile
+	if o.profile {
+		abs, err := filepath.Abs(outDir)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			return err
+		}
+		// The run directory is written whole at the end (results.WriteDir); the dumps go to a sibling until then.
+		dir, err := os.MkdirTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".profile-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		prof = &harness.Profile{Dir: dir, Every: o.profileEvery}
+	}
+	res, out, runErr := executeWith(ctx, stderr, sc, o.stateRoot, "rocksleak run "+strings.Join(args, " "), o.untilVerdict, maxRSS, prof)
 	if out == nil {
 		return runErr
 	}
 	files, err := results.Render(res, out)
 	if err != nil {
 		return err
+	}
+	if prof != nil {
+		if err := results.AddDir(files, prof.Dir); err != nil {
+			return fmt.Errorf("collecting the heap profiles: %w", err)
+		}
 	}
 	var bmf []byte
 	if o.format == "bmf" {
@@ -191,11 +223,16 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 // means nothing ran; otherwise the Result is complete, interrupted or failed,
 // and the error (if any) says why.
 func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool) (*schema.Result, *schema.Output, error) {
-	return executeGuarded(ctx, stderr, sc, stateRoot, command, untilVerdict, 0)
+	return executeWith(ctx, stderr, sc, stateRoot, command, untilVerdict, 0, nil)
 }
 
 // executeGuarded is execute with the memory guard's limit (harness.Guard.MaxRSS).
 func executeGuarded(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool, maxRSS int64) (*schema.Result, *schema.Output, error) {
+	return executeWith(ctx, stderr, sc, stateRoot, command, untilVerdict, maxRSS, nil)
+}
+
+// executeWith is executeGuarded with the children's heaps profiled when prof is set (rocksleak run --profile).
+func executeWith(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool, maxRSS int64, prof *harness.Profile) (*schema.Result, *schema.Output, error) {
 	prog := newProgress(stderr, sc)
 	seq := map[string]*analysis.Sequential{}
 	var settled func(string, []schema.Sample) bool
@@ -213,6 +250,7 @@ func executeGuarded(ctx context.Context, stderr io.Writer, sc scenarios.Scenario
 		StateRoot: stateRoot,
 		Stderr:    stderr,
 		OnEvent:   prog.event,
+		Profile:   prof,
 		Guard:     harness.Guard{MaxRSS: maxRSS},
 	})
 	prog.finish()

@@ -1,0 +1,240 @@
+package results
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rocksleak/rocksleak/internal/table"
+	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
+)
+
+// AddDir adds every regular file under dir to files, named by its path relative to dir (slash-separated), e.g. the
+// per-model folders of heap dumps and growth profiles of rocksleak run --profile.
+func AddDir(files Files, dir string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		if _, ok := files[name]; ok {
+			return fmt.Errorf("%s: a run file of that name exists", name)
+		}
+		files[name] = b
+		return nil
+	})
+}
+
+// ProfileTop is how many functions a "where the growth was allocated" table lists.
+const ProfileTop = 10
+
+// ProfileRow is one function of a growth table: Bytes over the profile's lifecycles, BytesPerLifecycle, and Share
+// of the table's total per lifecycle.
+type ProfileRow struct {
+	Function          string
+	Bytes             float64
+	BytesPerLifecycle float64
+	Share             float64
+}
+
+// ProfileTable is a model's growth by allocating function (Diff: one model's minus another's, per lifecycle).
+type ProfileTable struct {
+	Model, Minus      string // Minus is "" for one model's own growth
+	Lifecycles        int64
+	TotalBytes        float64
+	TotalPerLifecycle float64
+	Rows              []ProfileRow // every function, by decreasing BytesPerLifecycle
+}
+
+// ProfileGrowth returns run's profile as a table, false when run has no usable profile.
+func ProfileGrowth(model string, run *schema.Run) (ProfileTable, bool) {
+	if run == nil || run.Profile == nil || run.Profile.Lifecycles <= 0 || run.Profile.File == "" {
+		return ProfileTable{}, false
+	}
+	p := run.Profile
+	per := map[string]float64{}
+	for _, f := range p.Functions {
+		per[f.Function] += float64(f.Bytes) / float64(p.Lifecycles)
+	}
+	return profileTable(model, "", p.Lifecycles, per), true
+}
+
+// ProfileDiff returns model a's growth per lifecycle minus model b's, by function (Bytes scaled to a's lifecycles):
+// what a grows by that b does not.
+func ProfileDiff(a string, ra *schema.Run, b string, rb *schema.Run) (ProfileTable, bool) {
+	ta, okA := ProfileGrowth(a, ra)
+	tb, okB := ProfileGrowth(b, rb)
+	if !okA || !okB {
+		return ProfileTable{}, false
+	}
+	per := map[string]float64{}
+	for _, r := range ta.Rows {
+		per[r.Function] += r.BytesPerLifecycle
+	}
+	for _, r := range tb.Rows {
+		per[r.Function] -= r.BytesPerLifecycle
+	}
+	return profileTable(a, b, ta.Lifecycles, per), true
+}
+
+func profileTable(model, minus string, lifecycles int64, per map[string]float64) ProfileTable {
+	t := ProfileTable{Model: model, Minus: minus, Lifecycles: lifecycles}
+	for fn, v := range per {
+		t.Rows = append(t.Rows, ProfileRow{Function: fn, BytesPerLifecycle: v, Bytes: v * float64(lifecycles)})
+		t.TotalPerLifecycle += v
+	}
+	t.TotalBytes = t.TotalPerLifecycle * float64(lifecycles)
+	for i := range t.Rows {
+		if t.TotalPerLifecycle != 0 {
+			t.Rows[i].Share = t.Rows[i].BytesPerLifecycle / t.TotalPerLifecycle
+		}
+	}
+	sort.Slice(t.Rows, func(i, j int) bool {
+		if t.Rows[i].BytesPerLifecycle != t.Rows[j].BytesPerLifecycle {
+			return t.Rows[i].BytesPerLifecycle > t.Rows[j].BytesPerLifecycle
+		}
+		return t.Rows[i].Function < t.Rows[j].Function
+	})
+	return t
+}
+
+// ProfilePairs returns the (model, minus) pairs whose difference names a model's own leak, both profiled: a
+// "+synthetic" model minus its control (the same name without the suffix), and every other model minus "fixed" under
+// the same allocator suffix.
+func ProfilePairs(r *schema.Result) [][2]string {
+	profiled := func(m string) bool { _, ok := ProfileGrowth(m, r.Runs[m]); return ok }
+	var out [][2]string
+	for _, m := range r.Models {
+		if !profiled(m) {
+			continue
+		}
+		base, alloc, _ := strings.Cut(m, "@")
+		if alloc != "" {
+			alloc = "@" + alloc
+		}
+		var minus string
+		switch {
+		case strings.HasSuffix(base, spec.SyntheticSuffix):
+			minus = strings.TrimSuffix(base, spec.SyntheticSuffix) + alloc
+		case base != "fixed":
+			minus = "fixed" + alloc
+		}
+		if minus != "" && minus != m && profiled(minus) {
+			out = append(out, [2]string{m, minus})
+		}
+	}
+	return out
+}
+
+// ProfileAgreement compares a profiled run's growth per lifecycle with its native-heap slope of the same run (the
+// lifecycle-only fit, which like the profile includes failed closes at the run's rate), less
+// jemalloc's promotion of sampled objects (schema.HeapProfile.PromotedBytes per lifecycle): ratio is profile over
+// corrected slope; ok is false without a profile or a native-heap fit.
+func ProfileAgreement(run *schema.Run) (profilePerLC, slope, promotedPerLC, ratio float64, ok bool) {
+	if run == nil || run.Profile == nil || run.Profile.Lifecycles <= 0 {
+		return 0, 0, 0, 0, false
+	}
+	f, has := run.Fits["native_heap"]
+	if !has {
+		return 0, 0, 0, 0, false
+	}
+	p := run.Profile
+	profilePerLC = float64(p.GrowthBytes) / float64(p.Lifecycles)
+	promotedPerLC = float64(p.PromotedBytes) / float64(p.Lifecycles)
+	slope = f.PerLifecycle.Value
+	if f.Total != nil {
+		slope = f.Total.PerLifecycle.Value
+	}
+	if c := slope - promotedPerLC; c != 0 {
+		ratio = profilePerLC / c
+	}
+	return profilePerLC, slope, promotedPerLC, ratio, true
+}
+
+// reportProfiles writes the "Where the growth was allocated" section when any model was profiled.
+func reportProfiles(b *bytes.Buffer, r *schema.Result) {
+	var tables []ProfileTable
+	var runs []*schema.Run
+	for _, m := range r.Models {
+		if t, ok := ProfileGrowth(m, r.Runs[m]); ok {
+			tables = append(tables, t)
+			runs = append(runs, r.Runs[m])
+		}
+	}
+	var failed []string
+	for _, m := range r.Models {
+		if run := r.Runs[m]; run != nil && run.Profile != nil && run.Profile.Error != "" {
+			failed = append(failed, fmt.Sprintf("%s: %s", m, run.Profile.Error))
+		}
+	}
+	if len(tables) == 0 && len(failed) == 0 {
+		return
+	}
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("## Where the growth was allocated\n\n")
+	p("Each model ran under jemalloc with heap profiling (rocksleak run --profile). The child dumped its sampled " +
+		"live heap at the end of its warm-up (the first 20%% of its stop condition) and at its end; the growth " +
+		"between the dumps is attributed to the allocating function (the innermost frame that is not the allocator), " +
+		"unsampled as jeprof does. Its pprof profile is *<model>/growth.pb.gz* (`go tool pprof -top` or `-http`).\n\n")
+	for _, e := range failed {
+		p("> profile of %s\n\n", table.EscapeMarkdown(e))
+	}
+	for i, t := range tables {
+		hp := runs[i].Profile
+		p("### %s\n\n", t.Model)
+		p("Growth %s over %d lifecycles (%d → %d), %s/lifecycle, sampled every %s; %s.\n",
+			fmtSignedBytes(t.TotalBytes), t.Lifecycles, hp.WarmLifecycles, hp.EndLifecycles,
+			fmtSignedBytes(t.TotalPerLifecycle), fmtBytes(float64(hp.SamplingIntervalBytes)), hp.File)
+		if prof, slope, prom, ratio, ok := ProfileAgreement(runs[i]); ok {
+			p("Native-heap slope of this run %s/lifecycle, of which %s/lifecycle is jemalloc's promotion of sampled "+
+				"objects to 16 KiB: %s/lifecycle against the profile's %s (ratio %s).\n",
+				fmtSignedBytes(slope), fmtSignedBytes(prom), fmtSignedBytes(slope-prom), fmtSignedBytes(prof),
+				strconv.FormatFloat(ratio, 'f', 3, 64))
+		}
+		p("\n")
+		profileRows(t).Markdown(b)
+		if len(hp.Intervals) > 0 {
+			it := table.New("r|r|r|l", "lifecycles", "growth", "per lifecycle", "top function")
+			for _, iv := range hp.Intervals {
+				top := "—"
+				if len(iv.Functions) > 0 {
+					top = fmt.Sprintf("%s (%s)", iv.Functions[0].Function, fmtSignedBytes(float64(iv.Functions[0].Bytes)))
+				}
+				n := max(1, iv.ToLifecycles-iv.FromLifecycles)
+				it.Add(fmt.Sprintf("%d → %d", iv.FromLifecycles, iv.ToLifecycles), fmtSignedBytes(float64(iv.GrowthBytes)),
+					fmtSignedBytes(float64(iv.GrowthBytes)/float64(n)), top)
+			}
+			p("Growth between consecutive dumps (--profile-every):\n\n")
+			it.Markdown(b)
+		}
+	}
+	for _, pair := range ProfilePairs(r) {
+		t, _ := ProfileDiff(pair[0], r.Runs[pair[0]], pair[1], r.Runs[pair[1]])
+		p("### %s minus %s\n\n", t.Model, t.Minus)
+		p("Per lifecycle, %s's growth by function minus %s's: %s/lifecycle in all.\n\n", t.Model, t.Minus,
+			fmtSignedBytes(t.TotalPerLifecycle))
+		profileRows(t).Markdown(b)
+	}
+}
+
+func profileRows(t ProfileTable) *table.Table {
+	tb := table.New("l|r|r|r", "function", "bytes", "per lifecycle", "share")
+	for _, r := range t.Rows[:min(ProfileTop, len(t.Rows))] {
+		tb.Add(r.Function, fmtSignedBytes(r.Bytes), fmtSignedBytes(r.BytesPerLifecycle), fmtSignedPercent(r.Share))
+	}
+	return tb
+}
