@@ -173,7 +173,8 @@ func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, state
 	var settled func(string, []schema.Sample) bool
 	if untilVerdict {
 		for _, m := range sc.Models {
-			seq[m] = &analysis.Sequential{Floors: analysis.DefaultFloors()}
+			seq[m] = &analysis.Sequential{Floors: analysis.DefaultFloors(), PlannedLifecycles: float64(sc.Lifecycles),
+				DurationNs: int64(sc.Duration)}
 		}
 		settled = func(m string, samples []schema.Sample) bool { return seq[m].Observe(samples) }
 	}
@@ -197,6 +198,11 @@ func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, state
 	for m, q := range seq {
 		if run := res.Runs[m]; run != nil {
 			run.Sequential = q.Outcome()
+			if run.Fits != nil {
+				if v := q.StopVerdict(*run.Fits[analysis.SignalNativeHeap].Total, *run.Fits[analysis.SignalRSS].Total); v != nil {
+					run.Verdict = v // the stopping look's decision, not a re-fit at a naive 95%
+				}
+			}
 		}
 	}
 	return res, out, runErr

@@ -1,0 +1,89 @@
+package results
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/schema"
+)
+
+// checkVerdictAgrees asserts that a verdict says what its own intervals
+// say: "leak" only with the native heap's interval above its floor and
+// RSS's above 0, "no leak" only with every interval below its floor, and a
+// reason that starts with the verdict's word and quotes the intervals it
+// rests on.
+func checkVerdictAgrees(t *testing.T, name string, v *schema.Verdict, native, rss schema.SignalFit, floors schema.VerdictFloors) {
+	t.Helper()
+	d := analysis.Decide(native, rss, floors)
+	word := analysis.VerdictWord(v.Leak)
+	assert.Equal(t, d.Verdict.String(), word, "%s: the stored verdict is the decision on its own fits: %s", name, v.Reason)
+	assert.True(t, strings.HasPrefix(v.Reason, word+":"), "%s: reason starts with its verdict %q: %s", name, word, v.Reason)
+	switch word {
+	case analysis.WordLeak:
+		assert.Greater(t, d.Native.Low, floors.NativeHeap, "%s: leak with the native interval not above its floor: %s", name, v.Reason)
+		assert.Greater(t, d.RSS.Low, 0.0, "%s: leak with RSS not rising significantly: %s", name, v.Reason)
+	case analysis.WordNoLeak:
+		assert.Less(t, d.Native.High, floors.NativeHeap, "%s: no leak with the native interval reaching its floor: %s", name, v.Reason)
+		assert.Less(t, d.RSS.High, floors.RSS, "%s: no leak with the RSS interval reaching its floor: %s", name, v.Reason)
+	default:
+		assert.NotEmpty(t, v.Settle, "%s: an inconclusive verdict says what would settle it", name)
+	}
+}
+
+// TestVerdictsAgreeWithTheirIntervals re-analyses every test result from its
+// samples.csv and checks every verdict against its own intervals (the old
+// rule called a model "no leak" with RSS's interval wholly above its floor).
+func TestVerdictsAgreeWithTheirIntervals(t *testing.T) {
+	for _, name := range []string{"smoke", "attribution"} {
+		t.Run(name, func(t *testing.T) {
+			r := readTestResult(t, name)
+			samples, err := schema.ReadSamplesCSV(filepath.Join("testdata", name, "samples.csv"))
+			require.NoError(t, err)
+			fresh := readTestResult(t, name)
+			require.NoError(t, analysis.Analyze(fresh, samples, analysis.DefaultFloors()))
+			for _, m := range r.Models {
+				for _, res := range []*schema.Result{r, fresh} {
+					run := res.Runs[m]
+					require.NotNil(t, run.Verdict, m)
+					checkVerdictAgrees(t, m, run.Verdict, *run.Fits[analysis.SignalNativeHeap].Total,
+						*run.Fits[analysis.SignalRSS].Total, res.Floors)
+				}
+				assert.Equal(t, fresh.Runs[m].Verdict, r.Runs[m].Verdict, "%s: testdata result.json is this rocksleak's analysis", m)
+			}
+		})
+	}
+}
+
+// TestVerdictRSSAboveFloorIsNotNoLeak is the case the old rule got wrong
+// (the fixed model of a committed early-verdict run): native heap below its
+// floor, RSS's interval wholly above its floor. It is inconclusive, not
+// "no leak"; a leak and a no leak are checked the same way.
+func TestVerdictRSSAboveFloorIsNotNoLeak(t *testing.T) {
+	fit := func(v, half float64) schema.SignalFit {
+		return schema.SignalFit{PerLifecycle: stats.Estimate{Value: v, Low: v - half, High: v + half, SE: half / 1.96, DF: 1e6, Valid: true},
+			Samples: 600, SamplesUsed: 550, LifecyclesUsed: 1100, Confidence: 0.95}
+	}
+	floors := analysis.DefaultFloors()
+	for _, c := range []struct {
+		name        string
+		native, rss schema.SignalFit
+		want        string
+	}{
+		{"fixed, RSS above its floor", fit(300, 100), fit(67.1*1024, 32*1024), analysis.WordInconclusive},
+		{"leak", fit(11000, 500), fit(16000, 3000), analysis.WordLeak},
+		{"no leak", fit(100, 200), fit(900, 500), analysis.WordNoLeak},
+		{"native above, RSS flat", fit(11000, 500), fit(100, 3000), analysis.WordInconclusive},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := analysis.VerdictOf(analysis.Decide(c.native, c.rss, floors), c.native, c.rss)
+			assert.Equal(t, c.want, analysis.VerdictWord(v.Leak), v.Reason)
+			checkVerdictAgrees(t, c.name, v, c.native, c.rss, floors)
+		})
+	}
+}
