@@ -93,3 +93,9 @@ func Controlled(r *schema.Result) []schema.Controlled {
 	}
 	return out
 }
+
+// CompareSignal is stats.CompareFits on two lifecycle-only fits: model −
+// control per lifecycle, with its interval and controlled verdict.
+func CompareSignal(model, control schema.SignalFit, opt stats.CompareOptions) stats.Comparison {
+	return stats.CompareFits(statsFit(model), statsFit(control), opt)
+}
