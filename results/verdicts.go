@@ -106,3 +106,28 @@ func reportControlled(b *bytes.Buffer, r *schema.Result) {
 	}
 	t.Markdown(b)
 }
+
+// summaryVerdictExtras adds, under a model's verdict line in the summary,
+// the flags that made it inconclusive and what would settle it.
+func summaryVerdictExtras(b *strings.Builder, run *schema.Run) {
+	if run == nil || run.Verdict == nil {
+		return
+	}
+	if len(run.Verdict.Flags) > 0 {
+		fmt.Fprintf(b, "  flags: %s\n", strings.Join(run.Verdict.Flags, "; "))
+	}
+	if run.Verdict.Settle != "" {
+		fmt.Fprintf(b, "  to settle it: %s\n", run.Verdict.Settle)
+	}
+}
+
+// summaryControlled lists the controlled verdicts in the summary.
+func summaryControlled(b *strings.Builder, r *schema.Result) {
+	if len(r.Controlled) == 0 {
+		return
+	}
+	b.WriteString("\ncontrolled verdicts (model − control per lifecycle, 95% CI):\n")
+	for _, c := range r.Controlled {
+		fmt.Fprintf(b, "%s vs %s (%s): %s: %s\n", c.Model, c.Control, c.Differs, c.Verdict, c.Reason)
+	}
+}
