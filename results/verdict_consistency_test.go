@@ -87,3 +87,31 @@ func TestVerdictRSSAboveFloorIsNotNoLeak(t *testing.T) {
 		})
 	}
 }
+
+// TestReportEarlyStopAndSettle: a verdict reached at an early stop is marked
+// as such next to its word, the early-verdict section names the rule and
+// the look's level, an inconclusive verdict shows its flags and what would
+// settle it, and controlled verdicts get their table.
+func TestReportEarlyStopAndSettle(t *testing.T) {
+	r := readTestResult(t, "smoke")
+	yes := true
+	settle := r.Runs["leaky"].Verdict.Settle
+	require.NotEmpty(t, settle)
+	early := r.Runs["fixed"]
+	early.Verdict = &schema.Verdict{Leak: &yes, EarlyStop: true,
+		Reason: "leak: native heap ... ; early verdict at look 3 (20% of the planned 1500 lifecycles)"}
+	early.Sequential = &schema.SequentialOutcome{Rule: analysis.RuleName, PlannedLifecycles: 1500, Looks: 3,
+		Confidence: 0.9995, Verdict: &schema.Look{Look: 3, Samples: 120, Lifecycles: 300, ElapsedNs: 2e9,
+			Confidence: 0.9995, Leak: &yes}}
+	r.Controlled = []schema.Controlled{{Model: "leaky", Control: "fixed", Differs: "test", Signal: analysis.SignalNativeHeap,
+		Difference: stats.Estimate{Value: 300, Low: 100, High: 500, Valid: true}, Verdict: analysis.WordLeak, Lifecycles: 67}}
+	md := string(ReportMarkdown(r))
+	assert.Contains(t, md, "| fixed | **leak** (early stop) | ")
+	assert.Contains(t, md, "### Early verdicts (--until-verdict)")
+	assert.Contains(t, md, "O'Brien–Fleming-type error-spending rule")
+	assert.Contains(t, md, "planned 1500 lifecycles")
+	assert.Contains(t, md, "| fixed | not settled: the run went on to its limit | **leak** after 2 s, 300 lifecycles (look 3, intervals at 99.95%) | 3 |")
+	assert.Contains(t, md, "### Controlled verdicts")
+	assert.Contains(t, md, "| leaky | fixed | test | native heap | +300 B [100 B, 500 B] | **leak** | 67 |")
+	assert.Contains(t, md, "| native heap: warmup-at-limit | "+settle+" |")
+}
