@@ -42,11 +42,21 @@ func TestCalibrationRecoversKnownLeak(t *testing.T) {
 	assert.True(t, c.NativeHeap.Valid && c.NativeHeap.Low < known+0.02*known && known < c.NativeHeap.High+0.02*known,
 		"the native interval [%.0f, %.0f] is near the known leak", c.NativeHeap.Low, c.NativeHeap.High)
 	syn := res.Runs["fixed+synthetic"].Verdict
-	require.NotNil(t, syn.Leak)
+	require.NotNil(t, syn.Leak, "%s; flags %v", syn.Reason, syn.Flags)
 	assert.True(t, *syn.Leak, "the synthetic leak is called a leak: %s", syn.Reason)
 	ctl := res.Runs["fixed"].Verdict
-	require.NotNil(t, ctl.Leak, ctl.Reason)
+	require.NotNil(t, ctl.Leak, "%s; flags %v", ctl.Reason, ctl.Flags)
 	assert.False(t, *ctl.Leak, "the control is not a leak: %s", ctl.Reason)
+	// The controlled verdict: the synthetic model against its control.
+	var found bool
+	for _, c := range res.Controlled {
+		if c.Model == "fixed+synthetic" && c.Control == "fixed" && c.Signal == analysis.SignalNativeHeap {
+			found = true
+			assert.Equal(t, analysis.WordLeak, c.Verdict, c.Reason)
+			assert.True(t, c.Difference.Low < known && known < c.Difference.High+0.02*known, c.Reason)
+		}
+	}
+	assert.True(t, found, "a controlled verdict of fixed+synthetic against fixed")
 }
 
 // TestKafka20616Verdicts: on the default scenario the leaky model is a leak,
