@@ -48,8 +48,7 @@ type Sequential struct {
 	Native  *schema.Look    // when the native-heap verdict settled, nil until then
 	Verdict *schema.Look    // when the verdict settled, nil until then
 	Stop    *stats.Decision // the decision at the stopping look, nil until then
-	last    *stats.Decision // the last look's decision
-	conf    float64         // the stopping (or last) look's level
+	conf    float64         // the stopping look's level
 }
 
 func (q *Sequential) defaults() {
@@ -98,9 +97,10 @@ func (q *Sequential) Observe(all []schema.Sample) bool {
 	}
 	nat, rss := *fits[SignalNativeHeap].Total, *fits[SignalRSS].Total
 	rule := stats.StopRule{Alpha: q.Alpha, PlannedLifecycles: q.PlannedLifecycles}
-	d, stop := rule.Look(&q.state, float64(last.Lifecycles), statsFit(nat), statsFit(rss),
+	// At the planned horizon Look says stop whatever the verdict; the run's
+	// own stop condition ends it then, so only a conclusive verdict stops.
+	d, _ := rule.Look(&q.state, float64(last.Lifecycles), statsFit(nat), statsFit(rss),
 		stats.DecideOptions{NativeFloor: q.Floors.NativeHeap, RSSFloor: q.Floors.RSS})
-	q.last = &d
 	look := func(leak *bool, reason string) *schema.Look {
 		return &schema.Look{Look: q.state.Looks, Samples: n, Lifecycles: last.Lifecycles, ElapsedNs: last.ElapsedNs,
 			Confidence: d.Confidence, Leak: leak, Reason: reason}
@@ -123,7 +123,6 @@ func (q *Sequential) Observe(all []schema.Sample) bool {
 		q.Stop = &d
 		return true
 	}
-	_ = stop // at the horizon the run's own stop condition ends it
 	return false
 }
 
