@@ -63,7 +63,7 @@ func reportSequential(b *bytes.Buffer, r *schema.Result) {
 			return "not settled: the run went on to its limit"
 		}
 		return fmt.Sprintf("**%s** after %s, %d lifecycles (look %d, intervals at %s)", analysis.VerdictWord(l.Leak),
-			fmtDuration(l.ElapsedNs), l.Lifecycles, l.Look, strconv.FormatFloat(100*l.Confidence, 'g', 5, 64)+"%")
+			fmtDuration(l.ElapsedNs), l.Lifecycles, l.Look, strconv.FormatFloat(100*l.Confidence, 'g', 6, 64)+"%")
 	}
 	planned := 0.0
 	for _, m := range r.Models {
