@@ -11,7 +11,8 @@ import (
 )
 
 // Difference is the difference of two fits' per-lifecycle slopes with its
-// Welch interval (see stats.Difference). The sign convention, the one every
+// 95% interval (stats.CompareFits: Welch–Satterthwaite df from the fits'
+// effective degrees of freedom). The sign convention, the one every
 // difference rocksleak reports follows: x − base, the subject minus the
 // baseline it is measured against, so a positive difference is growth the
 // subject has beyond its baseline. In a result's comparisons the baseline is
@@ -19,7 +20,7 @@ import (
 // control (fixed+synthetic − fixed); in attribution the fixed model; in
 // "rocksleak compare A B" the baseline is A, the first file (B − A).
 func Difference(x, base schema.SignalFit) stats.Estimate {
-	return stats.Difference(statsFit(x), statsFit(base))
+	return stats.CompareFits(statsFit(x), statsFit(base), stats.CompareOptions{}).Estimate
 }
 
 func statsFit(f schema.SignalFit) stats.Fit {
@@ -27,7 +28,50 @@ func statsFit(f schema.SignalFit) stats.Fit {
 		PerMillionRecords: f.PerMillionRecords, R2: f.R2, N: f.Samples, Used: f.SamplesUsed,
 		WarmupCut: f.WarmupSamples, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
 		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Confidence: confidence(f), Lag1: f.Lag1,
-		Warnings: f.Warnings}
+		Warnings: f.Warnings, LifecyclesUsed: f.LifecyclesUsed, Flags: flagsOf(f.Flags)}
+}
+
+func flagsOf(fs []string) []stats.Flag {
+	out := make([]stats.Flag, len(fs))
+	for i, f := range fs {
+		out[i] = stats.Flag(f)
+	}
+	return out
+}
+
+// Options are the fit options every verdict rests on: stats.DefaultOptions
+// with the IntervalRobust interval (GLS under an AR(1) + random-walk error
+// model, see stats.RegressRobust), the method measured to hold on the series
+// these runs produce.
+func Options() stats.Options {
+	o := stats.DefaultOptions()
+	o.Interval = stats.IntervalRobust
+	return o
+}
+
+// Decide is a model's verdict from its lifecycle-only (Total) native-heap
+// and RSS fits: stats.DecideSignals at 95% (two one-sided tests at 2.5%).
+func Decide(native, rss schema.SignalFit, floors schema.VerdictFloors) stats.Decision {
+	return stats.DecideSignals(statsFit(native), statsFit(rss),
+		stats.DecideOptions{NativeFloor: floors.NativeHeap, RSSFloor: floors.RSS})
+}
+
+// VerdictOf records d as a schema.Verdict, with the blocking flags of the
+// fits it rests on.
+func VerdictOf(d stats.Decision, native, rss schema.SignalFit) *schema.Verdict {
+	v := &schema.Verdict{Leak: d.Verdict.Leak(), Reason: d.Reason, Warnings: d.Warnings, Settle: d.Settle,
+		EarlyStop: d.EarlyStop}
+	for _, s := range []struct {
+		name string
+		f    schema.SignalFit
+	}{{"native heap", native}, {"RSS", rss}} {
+		for _, fl := range s.f.Flags {
+			if stats.Flag(fl) != stats.FlagRandomWalkModelled {
+				v.Flags = append(v.Flags, s.name+": "+fl)
+			}
+		}
+	}
+	return v
 }
 
 func confidence(f schema.SignalFit) float64 {
@@ -102,7 +146,7 @@ func VerdictWord(leak *bool) string {
 // between two lifecycles depends on how fast the machine ran, not on the
 // code under test.
 func FitSamples(all []schema.Sample) (map[string]schema.SignalFit, error) {
-	return fitSamples(all, stats.DefaultOptions(), Signals())
+	return fitSamples(all, Options(), Signals())
 }
 
 func fitSamples(all []schema.Sample, opt stats.Options, signals []string) (map[string]schema.SignalFit, error) {
@@ -154,7 +198,10 @@ func toSignalFit(f stats.Fit, unit string, in stats.Input) schema.SignalFit {
 		PerMillionRecords: (f.PerMillionRecords), R2: f.R2, Samples: f.N, SamplesUsed: f.Used,
 		WarmupSamples: f.WarmupCut, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
 		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Lag1: f.Lag1, Confidence: f.Confidence,
-		Warnings: append([]string{}, f.Warnings...)}
+		Warnings: append([]string{}, f.Warnings...), LifecyclesUsed: f.LifecyclesUsed}
+	for _, fl := range f.Flags {
+		sf.Flags = append(sf.Flags, string(fl))
+	}
 	if f.Step != nil {
 		sf.Step = &schema.StepInfo{Index: f.Step.Index, Size: f.Step.Size}
 	}
@@ -202,9 +249,8 @@ func Analyze(r *schema.Result, samples map[string][]schema.Sample, floors schema
 		}
 		run.Fits = fits
 		run.Resident = residentOf(ss)
-		v := stats.Decide(statsFit(*fits[SignalNativeHeap].Total), statsFit(*fits[SignalRSS].Total),
-			stats.VerdictOptions{NativeFloor: floors.NativeHeap, RSSFloor: floors.RSS})
-		run.Verdict = &schema.Verdict{Leak: v.Leak, Reason: v.Reason, Warnings: v.Warnings}
+		nat, rss := *fits[SignalNativeHeap].Total, *fits[SignalRSS].Total
+		run.Verdict = VerdictOf(Decide(nat, rss, floors), nat, rss)
 	}
 	r.Comparisons = nil
 	for i, a := range r.Models {
@@ -221,6 +267,7 @@ func Analyze(r *schema.Result, samples map[string][]schema.Sample, floors schema
 	}
 	r.Attribution = attribute(r)
 	r.Calibration = calibrate(r)
+	r.Controlled = Controlled(r)
 	return nil
 }
 
@@ -276,8 +323,9 @@ func attribute(r *schema.Result) []schema.Attribution {
 			a.HandleLeakPerFailedClose = stats.Estimate{Value: k * handle.Value, Low: k * handle.Low, High: k * handle.High,
 				SE: k * handle.SE, DF: handle.DF, Valid: handle.Valid}
 		}
-		a.Interaction = f(leaky).PerLifecycle.Value - f(opt).PerLifecycle.Value -
-			f(fin).PerLifecycle.Value + f(fixed).PerLifecycle.Value
+		a.InteractionInterval = stats.Interaction(f(leaky).PerLifecycle, f(opt).PerLifecycle,
+			f(fin).PerLifecycle, f(fixed).PerLifecycle, 0.95)
+		a.Interaction = a.InteractionInterval.Value
 		out = append(out, a)
 	}
 	return out

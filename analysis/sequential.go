@@ -8,41 +8,55 @@ import (
 	"github.com/rocksleak/rocksleak/schema"
 )
 
+// RuleName names the stopping rule in result.json and the report.
+const RuleName = "O'Brien–Fleming-type error spending (Lan–DeMets), Bonferroni over looks"
+
 // Sequential decides a model's verdict while its run is still going, so the
 // run can stop as soon as the verdict is settled. It looks at the samples at
-// geometrically spaced sample counts (MinSamples, then ×Growth each time), at
-// most MaxLooks times, and corrects for looking repeatedly by Bonferroni: each
-// look uses intervals at confidence 1 − Alpha/MaxLooks, so the chance of any
-// false call over all looks stays below Alpha. A look settles:
+// geometrically spaced sample counts (MinSamples, then ×Growth each time) and
+// decides each look by stats.StopRule: an error-spending rule of
+// O'Brien–Fleming type over the planned lifecycles, so the familywise rate of
+// false calls over all looks stays below Alpha. No look is taken before
+// stats.StopRule's minimum of samples after the warm-up cut, nor while a fit
+// carries a blocking flag (warm-up not over, slope not constant, ...): an
+// inconclusive look lets the run go on rather than guess.
+//
+// A look settles:
 //
 //   - the native-heap verdict when the native heap's whole per-lifecycle
-//     interval is above its floor (leak) or below it (no leak);
-//   - the verdict when stats.Decide, on native heap and RSS together, is
-//     leak or no leak (the two signals agree).
+//     interval, at the look's level, is above its floor (leak) or below it
+//     (no leak);
+//   - the verdict when stats.DecideSignals, at the look's level, is leak or
+//     no leak. Its Decision (Stop) is what the report shows: the intervals
+//     at the look's level, flagged as an early stop (biased away from the
+//     floor) when the run stopped before PlannedLifecycles.
 //
 // Sequential is not safe for concurrent use.
 type Sequential struct {
-	Floors     schema.VerdictFloors
-	MinSamples int     // samples (timer samples excluded) before the first look; default 40
-	Growth     float64 // next look at ×Growth samples; default 1.25
-	MaxLooks   int     // default 20
-	Alpha      float64 // family-wise error rate over all looks; default 0.05
+	Floors schema.VerdictFloors
+	// PlannedLifecycles is the rule's information horizon: the run's
+	// lifecycle limit. When 0, DurationNs (the run's time limit) is used to
+	// project it from the lifecycle rate at the first look.
+	PlannedLifecycles float64
+	DurationNs        int64
+	MinSamples        int     // samples (timer samples excluded) before the first look; default 60
+	Growth            float64 // next look at ×Growth samples; default 1.25
+	Alpha             float64 // family-wise error rate over all looks; default 0.05
 
-	looks   int
+	state   stats.StopState
 	nextAt  int
-	Native  *schema.Look // when the native-heap verdict settled, nil until then
-	Verdict *schema.Look // when the verdict settled, nil until then
+	Native  *schema.Look    // when the native-heap verdict settled, nil until then
+	Verdict *schema.Look    // when the verdict settled, nil until then
+	Stop    *stats.Decision // the decision at the stopping look, nil until then
+	conf    float64         // the stopping look's level
 }
 
 func (q *Sequential) defaults() {
 	if q.MinSamples <= 0 {
-		q.MinSamples = 40
+		q.MinSamples = 60
 	}
 	if q.Growth <= 1 {
 		q.Growth = 1.25
-	}
-	if q.MaxLooks <= 0 {
-		q.MaxLooks = 20
 	}
 	if q.Alpha <= 0 {
 		q.Alpha = 0.05
@@ -50,12 +64,6 @@ func (q *Sequential) defaults() {
 	if q.Floors == (schema.VerdictFloors{}) {
 		q.Floors = DefaultFloors()
 	}
-}
-
-// Confidence is the confidence level of each look's intervals.
-func (q *Sequential) Confidence() float64 {
-	q.defaults()
-	return 1 - q.Alpha/float64(q.MaxLooks)
 }
 
 // Observe takes the model's samples so far and reports whether the verdict is
@@ -75,39 +83,44 @@ func (q *Sequential) Observe(all []schema.Sample) bool {
 	if q.nextAt == 0 {
 		q.nextAt = q.MinSamples
 	}
-	if n < q.nextAt || q.looks >= q.MaxLooks {
+	if n < q.nextAt {
 		return false
 	}
-	q.looks++
 	q.nextAt = int(math.Ceil(float64(n) * q.Growth))
-	conf := q.Confidence()
-	opt := stats.DefaultOptions()
-	opt.Confidence = conf
-	fits, err := fitSamples(samples, opt, []string{SignalNativeHeap, SignalRSS})
+	last := samples[n-1]
+	if q.PlannedLifecycles <= 0 && q.DurationNs > 0 && last.ElapsedNs > 0 {
+		q.PlannedLifecycles = float64(last.Lifecycles) * float64(q.DurationNs) / float64(last.ElapsedNs)
+	}
+	fits, err := fitSamples(samples, Options(), []string{SignalNativeHeap, SignalRSS})
 	if err != nil {
 		return false
 	}
-	last := samples[n-1]
+	nat, rss := *fits[SignalNativeHeap].Total, *fits[SignalRSS].Total
+	rule := stats.StopRule{Alpha: q.Alpha, PlannedLifecycles: q.PlannedLifecycles}
+	// At the planned horizon Look says stop whatever the verdict; the run's
+	// own stop condition ends it then, so only a conclusive verdict stops.
+	d, _ := rule.Look(&q.state, float64(last.Lifecycles), statsFit(nat), statsFit(rss),
+		stats.DecideOptions{NativeFloor: q.Floors.NativeHeap, RSSFloor: q.Floors.RSS})
 	look := func(leak *bool, reason string) *schema.Look {
-		return &schema.Look{Look: q.looks, Samples: n, Lifecycles: last.Lifecycles, ElapsedNs: last.ElapsedNs,
-			Confidence: conf, Leak: leak, Reason: reason}
+		return &schema.Look{Look: q.state.Looks, Samples: n, Lifecycles: last.Lifecycles, ElapsedNs: last.ElapsedNs,
+			Confidence: d.Confidence, Leak: leak, Reason: reason}
 	}
-	nat := fits[SignalNativeHeap].Total
-	if q.Native == nil && nat.PerLifecycle.Valid {
+	if d.Native.Valid && q.state.Looks > 0 && q.Native == nil && d.Confidence > 0 {
+		e := d.Native
 		yes, no := true, false
 		switch {
-		case nat.PerLifecycle.Low > q.Floors.NativeHeap:
+		case e.Low > q.Floors.NativeHeap:
 			q.Native = look(&yes, fmt.Sprintf("native heap %+.0f B/lifecycle, interval [%.0f, %.0f] above the floor %.0f",
-				nat.PerLifecycle.Value, nat.PerLifecycle.Low, nat.PerLifecycle.High, q.Floors.NativeHeap))
-		case nat.PerLifecycle.High < q.Floors.NativeHeap:
+				e.Value, e.Low, e.High, q.Floors.NativeHeap))
+		case e.High < q.Floors.NativeHeap:
 			q.Native = look(&no, fmt.Sprintf("native heap %+.0f B/lifecycle, interval [%.0f, %.0f] below the floor %.0f",
-				nat.PerLifecycle.Value, nat.PerLifecycle.Low, nat.PerLifecycle.High, q.Floors.NativeHeap))
+				e.Value, e.Low, e.High, q.Floors.NativeHeap))
 		}
 	}
-	v := stats.Decide(statsFit(*nat), statsFit(*fits[SignalRSS].Total),
-		stats.VerdictOptions{NativeFloor: q.Floors.NativeHeap, RSSFloor: q.Floors.RSS})
-	if v.Leak != nil {
-		q.Verdict = look(v.Leak, v.Reason)
+	if d.Verdict != stats.VerdictInconclusive {
+		q.conf = d.Confidence
+		q.Verdict = look(d.Verdict.Leak(), d.Reason)
+		q.Stop = &d
 		return true
 	}
 	return false
@@ -116,6 +129,18 @@ func (q *Sequential) Observe(all []schema.Sample) bool {
 // Outcome is what the looks found, for the result file.
 func (q *Sequential) Outcome() *schema.SequentialOutcome {
 	q.defaults()
-	return &schema.SequentialOutcome{Confidence: q.Confidence(), MaxLooks: q.MaxLooks, Looks: q.looks,
-		Native: q.Native, Verdict: q.Verdict}
+	return &schema.SequentialOutcome{Confidence: q.conf, Looks: q.state.Looks, Rule: RuleName,
+		PlannedLifecycles: q.PlannedLifecycles, Native: q.Native, Verdict: q.Verdict}
+}
+
+// StopVerdict is the verdict to report for a run that --until-verdict
+// stopped: the stopping look's Decision (intervals at the look's level,
+// flagged as an early stop), not a re-fit at a naive 95%. nil when the
+// verdict never settled: the run went on to its own limit and its full fit's
+// verdict stands.
+func (q *Sequential) StopVerdict(native, rss schema.SignalFit) *schema.Verdict {
+	if q.Stop == nil {
+		return nil
+	}
+	return VerdictOf(*q.Stop, native, rss)
 }

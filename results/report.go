@@ -56,31 +56,12 @@ func ReportMarkdown(r *schema.Result) []byte {
 	}
 
 	p("## How to read this\n\n")
-	p("Every slope is the growth of a signal per store lifecycle (one store or window segment opened and closed), "+
-		"fitted after the warm-up is cut, with a 95%% interval that allows for autocorrelated samples. "+
-		"The verdict of a model needs the native heap (what the C allocator has handed out) and RSS (what the "+
-		"process occupies) to agree: a leak when the native heap's interval lies above its floor of %s/lifecycle "+
-		"and RSS rises too (interval above 0, or slope above its floor of %s/lifecycle); no leak when the native "+
-		"heap's interval lies below its floor and RSS does not rise beyond its own; otherwise inconclusive, with the reason. "+
-		"Verdicts use the lifecycle-only fit (column *per lifecycle*), which includes the failed closes at the run's rate; "+
-		"the two-counter fit separates the cost of a failed close. Bytes are scaled by 1024 (KiB, MiB); result.json "+
-		"and samples.csv hold the raw numbers.\n\n",
-		fmtBytes(r.Floors.NativeHeap), fmtBytes(r.Floors.RSS))
+	p("%s\n\n", howToRead(r))
 
 	p("## Verdicts\n\n")
-	vt := table.New("l|l|l", "model", "verdict", "reason")
-	for _, m := range r.Models {
-		run := r.Runs[m]
-		vt.Add(m, "**"+verdictWord(run)+"**", verdictReason(run))
-	}
-	vt.Markdown(&b)
-	if st := sequentialTable(r); st != nil {
-		p("### Early verdicts (--until-verdict)\n\n")
-		p("Each model was looked at as its samples arrived (at most %d looks, each with intervals at %s confidence so that "+
-			"all looks together keep a 5%% false-call rate) and stopped once native heap and RSS agreed. Times are from the "+
-			"start of the model's run in its child.\n\n", seqMaxLooks(r), fmtPercent(seqConfidence(r)))
-		st.Markdown(&b)
-	}
+	verdictTable(r).Markdown(&b)
+	reportSequential(&b, r)
+	reportControlled(&b, r)
 
 	p("## Runs\n\n")
 	reportRuns(&b, r)
@@ -105,7 +86,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 	if len(r.Comparisons) > 0 {
 		p("## Comparisons\n\n")
 		p("Difference of the per-lifecycle slopes of two models (A − B), measured in independent runs, with a Welch " +
-			"95%% interval. An interval that excludes 0 is a difference the run can tell apart.\n\n")
+			"95%% interval (Welch–Satterthwaite degrees of freedom from each fit's effective degrees of freedom). An interval that excludes 0 is a difference the run can tell apart.\n\n")
 		ct := table.New("l|l|l|r", "A", "B", "signal", "A − B per lifecycle [95% CI]")
 		for _, c := range r.Comparisons {
 			ct.Add(c.A, c.B, analysis.Describe(c.Signal).Name, fmtEst(c.Difference, analysis.Describe(c.Signal).Unit, true))
@@ -370,6 +351,9 @@ func attributionTable(as []schema.Attribution) *table.Table {
 		return fmtEst(a.LeakyTotalPerLifecycle, analysis.Describe(a.Signal).Unit, true)
 	})
 	row("interaction per lifecycle", func(a schema.Attribution) string {
+		if a.InteractionInterval.Valid {
+			return fmtEst(a.InteractionInterval, analysis.Describe(a.Signal).Unit, true)
+		}
 		return fmtSignedQty(a.Interaction, analysis.Describe(a.Signal).Unit)
 	})
 	return t
@@ -648,46 +632,4 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
-}
-
-func sequentialTable(r *schema.Result) *table.Table {
-	t := table.New("l|l|l", "model", "native-heap verdict settled", "verdict settled")
-	any := false
-	cell := func(l *schema.Look) string {
-		if l == nil {
-			return "not settled"
-		}
-		word := analysis.VerdictWord(l.Leak)
-		return fmt.Sprintf("**%s** after %s, %d lifecycles (look %d)", word, fmtDuration(l.ElapsedNs), l.Lifecycles, l.Look)
-	}
-	for _, m := range r.Models {
-		run := r.Runs[m]
-		if run == nil || run.Sequential == nil {
-			continue
-		}
-		any = true
-		t.Add(m, cell(run.Sequential.Native), cell(run.Sequential.Verdict))
-	}
-	if !any {
-		return nil
-	}
-	return t
-}
-
-func seqMaxLooks(r *schema.Result) int {
-	for _, run := range r.Runs {
-		if run != nil && run.Sequential != nil {
-			return run.Sequential.MaxLooks
-		}
-	}
-	return 0
-}
-
-func seqConfidence(r *schema.Result) float64 {
-	for _, run := range r.Runs {
-		if run != nil && run.Sequential != nil {
-			return run.Sequential.Confidence
-		}
-	}
-	return 0
 }

@@ -46,7 +46,7 @@ func TestReportSections(t *testing.T) {
 	md := string(ReportMarkdown(r))
 	assert.True(t, strings.HasPrefix(md, "# rocksleak report: smoke — complete\n"))
 	for _, want := range []string{
-		"## How to read this", "floor of 2.00 KiB/lifecycle", "floor of 4.00 KiB/lifecycle",
+		"## How to read this", "floor of 2.00 KiB/lifecycle", "floor of " + fmtBytes(r.Floors.RSS) + "/lifecycle",
 		"## Verdicts", "## Runs", "## Fits", "### Native heap in use", "### Resident set size (RSS)",
 		"### Go heap in use", "### Open file descriptors", "## Comparisons", "## Resident cost per open DB",
 		"](native_heap.png)", "](rss.png)", "](ledger.png)", "## Scenario", "## Provenance",

@@ -39,7 +39,9 @@ func Summary(r *schema.Result) string {
 	b.WriteString("\n")
 	for _, m := range r.Models {
 		fmt.Fprintf(&b, "%s: %s\n", m, verdictReason(r.Runs[m]))
+		summaryVerdictExtras(&b, r.Runs[m])
 	}
+	summaryControlled(&b, r)
 	if len(r.Attribution) > 0 {
 		b.WriteString("\nattribution (whole growth per lifecycle of each model, 95% CI):\n")
 		attributionTable(r.Attribution).Text(&b)

@@ -39,6 +39,28 @@ type Result struct {
 	Comparisons []Comparison  `json:"comparisons,omitempty"`
 	Attribution []Attribution `json:"attribution,omitempty"`
 	Calibration []Calibration `json:"calibration,omitempty"`
+	// Controlled are the controlled verdicts: each model judged against a
+	// control in the same run that differs from it by one thing (one fix, or
+	// the synthetic leak), on the difference of their slopes.
+	Controlled []Controlled `json:"controlled,omitempty"`
+}
+
+// Controlled is a controlled verdict (stats.CompareFits): Model − Control
+// per lifecycle for one signal, with its interval, and the verdict on it
+// ("leak", "no leak" or "inconclusive") with its reason. Differs names
+// what the model lacks or adds relative to the control ("read-options fix
+// missing", "synthetic leak").
+type Controlled struct {
+	Model      string         `json:"model"`
+	Control    string         `json:"control"`
+	Differs    string         `json:"differs"`
+	Signal     string         `json:"signal"`
+	Difference stats.Estimate `json:"difference_per_lifecycle"`
+	Verdict    string         `json:"verdict"`
+	Reason     string         `json:"reason"`
+	// Lifecycles is the smaller of the two runs' lifecycle counts: what the
+	// verdict took.
+	Lifecycles int64 `json:"lifecycles"`
 }
 
 // Provenance says where and with what a result was produced.
@@ -115,11 +137,15 @@ type Run struct {
 // SequentialOutcome records the looks of a Sequential at which each verdict
 // settled (nil: not settled before the run's stop condition).
 type SequentialOutcome struct {
-	Confidence float64 `json:"confidence"` // of each look's intervals
+	Confidence float64 `json:"confidence"` // of each look's intervals (of the stopping look, with Rule)
 	MaxLooks   int     `json:"max_looks"`
 	Looks      int     `json:"looks"`
-	Native     *Look   `json:"native_heap,omitempty"`
-	Verdict    *Look   `json:"verdict,omitempty"`
+	// Rule names the stopping rule ("" for the old Bonferroni looks);
+	// PlannedLifecycles is its information horizon.
+	Rule              string  `json:"rule,omitempty"`
+	PlannedLifecycles float64 `json:"planned_lifecycles,omitempty"`
+	Native            *Look   `json:"native_heap,omitempty"`
+	Verdict           *Look   `json:"verdict,omitempty"`
 }
 
 // Validate checks what every reader of a result relies on.
@@ -292,6 +318,10 @@ type SignalFit struct {
 	// PerFailedClose·F over the used samples (the line through their centroid).
 	Intercept float64  `json:"intercept"`
 	Warnings  []string `json:"warnings"`
+	// Flags are the kinds of the warnings that undermine the fit
+	// (stats.Flag values); LifecyclesUsed the lifecycles the used samples span.
+	Flags          []string `json:"flags,omitempty"`
+	LifecyclesUsed float64  `json:"lifecycles_used,omitempty"`
 	// Total is the fit on lifecycles alone (Y ~ 1 + Lifecycles): the whole
 	// growth per lifecycle at the run's failure rate, failed closes included.
 	// Verdicts are decided on it; the fields above separate the two costs.
@@ -324,6 +354,14 @@ type Verdict struct {
 	Leak     *bool    `json:"leak"`
 	Reason   string   `json:"reason"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Settle says, for an inconclusive verdict, what would settle it; Flags
+	// are the blocking flags of the fits it rests on ("native heap:
+	// slope-not-constant").
+	Settle string   `json:"settle,omitempty"`
+	Flags  []string `json:"flags,omitempty"`
+	// EarlyStop is set when --until-verdict stopped the run at this verdict
+	// before its planned end: the estimate is biased away from the floor.
+	EarlyStop bool `json:"early_stop,omitempty"`
 }
 
 // Comparison is the difference in per-lifecycle slope between two models'
@@ -351,6 +389,8 @@ type Attribution struct {
 	// Interaction is leaky − options-fix − finally-fix + fixed: what the
 	// two leaks cost together beyond their sum (≈ 0 when they add up).
 	Interaction float64 `json:"interaction_per_lifecycle"`
+	// InteractionInterval is the same term with its interval (stats.Interaction).
+	InteractionInterval stats.Estimate `json:"interaction_interval"`
 }
 
 // VerdictFloors are the absolute floors a leak must clear, in bytes per lifecycle.

@@ -238,7 +238,8 @@ func executeWith(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, s
 	var settled func(string, []schema.Sample) bool
 	if untilVerdict {
 		for _, m := range sc.Models {
-			seq[m] = &analysis.Sequential{Floors: analysis.DefaultFloors()}
+			seq[m] = &analysis.Sequential{Floors: analysis.DefaultFloors(), PlannedLifecycles: float64(sc.Lifecycles),
+				DurationNs: int64(sc.Duration)}
 		}
 		settled = func(m string, samples []schema.Sample) bool { return seq[m].Observe(samples) }
 	}
@@ -264,6 +265,11 @@ func executeWith(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, s
 	for m, q := range seq {
 		if run := res.Runs[m]; run != nil {
 			run.Sequential = q.Outcome()
+			if run.Fits != nil {
+				if v := q.StopVerdict(*run.Fits[analysis.SignalNativeHeap].Total, *run.Fits[analysis.SignalRSS].Total); v != nil {
+					run.Verdict = v // the stopping look's decision, not a re-fit at a naive 95%
+				}
+			}
 		}
 	}
 	return res, out, runErr

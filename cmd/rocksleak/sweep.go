@@ -36,7 +36,10 @@ type reliabilityReport struct {
 	Models       []string                     `json:"models"`
 	Tally        map[string]*reliabilityTally `json:"tally"`
 	Calib        map[string]*calibrationTally `json:"calibration,omitempty"`
-	Runs         []string                     `json:"runs"` // result directories, one per seed
+	// Controlled tallies the controlled verdicts by "model vs control
+	// (signal)" (see analysis.Controlled).
+	Controlled map[string]*controlledTally `json:"controlled,omitempty"`
+	Runs       []string                    `json:"runs"` // result directories, one per seed
 }
 
 type reliabilityTally struct {
@@ -45,12 +48,23 @@ type reliabilityTally struct {
 	// lifecycle (bytes), for their spread across seeds.
 	NativePerLifecycle []float64 `json:"native_per_lifecycle"`
 	RSSPerLifecycle    []float64 `json:"rss_per_lifecycle"`
+	// NativeSE and RSSSE are the per-seed reported standard errors of
+	// those slopes, for the spread-to-SE ratio.
+	NativeSE []float64 `json:"native_se"`
+	RSSSE    []float64 `json:"rss_se"`
 	// With --until-verdict: seconds from the child's start until the
 	// native-heap verdict and the verdict settled, and how often the early
 	// verdict was "leak".
 	NativeSettledS  []float64 `json:"native_settled_s,omitempty"`
 	VerdictSettledS []float64 `json:"verdict_settled_s,omitempty"`
 	EarlyLeak       int       `json:"early_leak"`
+}
+
+// controlledTally counts one pair's controlled verdicts over the seeds.
+type controlledTally struct {
+	Leak, NoLeak, Inconclusive int
+	Differences                []float64 `json:"differences"` // per seed, model − control per lifecycle
+	Lifecycles                 []int64   `json:"lifecycles"`
 }
 
 type calibrationTally struct {
@@ -60,7 +74,8 @@ type calibrationTally struct {
 
 func newReliabilityReport(scenario string, models []string, first int64, count int, untilVerdict bool) *reliabilityReport {
 	rep := &reliabilityReport{Scenario: scenario, FirstSeed: first, SeedCount: count, UntilVerdict: untilVerdict,
-		Models: models, Tally: map[string]*reliabilityTally{}, Calib: map[string]*calibrationTally{}}
+		Models: models, Tally: map[string]*reliabilityTally{}, Calib: map[string]*calibrationTally{},
+		Controlled: map[string]*controlledTally{}}
 	for _, m := range models {
 		rep.Tally[m] = &reliabilityTally{}
 	}
@@ -140,6 +155,30 @@ func (rep *reliabilityReport) addSeed(seed int64, dir string, res *schema.Result
 		}
 		t.NativePerLifecycle = append(t.NativePerLifecycle, totalSlope(run, analysis.SignalNativeHeap))
 		t.RSSPerLifecycle = append(t.RSSPerLifecycle, totalSlope(run, analysis.SignalRSS))
+		if se, ok := totalSE(run, analysis.SignalNativeHeap); ok {
+			t.NativeSE = append(t.NativeSE, se)
+		}
+		if se, ok := totalSE(run, analysis.SignalRSS); ok {
+			t.RSSSE = append(t.RSSSE, se)
+		}
+	}
+	for _, c := range res.Controlled {
+		key := fmt.Sprintf("%s vs %s (%s)", c.Model, c.Control, analysis.Describe(c.Signal).Name)
+		ct := rep.Controlled[key]
+		if ct == nil {
+			ct = &controlledTally{}
+			rep.Controlled[key] = ct
+		}
+		switch c.Verdict {
+		case analysis.WordLeak:
+			ct.Leak++
+		case analysis.WordNoLeak:
+			ct.NoLeak++
+		default:
+			ct.Inconclusive++
+		}
+		ct.Differences = append(ct.Differences, c.Difference.Value)
+		ct.Lifecycles = append(ct.Lifecycles, c.Lifecycles)
 	}
 	for _, c := range res.Calibration {
 		ct := rep.Calib[c.Model]
@@ -152,6 +191,15 @@ func (rep *reliabilityReport) addSeed(seed int64, dir string, res *schema.Result
 		words = append(words, fmt.Sprintf("%s native %+.2f%% rss %+.2f%%", c.Model, 100*c.NativeHeapError, 100*c.RSSError))
 	}
 	return words
+}
+
+// totalSE is the reported standard error of a run's whole growth per
+// lifecycle; ok is false when the fit has no valid interval.
+func totalSE(run *schema.Run, signal string) (float64, bool) {
+	if f, ok := run.Fits[signal]; ok && f.Total != nil && f.Total.PerLifecycle.Valid {
+		return f.Total.PerLifecycle.SE, true
+	}
+	return 0, false
 }
 
 func totalSlope(run *schema.Run, signal string) float64 {
@@ -175,14 +223,32 @@ func (rep *reliabilityReport) write(stdout io.Writer, dir string) error {
 	}
 	fmt.Fprintln(stdout)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "model\tleak\tno leak\tinconclusive\tfailed\tnative/lifecycle mean ± sd\tRSS/lifecycle mean ± sd")
+	fmt.Fprintln(tw, "model\tleak\tno leak\tinconclusive\tfailed\tnative/lifecycle mean ± sd\tspread/SE\tRSS/lifecycle mean ± sd\tspread/SE")
 	for _, m := range rep.Models {
 		t := rep.Tally[m]
 		n := len(rep.Seeds)
-		fmt.Fprintf(tw, "%s\t%d/%d\t%d/%d\t%d/%d\t%d/%d\t%s\t%s\n", m, t.Leak, n, t.NoLeak, n, t.Inconclusive, n, t.Failed, n,
-			meanSD(t.NativePerLifecycle), meanSD(t.RSSPerLifecycle))
+		fmt.Fprintf(tw, "%s\t%d/%d\t%d/%d\t%d/%d\t%d/%d\t%s\t%s\t%s\t%s\n", m, t.Leak, n, t.NoLeak, n, t.Inconclusive, n, t.Failed, n,
+			meanSD(t.NativePerLifecycle), ratioCell(t.NativePerLifecycle, t.NativeSE),
+			meanSD(t.RSSPerLifecycle), ratioCell(t.RSSPerLifecycle, t.RSSSE))
 	}
 	tw.Flush()
+	fmt.Fprintln(stdout, "spread/SE: the across-seed standard deviation of the slope over the median reported standard error (goal ≤ 1.5; needs 3 seeds)")
+	if len(rep.Controlled) > 0 {
+		fmt.Fprintln(stdout)
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "controlled verdict\tleak\tno difference\tinconclusive\tmodel − control/lifecycle mean ± sd\tlifecycles (max)")
+		for _, key := range sortedKeys(rep.Controlled) {
+			ct := rep.Controlled[key]
+			n := len(ct.Differences)
+			var maxL int64
+			for _, l := range ct.Lifecycles {
+				maxL = max(maxL, l)
+			}
+			fmt.Fprintf(tw, "%s\t%d/%d\t%d/%d\t%d/%d\t%s\t%d\n", key, ct.Leak, n, ct.NoLeak, n, ct.Inconclusive, n,
+				meanSD(ct.Differences), maxL)
+		}
+		tw.Flush()
+	}
 	if rep.UntilVerdict {
 		for _, m := range rep.Models {
 			t := rep.Tally[m]
@@ -278,6 +344,44 @@ func mergeCmd(stdout, stderr io.Writer, args []string) error {
 		return usagef("--out: %s already holds a reliability.json", dir)
 	}
 	return rep.write(stdout, dir)
+}
+
+// spreadRatio is the across-seed standard deviation of slopes over the
+// median of their reported standard errors: about 1 when the intervals are
+// honest about seed-to-seed variation. ok is false with fewer than 3 slopes
+// or no positive standard error.
+func spreadRatio(slopes, ses []float64) (ratio float64, ok bool) {
+	if len(slopes) < 3 || len(ses) == 0 {
+		return 0, false
+	}
+	_, sd := moments(slopes)
+	s := append([]float64(nil), ses...)
+	slices.Sort(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	if !(med > 0) {
+		return 0, false
+	}
+	return sd / med, true
+}
+
+func ratioCell(slopes, ses []float64) string {
+	r, ok := spreadRatio(slopes, ses)
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", r)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func meanSD(x []float64) string {

@@ -42,11 +42,36 @@ func TestCalibrationRecoversKnownLeak(t *testing.T) {
 	assert.True(t, c.NativeHeap.Valid && c.NativeHeap.Low < known+0.02*known && known < c.NativeHeap.High+0.02*known,
 		"the native interval [%.0f, %.0f] is near the known leak", c.NativeHeap.Low, c.NativeHeap.High)
 	syn := res.Runs["fixed+synthetic"].Verdict
-	require.NotNil(t, syn.Leak)
+	require.NotNil(t, syn.Leak, "%s; flags %v", syn.Reason, syn.Flags)
 	assert.True(t, *syn.Leak, "the synthetic leak is called a leak: %s", syn.Reason)
-	ctl := res.Runs["fixed"].Verdict
-	require.NotNil(t, ctl.Leak, ctl.Reason)
-	assert.False(t, *ctl.Leak, "the control is not a leak: %s", ctl.Reason)
+	// The control is not a leak. Its native heap rises ~650 B/lifecycle
+	// (the read options fixed leaves, below the floor) and on some seeds
+	// that slope changes between the run's halves: the fit flags it and
+	// the verdict is honestly inconclusive rather than "no leak" (the old
+	// rule ignored the flag). Never a leak either way.
+	notALeak(t, res.Runs["fixed"].Verdict)
+	// The controlled verdict: the synthetic model against its control.
+	var found bool
+	for _, c := range res.Controlled {
+		if c.Model == "fixed+synthetic" && c.Control == "fixed" && c.Signal == analysis.SignalNativeHeap {
+			found = true
+			assert.Equal(t, analysis.WordLeak, c.Verdict, c.Reason)
+			assert.True(t, c.Difference.Low < known && known < c.Difference.High+0.02*known, c.Reason)
+		}
+	}
+	assert.True(t, found, "a controlled verdict of fixed+synthetic against fixed")
+}
+
+// notALeak asserts a negative control's verdict: "no leak", or
+// inconclusive with what would settle it; never "leak".
+func notALeak(t *testing.T, v *schema.Verdict) {
+	t.Helper()
+	require.NotNil(t, v)
+	if v.Leak == nil {
+		assert.NotEmpty(t, v.Settle, "an inconclusive verdict says what would settle it: %s", v.Reason)
+		return
+	}
+	assert.False(t, *v.Leak, "not a leak: %s", v.Reason)
 }
 
 // TestKafka20616Verdicts: on the default scenario (RocksJava semantics) the
@@ -101,6 +126,10 @@ func TestRestorePeakIsNotALeak(t *testing.T) {
 	res := analyse(t, "restore-peak")
 	run := res.Runs["fixed"]
 	assert.Positive(t, run.Restore.Count, "restores happened")
-	require.NotNil(t, run.Verdict.Leak, run.Verdict.Reason)
-	assert.False(t, *run.Verdict.Leak, run.Verdict.Reason)
+	// Not a leak. Since the equivalence rule (issue 11) "no leak" needs every
+	// interval below its floor; a short run whose RSS interval still
+	// straddles its floor is honestly inconclusive, so the assertion is the
+	// negative control's: never called a leak, and an undecided verdict
+	// says what would settle it.
+	notALeak(t, run.Verdict)
 }

@@ -116,7 +116,8 @@ func at(e Estimate, alpha float64) Estimate {
 	return e
 }
 
-func pct(c float64) string { return strconv.FormatFloat(100*c, 'f', -1, 64) }
+// pct renders a level as a percentage with at most 6 significant digits.
+func pct(c float64) string { return strconv.FormatFloat(100*c, 'g', 6, 64) }
 
 // DecideSignals combines the native-heap and RSS fits of one model into a
 // Decision by two one-sided tests per signal, each at level opt.Alpha:

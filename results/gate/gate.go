@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
@@ -90,6 +91,9 @@ type Report struct {
 	Checks    []CheckResult `json:"checks"`
 	Outcome   Outcome       `json:"outcome"`
 	Warnings  []string      `json:"warnings"`
+	// Controlled is the candidate judged against the baseline on the
+	// difference of their native-heap slopes; a "leak" fails the gate.
+	Controlled *Controlled `json:"controlled,omitempty"`
 }
 
 // Passed reports whether the gate passed (PASS or WARN).
@@ -260,6 +264,9 @@ func Evaluate(p Policy, base, cand *schema.Result, opt Options) (*Report, error)
 		case res.Outcome == Warn && rep.Outcome == Pass:
 			rep.Outcome = Warn
 		}
+	}
+	if rep.Controlled = controlled(br, cr, base == cand, controlledMargin(rep.Checks)); rep.Controlled != nil && rep.Controlled.Verdict == stats.VerdictLeak.String() {
+		rep.Outcome = Fail
 	}
 	return rep, nil
 }

@@ -1,0 +1,93 @@
+package analysis
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/schema"
+)
+
+// series simulates n lifecycle samples whose native heap and RSS grow by
+// nat and rss bytes per lifecycle with AR(1) noise.
+func series(seed uint64, n int, nat, rss float64) []schema.Sample {
+	r := rand.New(rand.NewPCG(seed, 7))
+	var en, er float64
+	out := make([]schema.Sample, n)
+	for i := range out {
+		en = 0.7*en + 4000*r.NormFloat64()
+		er = 0.7*er + 20000*r.NormFloat64()
+		L := float64(i + 1)
+		out[i] = schema.Sample{Trigger: schema.TriggerLifecycle, Lifecycles: int64(i + 1), ElapsedNs: int64(i+1) * 1e7,
+			Memory: schema.Memory{NativeHeap: int64(4<<20 + nat*L + en), RSS: int64(30<<20 + rss*L + er)}}
+	}
+	return out
+}
+
+// feed gives q the samples one at a time, as the harness does, and returns
+// how many it had seen when it said stop (0: never).
+func feed(q *Sequential, all []schema.Sample) int {
+	for n := 1; n <= len(all); n++ {
+		if q.Observe(all[:n]) {
+			return n
+		}
+	}
+	return 0
+}
+
+// TestSequentialStopsOnALeakAfterTheWarmup: a leak at five times the floor
+// is called early, never before the rule's minimum samples, and the verdict
+// to report is the stopping look's, flagged as an early stop, with
+// intervals wider than 95%.
+func TestSequentialStopsOnALeakAfterTheWarmup(t *testing.T) {
+	all := series(1, 600, 11400, 16000)
+	q := &Sequential{PlannedLifecycles: 600}
+	n := feed(q, all)
+	require.NotZero(t, n, "a leak at five times the floor is called")
+	assert.GreaterOrEqual(t, n, 60, "no look before 60 samples")
+	assert.Less(t, n, 600)
+	require.NotNil(t, q.Stop)
+	fits, err := FitSamples(all[:n])
+	require.NoError(t, err)
+	v := q.StopVerdict(*fits[SignalNativeHeap].Total, *fits[SignalRSS].Total)
+	require.NotNil(t, v)
+	assert.Equal(t, WordLeak, VerdictWord(v.Leak), v.Reason)
+	assert.True(t, v.EarlyStop)
+	assert.Contains(t, v.Reason, "early verdict at look")
+	assert.Greater(t, q.Stop.Confidence, 0.95, "the look's level, not a naive 95%")
+	o := q.Outcome()
+	assert.Equal(t, RuleName, o.Rule)
+	require.NotNil(t, o.Verdict)
+	assert.Equal(t, n, o.Verdict.Samples)
+}
+
+// TestSequentialGoesOnWhenInconclusive: a slope exactly at the native floor
+// (negative control) is never called; the run goes on to its limit and no
+// stop verdict replaces the full fit's.
+func TestSequentialGoesOnWhenInconclusive(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		all := series(seed, 400, DefaultFloors().NativeHeap, 1000)
+		q := &Sequential{PlannedLifecycles: 400}
+		assert.Zero(t, feed(q, all), "seed %d: a slope on the floor is not called", seed)
+		assert.Nil(t, q.StopVerdict(schema.SignalFit{}, schema.SignalFit{}))
+	}
+}
+
+func TestControlPairs(t *testing.T) {
+	for _, tc := range []struct {
+		models []string
+		want   []ControlPair
+	}{
+		{[]string{"leaky", "fixed"}, nil},
+		{[]string{"fixed", "fixed+synthetic"}, []ControlPair{{"fixed+synthetic", "fixed", "synthetic leak"}}},
+		{[]string{"fixed", "all-fixes"}, []ControlPair{{"fixed", "all-fixes", "read-options fix missing"}}},
+		{[]string{"options-fix", "fixed", "leaky"}, []ControlPair{{"options-fix", "fixed", "finally fix missing"},
+			{"leaky", "options-fix", "offsets-options fix missing"}}},
+		{[]string{"fixed", "all-fixes@jemalloc"}, nil},
+	} {
+		got := ControlPairs(tc.models)
+		assert.Equal(t, tc.want, got, "%v", tc.models)
+	}
+}

@@ -1,0 +1,31 @@
+//go:build cgo
+
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestSpreadRatio(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		slopes []float64
+		ses    []float64
+		want   float64
+		ok     bool
+	}{
+		// sd of {1, 2, 3} is 1; median SE 0.5 → 2.
+		{"spread twice the SE", []float64{1, 2, 3}, []float64{0.4, 0.5, 0.9}, 2, true},
+		{"honest", []float64{10, 12, 14}, []float64{2, 2}, 1, true},
+		{"too few seeds", []float64{1, 2}, []float64{1, 1}, 0, false},
+		{"no SE", []float64{1, 2, 3}, nil, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := spreadRatio(tc.slopes, tc.ses)
+			assert.Equal(t, tc.ok, ok)
+			assert.InDelta(t, tc.want, got, 1e-12)
+		})
+	}
+}

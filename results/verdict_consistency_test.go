@@ -1,0 +1,117 @@
+package results
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/schema"
+)
+
+// checkVerdictAgrees asserts that a verdict says what its own intervals
+// say: "leak" only with the native heap's interval above its floor and
+// RSS's above 0, "no leak" only with every interval below its floor, and a
+// reason that starts with the verdict's word and quotes the intervals it
+// rests on.
+func checkVerdictAgrees(t *testing.T, name string, v *schema.Verdict, native, rss schema.SignalFit, floors schema.VerdictFloors) {
+	t.Helper()
+	d := analysis.Decide(native, rss, floors)
+	word := analysis.VerdictWord(v.Leak)
+	assert.Equal(t, d.Verdict.String(), word, "%s: the stored verdict is the decision on its own fits: %s", name, v.Reason)
+	assert.True(t, strings.HasPrefix(v.Reason, word+":"), "%s: reason starts with its verdict %q: %s", name, word, v.Reason)
+	switch word {
+	case analysis.WordLeak:
+		assert.Greater(t, d.Native.Low, floors.NativeHeap, "%s: leak with the native interval not above its floor: %s", name, v.Reason)
+		assert.Greater(t, d.RSS.Low, 0.0, "%s: leak with RSS not rising significantly: %s", name, v.Reason)
+	case analysis.WordNoLeak:
+		assert.Less(t, d.Native.High, floors.NativeHeap, "%s: no leak with the native interval reaching its floor: %s", name, v.Reason)
+		assert.Less(t, d.RSS.High, floors.RSS, "%s: no leak with the RSS interval reaching its floor: %s", name, v.Reason)
+	default:
+		assert.NotEmpty(t, v.Settle, "%s: an inconclusive verdict says what would settle it", name)
+	}
+}
+
+// TestVerdictsAgreeWithTheirIntervals re-analyses every test result from its
+// samples.csv and checks every verdict against its own intervals (the old
+// rule called a model "no leak" with RSS's interval wholly above its floor).
+func TestVerdictsAgreeWithTheirIntervals(t *testing.T) {
+	for _, name := range []string{"smoke", "attribution"} {
+		t.Run(name, func(t *testing.T) {
+			r := readTestResult(t, name)
+			samples, err := schema.ReadSamplesCSV(filepath.Join("testdata", name, "samples.csv"))
+			require.NoError(t, err)
+			fresh := readTestResult(t, name)
+			require.NoError(t, analysis.Analyze(fresh, samples, analysis.DefaultFloors()))
+			for _, m := range r.Models {
+				for _, res := range []*schema.Result{r, fresh} {
+					run := res.Runs[m]
+					require.NotNil(t, run.Verdict, m)
+					checkVerdictAgrees(t, m, run.Verdict, *run.Fits[analysis.SignalNativeHeap].Total,
+						*run.Fits[analysis.SignalRSS].Total, res.Floors)
+				}
+				assert.Equal(t, fresh.Runs[m].Verdict, r.Runs[m].Verdict, "%s: testdata result.json is this rocksleak's analysis", m)
+			}
+		})
+	}
+}
+
+// TestVerdictRSSAboveFloorIsNotNoLeak is the case the old rule got wrong
+// (the fixed model of a committed early-verdict run): native heap below its
+// floor, RSS's interval wholly above its floor. It is inconclusive, not
+// "no leak"; a leak and a no leak are checked the same way.
+func TestVerdictRSSAboveFloorIsNotNoLeak(t *testing.T) {
+	fit := func(v, half float64) schema.SignalFit {
+		return schema.SignalFit{PerLifecycle: stats.Estimate{Value: v, Low: v - half, High: v + half, SE: half / 1.96, DF: 1e6, Valid: true},
+			Samples: 600, SamplesUsed: 550, LifecyclesUsed: 1100, Confidence: 0.95}
+	}
+	floors := analysis.DefaultFloors()
+	for _, c := range []struct {
+		name        string
+		native, rss schema.SignalFit
+		want        string
+	}{
+		{"fixed, RSS above its floor", fit(300, 100), fit(67.1*1024, 32*1024), analysis.WordInconclusive},
+		{"leak", fit(11000, 500), fit(16000, 3000), analysis.WordLeak},
+		{"no leak", fit(100, 200), fit(900, 500), analysis.WordNoLeak},
+		{"native above, RSS flat", fit(11000, 500), fit(100, 3000), analysis.WordInconclusive},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := analysis.VerdictOf(analysis.Decide(c.native, c.rss, floors), c.native, c.rss)
+			assert.Equal(t, c.want, analysis.VerdictWord(v.Leak), v.Reason)
+			checkVerdictAgrees(t, c.name, v, c.native, c.rss, floors)
+		})
+	}
+}
+
+// TestReportEarlyStopAndSettle: a verdict reached at an early stop is marked
+// as such next to its word, the early-verdict section names the rule and
+// the look's level, an inconclusive verdict shows its flags and what would
+// settle it, and controlled verdicts get their table.
+func TestReportEarlyStopAndSettle(t *testing.T) {
+	r := readTestResult(t, "smoke")
+	yes := true
+	settle := r.Runs["leaky"].Verdict.Settle
+	require.NotEmpty(t, settle)
+	early := r.Runs["fixed"]
+	early.Verdict = &schema.Verdict{Leak: &yes, EarlyStop: true,
+		Reason: "leak: native heap ... ; early verdict at look 3 (20% of the planned 1500 lifecycles)"}
+	early.Sequential = &schema.SequentialOutcome{Rule: analysis.RuleName, PlannedLifecycles: 1500, Looks: 3,
+		Confidence: 0.9995, Verdict: &schema.Look{Look: 3, Samples: 120, Lifecycles: 300, ElapsedNs: 2e9,
+			Confidence: 0.9995, Leak: &yes}}
+	r.Controlled = []schema.Controlled{{Model: "leaky", Control: "fixed", Differs: "test", Signal: analysis.SignalNativeHeap,
+		Difference: stats.Estimate{Value: 300, Low: 100, High: 500, Valid: true}, Verdict: analysis.WordLeak, Lifecycles: 67}}
+	md := string(ReportMarkdown(r))
+	assert.Contains(t, md, "| fixed | **leak** (early stop) | ")
+	assert.Contains(t, md, "### Early verdicts (--until-verdict)")
+	assert.Contains(t, md, "O'Brien–Fleming-type error-spending rule")
+	assert.Contains(t, md, "planned 1500 lifecycles")
+	assert.Contains(t, md, "| fixed | not settled: the run went on to its limit | **leak** after 2 s, 300 lifecycles (look 3, intervals at 99.95%) | 3 |")
+	assert.Contains(t, md, "### Controlled verdicts")
+	assert.Contains(t, md, "| leaky | fixed | test | native heap | +300 B [100 B, 500 B] | **leak** | 67 |")
+	assert.Contains(t, md, "| native heap: warmup-at-limit | "+settle+" |")
+}

@@ -1,0 +1,134 @@
+package results
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/internal/table"
+	"github.com/rocksleak/rocksleak/schema"
+)
+
+// howToRead explains the verdict rule the report's verdicts follow
+// (stats.DecideSignals) with r's floors.
+func howToRead(r *schema.Result) string {
+	return fmt.Sprintf("Every slope is the growth of a signal per store lifecycle (one store or window segment opened and closed), "+
+		"fitted after the warm-up is cut, with a 95%% interval from a GLS fit whose error model (AR(1) plus a random walk, "+
+		"chosen by profile likelihood) allows for autocorrelated and wandering samples. "+
+		"The verdict of a model rests on the native heap (what the C allocator has handed out) and RSS (what the "+
+		"process occupies), by two one-sided tests at 2.5%% each: a leak when the native heap's interval lies above its "+
+		"floor of %s/lifecycle and RSS's above 0 (RSS rises significantly); no leak only when every interval lies below its "+
+		"floor (native heap below its floor and RSS below its floor of %s/lifecycle: equivalence, not the absence of a trend); "+
+		"otherwise inconclusive, saying what would settle it. A fit flag that undermines the fit (too few samples, warm-up "+
+		"cut at its limit, slope not constant, level shift) makes the verdict inconclusive. "+
+		"Verdicts use the lifecycle-only fit (column *per lifecycle*), which includes the failed closes at the run's rate; "+
+		"the two-counter fit separates the cost of a failed close. Controlled verdicts judge a model against a control in the "+
+		"same run that differs from it by one thing: they find leaks below any floor. Bytes are scaled by 1024 (KiB, MiB); "+
+		"result.json and samples.csv hold the raw numbers.",
+		fmtBytes(r.Floors.NativeHeap), fmtBytes(r.Floors.RSS))
+}
+
+// verdictTable has one row per model: the verdict, its reason, the flags
+// that made it inconclusive and what would settle it.
+func verdictTable(r *schema.Result) *table.Table {
+	t := table.New("l|l|l|l|l", "model", "verdict", "reason", "flags", "what would settle it")
+	for _, m := range r.Models {
+		run := r.Runs[m]
+		word := "**" + verdictWord(run) + "**"
+		flags, settle := "—", "—"
+		if run != nil && run.Verdict != nil {
+			if run.Verdict.EarlyStop {
+				word += " (early stop)"
+			}
+			if len(run.Verdict.Flags) > 0 {
+				flags = strings.Join(run.Verdict.Flags, "; ")
+			}
+			if run.Verdict.Settle != "" {
+				settle = run.Verdict.Settle
+			}
+		}
+		t.Add(m, word, verdictReason(run), flags, settle)
+	}
+	return t
+}
+
+// reportSequential renders the early verdicts of --until-verdict, if any.
+func reportSequential(b *bytes.Buffer, r *schema.Result) {
+	t := table.New("l|l|l|l", "model", "native-heap verdict settled", "verdict settled", "looks")
+	any := false
+	cell := func(l *schema.Look) string {
+		if l == nil {
+			return "not settled: the run went on to its limit"
+		}
+		return fmt.Sprintf("**%s** after %s, %d lifecycles (look %d, intervals at %s)", analysis.VerdictWord(l.Leak),
+			fmtDuration(l.ElapsedNs), l.Lifecycles, l.Look, strconv.FormatFloat(100*l.Confidence, 'g', 6, 64)+"%")
+	}
+	planned := 0.0
+	for _, m := range r.Models {
+		run := r.Runs[m]
+		if run == nil || run.Sequential == nil {
+			continue
+		}
+		any = true
+		planned = max(planned, run.Sequential.PlannedLifecycles)
+		t.Add(m, cell(run.Sequential.Native), cell(run.Sequential.Verdict), fmt.Sprint(run.Sequential.Looks))
+	}
+	if !any {
+		return
+	}
+	fmt.Fprintf(b, "### Early verdicts (--until-verdict)\n\n")
+	fmt.Fprintf(b, "Each model was looked at as its samples arrived, by an O'Brien–Fleming-type error-spending rule "+
+		"(Lan–DeMets) over the planned %.0f lifecycles, so that all looks together keep a 5%% false-call rate. No look "+
+		"is taken before 60 samples after the warm-up cut, nor while a fit carries a blocking flag; an inconclusive "+
+		"look lets the run go on. A verdict reached at an early stop is reported with the intervals of its look (wider "+
+		"than 95%%) and marked *early stop*: its estimate is biased away from the floor (the run stopped because it "+
+		"looked extreme). Times are from the start of the model's run in its child.\n\n", planned)
+	t.Markdown(b)
+}
+
+// reportControlled renders the controlled verdicts, if any.
+func reportControlled(b *bytes.Buffer, r *schema.Result) {
+	if len(r.Controlled) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "### Controlled verdicts\n\n")
+	fmt.Fprintf(b, "Each model judged against a control in the same run that differs from it by one thing (one fix, "+
+		"or the synthetic leak): the difference of their per-lifecycle slopes (model − control) with its 95%% interval "+
+		"(Welch–Satterthwaite df from the fits' effective df). *leak* when the interval lies above 0: a one-sided test "+
+		"at 2.5%% that finds a leak below any absolute floor.\n\n")
+	t := table.New("l|l|l|l|r|l|r", "model", "control", "differs by", "signal", "model − control per lifecycle [95% CI]",
+		"verdict", "lifecycles")
+	for _, c := range r.Controlled {
+		u := analysis.Describe(c.Signal).Unit
+		t.Add(c.Model, c.Control, c.Differs, analysis.Describe(c.Signal).Name, fmtEst(c.Difference, u, true),
+			"**"+c.Verdict+"**", fmt.Sprint(c.Lifecycles))
+	}
+	t.Markdown(b)
+}
+
+// summaryVerdictExtras adds, under a model's verdict line in the summary,
+// the flags that made it inconclusive and what would settle it.
+func summaryVerdictExtras(b *strings.Builder, run *schema.Run) {
+	if run == nil || run.Verdict == nil {
+		return
+	}
+	if len(run.Verdict.Flags) > 0 {
+		fmt.Fprintf(b, "  flags: %s\n", strings.Join(run.Verdict.Flags, "; "))
+	}
+	if run.Verdict.Settle != "" {
+		fmt.Fprintf(b, "  to settle it: %s\n", run.Verdict.Settle)
+	}
+}
+
+// summaryControlled lists the controlled verdicts in the summary.
+func summaryControlled(b *strings.Builder, r *schema.Result) {
+	if len(r.Controlled) == 0 {
+		return
+	}
+	b.WriteString("\ncontrolled verdicts (model − control per lifecycle, 95% CI):\n")
+	for _, c := range r.Controlled {
+		fmt.Fprintf(b, "%s vs %s (%s): %s: %s\n", c.Model, c.Control, c.Differs, c.Verdict, c.Reason)
+	}
+}
