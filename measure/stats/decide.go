@@ -164,6 +164,9 @@ func DecideSignals(native, rss Fit, opt DecideOptions) Decision {
 		d.Settle = "run longer: an interval needs enough samples after the warm-up"
 		return d
 	}
+	if d.leakDespiteRSSRate(native, rss, opt, natDesc) {
+		return d
+	}
 	for _, s := range []struct {
 		name string
 		f    Fit
@@ -280,4 +283,31 @@ func settleFlag(k Flag, f Fit) (string, float64) {
 		return "repeat the run: a one-time jump is neither a per-lifecycle cost nor evidence against one", 0
 	}
 	return "run longer", span
+}
+
+// leakDespiteRSSRate decides "leak" when RSS's only blocking flag is a slope
+// that is not constant and everything else a leak needs holds: the native
+// heap's fit has no blocking flag and its interval lies above its floor, and
+// RSS rises significantly in each half of its used samples (each half's
+// interval above 0). The leak call needs RSS's direction only, never its
+// rate, so a rate that changes (a growing restore volume, say) does not
+// undermine it; the reason quotes both halves. It reports whether it decided.
+func (d *Decision) leakDespiteRSSRate(native, rss Fit, opt DecideOptions, natDesc string) bool {
+	if blocking(native, "") != "" || len(rss.Halves) != 2 {
+		return false
+	}
+	for _, k := range blockingFlags {
+		if k != FlagSlopeNotConstant && rss.HasFlag(k) {
+			return false
+		}
+	}
+	first, second := at(rss.Halves[0], opt.Alpha), at(rss.Halves[1], opt.Alpha)
+	if !first.Valid || !second.Valid || first.Low <= 0 || second.Low <= 0 || !(d.Native.Low > opt.NativeFloor) {
+		return false
+	}
+	conf := " (" + pct(d.Confidence) + "%)"
+	d.Verdict = VerdictLeak
+	d.Reason = fmt.Sprintf("leak: %s lies above its floor %s/lifecycle, and RSS rises significantly in both halves of its used samples, though not at a constant rate: %s then %s%s",
+		natDesc, formatBytes(opt.NativeFloor), describe(first, 0), describe(second, 0), conf)
+	return true
 }

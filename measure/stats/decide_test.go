@@ -20,6 +20,13 @@ func fitWith(lo, hi, df float64, flags ...Flag) Fit {
 		N: 500, Used: 450, LifecyclesUsed: 900, Confidence: 0.95, Flags: flags}
 }
 
+// withHalves sets f's per-half slopes (as FitSignal does with
+// FlagSlopeNotConstant) from the intervals of first and second.
+func withHalves(f, first, second Fit) Fit {
+	f.Halves = []Estimate{first.PerLifecycle, second.PerLifecycle}
+	return f
+}
+
 func TestDecideSignals(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -50,6 +57,23 @@ func TestDecideSignals(t *testing.T) {
 		// A modelled random walk is not a reason to withhold a verdict.
 		{"random walk modelled", fitWith(-300, 500, 200), fitWith(-2000, 3000, 200, FlagRandomWalkModelled), VerdictNoLeak, "no leak", ""},
 		{"invalid", Fit{N: 10, Used: 10}, fitWith(-2000, 3000, 200), VerdictInconclusive, "no per-lifecycle interval", "run longer"},
+		// A leak whose RSS rate changes but which rises in both halves (the
+		// default scenario's growing restores): the leak call needs RSS's
+		// direction, not its rate.
+		{"RSS rate changes, rises in both halves", fitWith(10000, 12000, 200),
+			withHalves(fitWith(20000, 30000, 200, FlagSlopeNotConstant), fitWith(5000, 15000, 100), fitWith(30000, 50000, 100)),
+			VerdictLeak, "rises significantly in both halves", ""},
+		// Negative controls: one half not rising, or native itself undermined,
+		// or native below its floor, keep it inconclusive.
+		{"RSS rate changes, one half flat", fitWith(10000, 12000, 200),
+			withHalves(fitWith(20000, 30000, 200, FlagSlopeNotConstant), fitWith(-5000, 15000, 100), fitWith(30000, 50000, 100)),
+			VerdictInconclusive, "slope is not constant", "levels off"},
+		{"RSS rate changes, native flagged", fitWith(10000, 12000, 200, FlagWarmupAtLimit),
+			withHalves(fitWith(20000, 30000, 200, FlagSlopeNotConstant), fitWith(5000, 15000, 100), fitWith(30000, 50000, 100)),
+			VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
+		{"RSS rate changes, native below floor", fitWith(-300, 500, 200),
+			withHalves(fitWith(20000, 30000, 200, FlagSlopeNotConstant), fitWith(5000, 15000, 100), fitWith(30000, 50000, 100)),
+			VerdictInconclusive, "slope is not constant", "levels off"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -123,6 +123,10 @@ type Fit struct {
 	// the per-lifecycle fit (DecideSignals makes a verdict inconclusive on
 	// them), one per kind, in the order raised.
 	Flags []Flag
+	// Halves are the per-lifecycle slopes of the first and second half of
+	// the used samples, set only with FlagSlopeNotConstant: a rise that is
+	// significant in both halves is a rise, whatever its rate.
+	Halves []Estimate
 }
 
 // FitSignal estimates the per-lifecycle (and per-failed-close, per-record)
@@ -299,8 +303,9 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 		if f.TheilSen < pl.Low || f.TheilSen > pl.High {
 			warn("the robust Theil–Sen slope %s/lifecycle lies outside the interval [%s, %s]: outliers or non-linear growth", signed(f.TheilSen), qty(pl.Low), qty(pl.High))
 		}
-		if msg := halvesDiffer(y, L, opt, in.Unit); msg != "" {
+		if msg, halves := halvesDiffer(y, L, opt, in.Unit); msg != "" {
 			flag(FlagSlopeNotConstant)
+			f.Halves = halves
 			warn("%s", msg)
 		}
 	}
@@ -343,16 +348,17 @@ func varies(x []float64) bool {
 }
 
 // halvesDiffer compares the per-lifecycle slopes of the two halves of the
-// used samples and describes a significant (|z| > 3) difference.
-func halvesDiffer(y, L []float64, opt Options, unit string) string {
+// used samples and describes a significant (|z| > 3) difference; when it
+// finds one it also returns the two halves' slope estimates (first, second).
+func halvesDiffer(y, L []float64, opt Options, unit string) (string, []Estimate) {
 	h := len(y) / 2
 	if h < max(opt.MinSamples, 10) || !varies(L[:h]) || !varies(L[h:]) {
-		return ""
+		return "", nil
 	}
 	a, err1 := regressBy(opt.Interval, design(L[:h]), y[:h], opt.Confidence)
 	b, err2 := regressBy(opt.Interval, design(L[h:]), y[h:], opt.Confidence)
 	if err1 != nil || err2 != nil {
-		return ""
+		return "", nil
 	}
 	d := a.Coef[1] - b.Coef[1]
 	se := math.Hypot(a.SE[1], b.SE[1])
@@ -364,11 +370,12 @@ func halvesDiffer(y, L []float64, opt Options, unit string) string {
 		z = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(distuv.UnitNormal.CDF(3))
 	}
 	if se == 0 || math.Abs(d) <= z*se {
-		return ""
+		return "", nil
 	}
+	halves := []Estimate{estimate(a, 1, 1, true), estimate(b, 1, 1, true)}
 	return fmt.Sprintf("the slope is not constant: %s/lifecycle [%s, %s] in the first half of the used samples, %s/lifecycle [%s, %s] in the second; warm-up may not be over, or growth is not linear",
 		formatSignedQty(a.Coef[1], unit), formatQty(a.Low[1], unit), formatQty(a.High[1], unit),
-		formatSignedQty(b.Coef[1], unit), formatQty(b.Low[1], unit), formatQty(b.High[1], unit))
+		formatSignedQty(b.Coef[1], unit), formatQty(b.Low[1], unit), formatQty(b.High[1], unit)), halves
 }
 
 // regressBy runs the regression of the chosen interval method.
