@@ -153,34 +153,38 @@ func TestWindowSegmentInitFailure(t *testing.T) {
 // ledger holds one default read options per segment instance under the
 // models without the read-options fix.
 func TestWindowNoAbortAtAnyFailureRate(t *testing.T) {
-	for _, m := range lifecycle.Models() {
-		for _, sem := range spec.SemanticsAll() {
-			for _, rate := range []float64{0, 0.5, 1} {
-				t.Run(fmt.Sprintf("%s/%s/%v", m.Name, sem, rate), func(t *testing.T) {
-					inj, err := lifecycle.NewInjector(11, rate, lifecycle.Sticky, rate/2)
-					require.NoError(t, err)
-					env := lifecycle.NewEnv(inj)
-					cfg := lifecycle.WindowConfig{Dir: t.TempDir(), Name: "w", RetentionMs: 120_000,
-						Segment: lifecycle.Config{Model: m, Semantics: sem, ExactlyOnce: true}}
-					w, err := lifecycle.OpenWindow(env, cfg, -1)
-					require.NoError(t, err)
-					for ts := int64(0); ts <= 240_000; ts += 60_000 {
-						_ = w.Put([]byte("k"), ts, []byte("v")) // errors are returned, never aborts
-					}
-					_ = w.Close()
-					c := env.Counts()
-					assert.Equal(t, c.Opens.Load(), c.Lifecycles.Load())
-					live := env.Ledger.Live()
-					if leaks[m.Name].readOptions {
-						assert.Equal(t, c.DBInstances.Load(), live[lifecycle.KindReadOptions])
-					} else {
-						assert.Zero(t, live[lifecycle.KindReadOptions])
-					}
-					if !leaks[m.Name].handles || sem == lifecycle.RocksJava {
-						assert.Zero(t, c.Pinned.Load())
-						assert.Zero(t, live[lifecycle.KindCFHandle])
-					}
-				})
+	// Plain segments, DSL timestamped segments and the migrating window store
+	// with headers' segments.
+	for _, layout := range []lifecycle.Layout{lifecycle.KV, lifecycle.Timestamped, lifecycle.MigratingWindowHeaders} {
+		for _, m := range lifecycle.Models() {
+			for _, sem := range spec.SemanticsAll() {
+				for _, rate := range []float64{0, 0.5, 1} {
+					t.Run(fmt.Sprintf("%s/%s/%s/%v", layout, m.Name, sem, rate), func(t *testing.T) {
+						inj, err := lifecycle.NewInjector(11, rate, lifecycle.Sticky, rate/2)
+						require.NoError(t, err)
+						env := lifecycle.NewEnv(inj)
+						cfg := lifecycle.WindowConfig{Dir: t.TempDir(), Name: "w", RetentionMs: 120_000,
+							Segment: lifecycle.Config{Layout: layout, Model: m, Semantics: sem, ExactlyOnce: true}}
+						w, err := lifecycle.OpenWindow(env, cfg, -1)
+						require.NoError(t, err)
+						for ts := int64(0); ts <= 240_000; ts += 60_000 {
+							_ = w.Put([]byte("k"), ts, []byte("v")) // errors are returned, never aborts
+						}
+						_ = w.Close()
+						c := env.Counts()
+						assert.Equal(t, c.Opens.Load(), c.Lifecycles.Load())
+						live := env.Ledger.Live()
+						if leaks[m.Name].readOptions {
+							assert.Equal(t, c.DBInstances.Load(), live[lifecycle.KindReadOptions])
+						} else {
+							assert.Zero(t, live[lifecycle.KindReadOptions])
+						}
+						if !leaks[m.Name].handles || sem == lifecycle.RocksJava {
+							assert.Zero(t, c.Pinned.Load())
+							assert.Zero(t, live[lifecycle.KindCFHandle])
+						}
+					})
+				}
 			}
 		}
 	}
