@@ -152,6 +152,12 @@ func handlesReleasedOnThrowingPut(layout lifecycle.Layout, sem lifecycle.Semanti
 		require.Equal(t, lifecycle.ThreeCF(layout), s.Dual(), "the dual accessor is used iff the old CF holds data")
 		handles := s.Handles()
 		require.Len(t, handles, len(msgs))
+		if layout == lifecycle.MigratingWindowHeaders {
+			// RocksDBMigratingWindowStoreWithHeaders' own column families:
+			// offsets, DEFAULT (old) and windowKeyValueWithHeaders (new).
+			require.Equal(t, []string{"cf:offsets", "cf:default", "cf:windowKeyValueWithHeaders"},
+				[]string{handles[0].Label(), handles[1].Label(), handles[2].Label()})
+		}
 		for _, h := range handles {
 			require.True(t, h.Owning(), "%s owns its native handle while the store is open", h.Label())
 		}
