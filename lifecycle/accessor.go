@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -25,7 +26,10 @@ type accessor struct {
 	offsets cf
 	// data is [data] for the single accessor and [old, new] for the dual one.
 	data []cf
-	open bool
+	// convert turns an old-CF value into the new CF's format (the dual
+	// accessor's valueConverter); nil for the single accessor.
+	convert func([]byte) []byte
+	open    bool
 	// throwOnOffsetsPut makes every put to the offsets CF fail inside RocksDB
 	// (Kafka's ThrowingOnOffsetsPutDBAccessor); thrownPuts counts them.
 	throwOnOffsetsPut bool
@@ -105,12 +109,45 @@ func (a *accessor) get(key []byte) ([]byte, error) {
 	if err != nil || v != nil || !a.dual() {
 		return v, err
 	}
-	// Not in the new CF: read the old one and migrate the record.
+	// Not in the new CF: read the old one, convert it and migrate it, as
+	// Kafka's DualColumnFamilyAccessor.get does:
+	//
+	//	convertedValue = valueConverter.apply(valueInOldFormat);
+	//	put(accessor, key, convertedValue); // deletes from old, writes new
+	//	return convertedValue;
 	old, err := a.getCF(a.data[0].h, key)
 	if err != nil || old == nil {
 		return old, err
 	}
-	return old, a.put(key, old)
+	converted := old
+	if a.convert != nil {
+		converted = a.convert(old)
+	}
+	return converted, a.put(key, converted)
+}
+
+// noTimestamp is Kafka's ConsumerRecord.NO_TIMESTAMP, the timestamp a plain
+// value gets when it is converted to the timestamped format.
+const noTimestamp int64 = -1
+
+// convertToTimestampedFormat is Kafka's
+// TimestampedBytesStore.convertToTimestampedFormat(plainValue):
+// ByteBuffer.allocate(8 + plainValue.length).putLong(NO_TIMESTAMP).put(plainValue),
+// an 8-byte big-endian timestamp of −1 before the plain value.
+func convertToTimestampedFormat(plain []byte) []byte {
+	out := make([]byte, 8, 8+len(plain))
+	ts := noTimestamp
+	binary.BigEndian.PutUint64(out, uint64(ts))
+	return append(out, plain...)
+}
+
+// convertToHeaderFormat is Kafka's HeadersBytesStore.convertToHeaderFormat(value):
+// the header-embedded format [headersSize(varint)][headersBytes][payload]
+// with empty headers, headersSize = varint(0) = [0x00], so [0x00][value].
+// (An earlier draft of Kafka's class wrote [0x02][0x00]; the version with the
+// documented [0x00] is the one mirrored here.)
+func convertToHeaderFormat(value []byte) []byte {
+	return append([]byte{0x00}, value...)
 }
 
 // writeClosedMarker writes status 0, with the injected fault applied through

@@ -74,13 +74,13 @@ func kafkaTests() []kafkaTest {
 		{name: closeLeak + "shouldReleasePhysicalStoreReadOptionsOnlyWhenTheWholeStoreCloses", catches: spec.FixReadOptions,
 			run: physicalReadOptionsReleasedOnlyOnClose},
 		{name: migratingLeak + "shouldCloseOffsetsCfOptionsOnStoreClose", catches: spec.FixOffsetsOptions,
-			run: offsetsOptionsClosed(lifecycle.Migrating)},
+			run: offsetsOptionsClosed(lifecycle.MigratingWindowHeaders)},
 		{name: migratingLeak + "shouldCloseAllDualColumnFamilyHandlesWhenAccessorPutThrowsDuringClose", variant: "/rocksjava",
-			run: handlesReleasedOnThrowingPut(lifecycle.Migrating, lifecycle.RocksJava, false)},
+			run: handlesReleasedOnThrowingPut(lifecycle.MigratingWindowHeaders, lifecycle.RocksJava, false)},
 		{name: migratingLeak + "shouldCloseAllDualColumnFamilyHandlesWhenAccessorPutThrowsDuringClose", variant: "/no-safety-net",
-			catches: spec.FixFinally, run: handlesReleasedOnThrowingPut(lifecycle.Migrating, lifecycle.NoSafetyNet, false)},
+			catches: spec.FixFinally, run: handlesReleasedOnThrowingPut(lifecycle.MigratingWindowHeaders, lifecycle.NoSafetyNet, false)},
 		{name: migratingLeak + "shouldCloseAllDualColumnFamilyHandlesWhenAccessorPutThrowsDuringClose", variant: "/released-by-accessor",
-			catches: spec.FixFinally, run: handlesReleasedOnThrowingPut(lifecycle.Migrating, lifecycle.RocksJava, true)},
+			catches: spec.FixFinally, run: handlesReleasedOnThrowingPut(lifecycle.MigratingWindowHeaders, lifecycle.RocksJava, true)},
 		{name: accessorTest + "shouldOpenClean", run: openClean},
 		{name: accessorTest + "shouldThrowOnOpenAfterAUncleanClose", run: throwOnOpenAfterUncleanClose},
 		{name: accessorTest + "shouldIgnoreExceptionAfterUncleanClose", run: ignoreExceptionAfterUncleanClose},
@@ -129,7 +129,7 @@ func offsetsOptionsClosed(layout lifecycle.Layout) func(*testing.T, lifecycle.Mo
 
 // handlesReleasedOnThrowingPut mirrors shouldCloseColumnFamilyHandlesWhenAccessorPutThrowsDuringClose
 // (KV: offsets and data handles) and shouldCloseAllDualColumnFamilyHandlesWhenAccessorPutThrowsDuringClose
-// (Migrating, seeded with old-format data so that the dual accessor is used:
+// (MigratingWindowHeaders, RocksDBMigratingWindowStoreWithHeaders' layout, seeded with old-format data so that the dual accessor is used:
 // offsets, old and new handles). Every put to the offsets CF fails inside
 // RocksDB (ThrowingOnOffsetsPutDBAccessor). With releasedByAccessor it asserts,
 // instead of Kafka's ownership after close, that no handle was released late
@@ -140,7 +140,7 @@ func handlesReleasedOnThrowingPut(layout lifecycle.Layout, sem lifecycle.Semanti
 		dir := filepath.Join(t.TempDir(), "db-name")
 		msgs := []string{"offsets CF handle should still be closed when accessor.put throws",
 			"data CF handle should still be closed when super.close() throws"}
-		if layout == lifecycle.Migrating {
+		if lifecycle.ThreeCF(layout) {
 			seedOldFormat(t, dir) // prepareLegacyDefaultStore
 			msgs = []string{"offsets CF handle should still be closed when accessor.put throws",
 				"old CF handle should still be closed when super.close() throws",
@@ -149,9 +149,15 @@ func handlesReleasedOnThrowingPut(layout lifecycle.Layout, sem lifecycle.Semanti
 		env := lifecycle.NewEnv(nil)
 		s, err := lifecycle.Open(env, lifecycle.Config{Path: dir, Layout: layout, Model: m, Semantics: sem})
 		require.NoError(t, err)
-		require.Equal(t, layout == lifecycle.Migrating, s.Dual(), "the dual accessor is used iff the old CF holds data")
+		require.Equal(t, lifecycle.ThreeCF(layout), s.Dual(), "the dual accessor is used iff the old CF holds data")
 		handles := s.Handles()
 		require.Len(t, handles, len(msgs))
+		if layout == lifecycle.MigratingWindowHeaders {
+			// RocksDBMigratingWindowStoreWithHeaders' own column families:
+			// offsets, DEFAULT (old) and windowKeyValueWithHeaders (new).
+			require.Equal(t, []string{"cf:offsets", "cf:default", "cf:windowKeyValueWithHeaders"},
+				[]string{handles[0].Label(), handles[1].Label(), handles[2].Label()})
+		}
 		for _, h := range handles {
 			require.True(t, h.Owning(), "%s owns its native handle while the store is open", h.Label())
 		}

@@ -21,13 +21,57 @@ const (
 	// in "default", new data in "keyValueWithTimestamp", metadata in "offsets".
 	// The dual accessor is used while the old CF holds data.
 	Migrating Layout = "migrating"
+	// Timestamped: a timestamped segment of a DSL window store (Kafka's
+	// TimestampedSegments.getOrCreateSegment → new TimestampedSegment, a
+	// RocksDBTimestampedStore): the same column families as Migrating
+	// ("default", "keyValueWithTimestamp", "offsets"). In regular mode
+	// (RocksDBTimestampedStore.openRocksDB with an empty DEFAULT CF) the
+	// DEFAULT handle is closed right after open and two handles are held; in
+	// upgrade mode (old data in DEFAULT) the dual accessor holds three.
+	Timestamped Layout = "timestamped"
+	// MigratingWindowHeaders: a segment of Kafka's
+	// RocksDBMigratingWindowStoreWithHeaders (openRocksDB): plain values in
+	// "default", values with headers in "windowKeyValueWithHeaders", metadata
+	// in "offsets". With data in DEFAULT it opens in upgrade mode with
+	// new DualColumnFamilyAccessor(offsetsCf, noHeadersColumnFamily,
+	// withHeadersColumnFamily, HeadersBytesStore::convertToHeaderFormat, ...);
+	// otherwise a SingleColumnFamilyAccessor on the headers CF and
+	// noHeadersColumnFamily.close().
+	MigratingWindowHeaders Layout = "migrating-window-headers"
 )
+
+// threeCF reports whether the layout opens DEFAULT, a new-format data CF and
+// offsets (a store that may serve old-format data through the dual accessor).
+func (l Layout) threeCF() bool {
+	return l == Migrating || l == Timestamped || l == MigratingWindowHeaders
+}
+
+// newFormatCF is the new-format data CF of a three-CF layout.
+func (l Layout) newFormatCF() string {
+	if l == MigratingWindowHeaders {
+		return cfWindowHeaders
+	}
+	return cfNewFormat
+}
+
+// converter is the dual accessor's valueConverter for the layout:
+// TimestampedBytesStore::convertToTimestampedFormat for the timestamped
+// layouts, HeadersBytesStore::convertToHeaderFormat for the window store
+// with headers.
+func (l Layout) converter() func([]byte) []byte {
+	if l == MigratingWindowHeaders {
+		return convertToHeaderFormat
+	}
+	return convertToTimestampedFormat
+}
 
 // Column-family names.
 const (
 	cfDefault   = "default"
 	cfNewFormat = "keyValueWithTimestamp"
-	cfOffsets   = "offsets"
+	// cfWindowHeaders is RocksDBMigratingWindowStoreWithHeaders' new CF.
+	cfWindowHeaders = "windowKeyValueWithHeaders"
+	cfOffsets       = "offsets"
 )
 
 // Sizes Kafka Streams configures for a persistent store (per store, per segment).
@@ -43,7 +87,7 @@ const (
 // Config describes one key-value store (or one segment of a window store).
 type Config struct {
 	Path        string // the store's directory
-	Layout      Layout // KV (default) or Migrating
+	Layout      Layout // KV (default), Migrating, Timestamped or MigratingWindowHeaders
 	Model       Model
 	Semantics   Semantics // RocksJava (default) or NoSafetyNet
 	ExactlyOnce bool
@@ -183,8 +227,8 @@ func (s *Store) open() (err error) {
 
 	names := []string{cfDefault, cfOffsets}
 	cfOpts := []*grocksdb.Options{opts, offOpts}
-	if s.cfg.Layout == Migrating {
-		names = []string{cfDefault, cfNewFormat, cfOffsets}
+	if s.cfg.Layout.threeCF() {
+		names = []string{cfDefault, s.cfg.Layout.newFormatCF(), cfOffsets}
 		cfOpts = []*grocksdb.Options{opts, opts, offOpts}
 	}
 	rdb, handles, hns, err := s.env.openRocksDB(s.cfg.Semantics, opts, s.cfg.Path, names, cfOpts)
@@ -211,7 +255,8 @@ func (s *Store) open() (err error) {
 		}
 	}
 	s.acc = acc
-	if s.cfg.Layout == Migrating {
+	if s.cfg.Layout.threeCF() {
+		acc.convert = s.cfg.Layout.converter()
 		hasOld, err := s.cfHasData(acc.data[0])
 		if err != nil {
 			return err
@@ -498,8 +543,14 @@ func ReadStatus(env *Env, path string) (status int64, ok bool, err error) {
 	names := []string{cfDefault, cfOffsets}
 	cfo := []*grocksdb.Options{opts, opts}
 	if have, lerr := grocksdb.ListColumnFamilies(opts, path); lerr == nil && len(have) == 3 {
-		names = []string{cfDefault, cfNewFormat, cfOffsets}
-		cfo = []*grocksdb.Options{opts, opts, opts}
+		// A three-CF layout: its new-format CF is the one that is neither
+		// DEFAULT nor offsets (keyValueWithTimestamp or windowKeyValueWithHeaders).
+		for _, h := range have {
+			if h != cfDefault && h != cfOffsets {
+				names = []string{cfDefault, h, cfOffsets}
+				cfo = []*grocksdb.Options{opts, opts, opts}
+			}
+		}
 	}
 	db, hs, err := grocksdb.OpenDbForReadOnlyColumnFamilies(opts, path, names, cfo, false)
 	if err != nil {

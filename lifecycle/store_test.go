@@ -1,6 +1,7 @@
 package lifecycle_test
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -93,7 +94,7 @@ func seedOldFormat(t *testing.T, dir string) {
 }
 
 func TestStoreOwnershipMatrix(t *testing.T) {
-	layouts := []lifecycle.Layout{lifecycle.KV, lifecycle.Migrating}
+	layouts := []lifecycle.Layout{lifecycle.KV, lifecycle.Migrating, lifecycle.Timestamped, lifecycle.MigratingWindowHeaders}
 	for _, layout := range layouts {
 		for _, m := range lifecycle.Models() {
 			for _, sem := range spec.SemanticsAll() {
@@ -102,7 +103,7 @@ func TestStoreOwnershipMatrix(t *testing.T) {
 					t.Run(name, func(t *testing.T) {
 						dir := filepath.Join(t.TempDir(), "store")
 						nHandles := int64(2)
-						if layout == lifecycle.Migrating {
+						if lifecycle.ThreeCF(layout) {
 							seedOldFormat(t, dir)
 							nHandles = 3
 						}
@@ -126,7 +127,7 @@ func TestStoreOwnershipMatrix(t *testing.T) {
 							return
 						}
 						require.NoError(t, err)
-						assert.Equal(t, layout == lifecycle.Migrating, s.Dual(), "dual accessor iff old CF holds data")
+						assert.Equal(t, lifecycle.ThreeCF(layout), s.Dual(), "dual accessor iff old CF holds data")
 						natives := s.Natives()
 						for _, n := range natives {
 							assert.True(t, n.Owning(), "%s owns its C object while the store is open", n.Label())
@@ -273,7 +274,8 @@ func TestNothingLostUnderFixed(t *testing.T) {
 					for i := range 10 {
 						v, err := s.Get(fmt.Appendf(nil, "old-%d", i))
 						require.NoError(t, err)
-						assert.Equal(t, "v-old", string(v), "old-format records are read through the dual accessor")
+						assert.Equal(t, append(bytes.Repeat([]byte{0xff}, 8), "v-old"...), v,
+							"old-format records are read through the dual accessor, converted to the timestamped format")
 					}
 				}
 			})
@@ -331,12 +333,12 @@ func TestRocksJavaCloseReleasesLateAndUnlocks(t *testing.T) {
 // without the process aborting is the assertion, along with the ledger's
 // bookkeeping.
 func TestNoAbortAtAnyFailureRate(t *testing.T) {
-	for _, layout := range []lifecycle.Layout{lifecycle.KV, lifecycle.Migrating} {
+	for _, layout := range []lifecycle.Layout{lifecycle.KV, lifecycle.Migrating, lifecycle.Timestamped, lifecycle.MigratingWindowHeaders} {
 		for _, m := range lifecycle.Models() {
 			for _, sem := range spec.SemanticsAll() {
 				for _, kind := range []lifecycle.Fault{lifecycle.Transient, lifecycle.Sticky} {
 					for _, rate := range []float64{0, 0.5, 1} {
-						if layout == lifecycle.Migrating && kind == lifecycle.Transient {
+						if lifecycle.ThreeCF(layout) && kind == lifecycle.Transient {
 							continue // the dual accessor's paths are the same for both kinds
 						}
 						t.Run(fmt.Sprintf("%s/%s/%s/%s/%v", layout, m.Name, sem, kind, rate), func(t *testing.T) {
@@ -345,7 +347,7 @@ func TestNoAbortAtAnyFailureRate(t *testing.T) {
 							env := lifecycle.NewEnv(inj)
 							root := t.TempDir()
 							for i := range 3 {
-								if layout == lifecycle.Migrating {
+								if lifecycle.ThreeCF(layout) {
 									seedOldFormat(t, filepath.Join(root, fmt.Sprint(i)))
 								}
 							}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/linxGnu/grocksdb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -40,23 +41,83 @@ func segmentDirs(t *testing.T, root string) []string {
 // model's leaks.
 func TestWindowSegmentsRollAndLeak(t *testing.T) {
 	stamps := []int64{0, 30_000, 60_000, 90_000, 120_000, 150_000, 180_000, 240_000}
-	for _, m := range lifecycle.Models() {
-		for _, sem := range spec.SemanticsAll() {
-			for _, p := range []path{cleanClose, transient, sticky} {
-				t.Run(m.Name+"/"+string(sem)+"/"+string(p), func(t *testing.T) {
-					testWindowSegmentsRollAndLeak(t, m, sem, p, stamps)
-				})
+	// Plain segments (KV), the DSL's timestamped segments and the migrating
+	// window store with headers' segments leak alike: in regular mode the two
+	// three-CF layouts hold two handles per segment, as KV does.
+	for _, layout := range []lifecycle.Layout{lifecycle.KV, lifecycle.Timestamped, lifecycle.MigratingWindowHeaders} {
+		for _, m := range lifecycle.Models() {
+			for _, sem := range spec.SemanticsAll() {
+				for _, p := range []path{cleanClose, transient, sticky} {
+					t.Run(string(layout)+"/"+m.Name+"/"+string(sem)+"/"+string(p), func(t *testing.T) {
+						testWindowSegmentsRollAndLeak(t, layout, m, sem, p, stamps)
+					})
+				}
 			}
 		}
 	}
 }
 
+// TestTimestampedSegmentsColumnFamilies: a timestamped segment
+// (TimestampedSegments.getOrCreateSegment → RocksDBTimestampedStore.openRocksDB)
+// creates three column families — DEFAULT, keyValueWithTimestamp and offsets —
+// and, in regular mode, closes the DEFAULT handle right after open, so each
+// live segment holds two handles: offsets and the timestamped data CF. The
+// migrating window store with headers does the same with
+// windowKeyValueWithHeaders.
+func TestTimestampedSegmentsColumnFamilies(t *testing.T) {
+	tests := []struct {
+		layout lifecycle.Layout
+		dataCF string
+	}{
+		{lifecycle.Timestamped, "keyValueWithTimestamp"},
+		{lifecycle.MigratingWindowHeaders, "windowKeyValueWithHeaders"},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.layout), func(t *testing.T) {
+			env := lifecycle.NewEnv(nil)
+			cfg := lifecycle.WindowConfig{Dir: t.TempDir(), Name: "w", RetentionMs: 120_000,
+				Segment: lifecycle.Config{Layout: tc.layout, Model: lifecycle.AllFixes}}
+			w, err := lifecycle.OpenWindow(env, cfg, -1)
+			require.NoError(t, err)
+			for ts := int64(0); ts <= 120_000; ts += 60_000 {
+				require.NoError(t, w.Put([]byte("k"), ts, []byte("v")))
+			}
+			segs := w.Segments()
+			require.Len(t, segs, 3)
+			paths := make([]string, 0, len(segs))
+			for _, s := range segs {
+				assert.False(t, s.Dual(), "a new segment opens in regular mode")
+				labels := []string{}
+				for _, h := range s.Handles() {
+					labels = append(labels, h.Label())
+				}
+				assert.Equal(t, []string{"cf:offsets", "cf:" + tc.dataCF}, labels, "two handles held")
+				paths = append(paths, s.Path())
+			}
+			assert.EqualValues(t, 2*len(segs), env.Ledger.Live()[lifecycle.KindCFHandle],
+				"the DEFAULT handle was released at open")
+			require.NoError(t, w.Close())
+			assert.Zero(t, env.Ledger.LiveTotal())
+			opts := grocksdb.NewDefaultOptions()
+			defer opts.Destroy()
+			for _, p := range paths {
+				names, err := grocksdb.ListColumnFamilies(opts, p)
+				require.NoError(t, err)
+				sort.Strings(names)
+				want := []string{"default", "offsets", tc.dataCF}
+				sort.Strings(want)
+				assert.Equal(t, want, names, "three column families exist on disk")
+			}
+		})
+	}
+}
+
 // testWindowSegmentsRollAndLeak is one case of TestWindowSegmentsRollAndLeak.
-func testWindowSegmentsRollAndLeak(t *testing.T, m lifecycle.Model, sem lifecycle.Semantics, p path, stamps []int64) {
+func testWindowSegmentsRollAndLeak(t *testing.T, layout lifecycle.Layout, m lifecycle.Model, sem lifecycle.Semantics, p path, stamps []int64) {
 	dir := t.TempDir()
 	env := lifecycle.NewEnv(nil)
 	cfg := lifecycle.WindowConfig{Dir: dir, Name: "counts", RetentionMs: 120_000,
-		Segment: lifecycle.Config{Model: m, Semantics: sem, ExactlyOnce: true}}
+		Segment: lifecycle.Config{Layout: layout, Model: m, Semantics: sem, ExactlyOnce: true}}
 	w, err := lifecycle.OpenWindow(env, cfg, -1)
 	require.NoError(t, err)
 	w.ArmCloseFault(faultOf(p))
@@ -153,34 +214,38 @@ func TestWindowSegmentInitFailure(t *testing.T) {
 // ledger holds one default read options per segment instance under the
 // models without the read-options fix.
 func TestWindowNoAbortAtAnyFailureRate(t *testing.T) {
-	for _, m := range lifecycle.Models() {
-		for _, sem := range spec.SemanticsAll() {
-			for _, rate := range []float64{0, 0.5, 1} {
-				t.Run(fmt.Sprintf("%s/%s/%v", m.Name, sem, rate), func(t *testing.T) {
-					inj, err := lifecycle.NewInjector(11, rate, lifecycle.Sticky, rate/2)
-					require.NoError(t, err)
-					env := lifecycle.NewEnv(inj)
-					cfg := lifecycle.WindowConfig{Dir: t.TempDir(), Name: "w", RetentionMs: 120_000,
-						Segment: lifecycle.Config{Model: m, Semantics: sem, ExactlyOnce: true}}
-					w, err := lifecycle.OpenWindow(env, cfg, -1)
-					require.NoError(t, err)
-					for ts := int64(0); ts <= 240_000; ts += 60_000 {
-						_ = w.Put([]byte("k"), ts, []byte("v")) // errors are returned, never aborts
-					}
-					_ = w.Close()
-					c := env.Counts()
-					assert.Equal(t, c.Opens.Load(), c.Lifecycles.Load())
-					live := env.Ledger.Live()
-					if leaks[m.Name].readOptions {
-						assert.Equal(t, c.DBInstances.Load(), live[lifecycle.KindReadOptions])
-					} else {
-						assert.Zero(t, live[lifecycle.KindReadOptions])
-					}
-					if !leaks[m.Name].handles || sem == lifecycle.RocksJava {
-						assert.Zero(t, c.Pinned.Load())
-						assert.Zero(t, live[lifecycle.KindCFHandle])
-					}
-				})
+	// Plain segments, DSL timestamped segments and the migrating window store
+	// with headers' segments.
+	for _, layout := range []lifecycle.Layout{lifecycle.KV, lifecycle.Timestamped, lifecycle.MigratingWindowHeaders} {
+		for _, m := range lifecycle.Models() {
+			for _, sem := range spec.SemanticsAll() {
+				for _, rate := range []float64{0, 0.5, 1} {
+					t.Run(fmt.Sprintf("%s/%s/%s/%v", layout, m.Name, sem, rate), func(t *testing.T) {
+						inj, err := lifecycle.NewInjector(11, rate, lifecycle.Sticky, rate/2)
+						require.NoError(t, err)
+						env := lifecycle.NewEnv(inj)
+						cfg := lifecycle.WindowConfig{Dir: t.TempDir(), Name: "w", RetentionMs: 120_000,
+							Segment: lifecycle.Config{Layout: layout, Model: m, Semantics: sem, ExactlyOnce: true}}
+						w, err := lifecycle.OpenWindow(env, cfg, -1)
+						require.NoError(t, err)
+						for ts := int64(0); ts <= 240_000; ts += 60_000 {
+							_ = w.Put([]byte("k"), ts, []byte("v")) // errors are returned, never aborts
+						}
+						_ = w.Close()
+						c := env.Counts()
+						assert.Equal(t, c.Opens.Load(), c.Lifecycles.Load())
+						live := env.Ledger.Live()
+						if leaks[m.Name].readOptions {
+							assert.Equal(t, c.DBInstances.Load(), live[lifecycle.KindReadOptions])
+						} else {
+							assert.Zero(t, live[lifecycle.KindReadOptions])
+						}
+						if !leaks[m.Name].handles || sem == lifecycle.RocksJava {
+							assert.Zero(t, c.Pinned.Load())
+							assert.Zero(t, live[lifecycle.KindCFHandle])
+						}
+					})
+				}
 			}
 		}
 	}
