@@ -28,7 +28,7 @@ func statsFit(f schema.SignalFit) stats.Fit {
 		PerMillionRecords: f.PerMillionRecords, R2: f.R2, N: f.Samples, Used: f.SamplesUsed,
 		WarmupCut: f.WarmupSamples, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
 		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Confidence: confidence(f), Lag1: f.Lag1,
-		Warnings: f.Warnings, LifecyclesUsed: f.LifecyclesUsed, Flags: flagsOf(f.Flags)}
+		Warnings: f.Warnings, LifecyclesUsed: f.LifecyclesUsed, Flags: flagsOf(f.Flags), Halves: f.Halves}
 }
 
 func flagsOf(fs []string) []stats.Flag {
@@ -198,7 +198,7 @@ func toSignalFit(f stats.Fit, unit string, in stats.Input) schema.SignalFit {
 		PerMillionRecords: (f.PerMillionRecords), R2: f.R2, Samples: f.N, SamplesUsed: f.Used,
 		WarmupSamples: f.WarmupCut, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
 		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Lag1: f.Lag1, Confidence: f.Confidence,
-		Warnings: append([]string{}, f.Warnings...), LifecyclesUsed: f.LifecyclesUsed}
+		Warnings: append([]string{}, f.Warnings...), LifecyclesUsed: f.LifecyclesUsed, Halves: f.Halves}
 	for _, fl := range f.Flags {
 		sf.Flags = append(sf.Flags, string(fl))
 	}
