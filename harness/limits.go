@@ -12,12 +12,14 @@ import (
 // FDsPerDB is how many file descriptors one open store instance holds with
 // Kafka 4.3's RocksDB settings (max_open_files = -1, no flush per commit):
 // LOCK, LOG, MANIFEST, the WAL file, directory handles and its table files
-// (few: memtables flush when full or at close). Measured: 7.06 per DB with 512
-// DBs open (`rocksleak run --scenario scale --set tasks=16 --lifecycles 600
-// --models fixed` on Debian 12's RocksDB 7.8.3: at most 3,625 FDs, 9 before
-// any store opened); 10.5–10.9 when every commit flushed. Rounded up to 8, so
-// a 20,000-FD limit fits about 2,490 open instances.
-const FDsPerDB = 8
+// (few: memtables flush when full or at close). Measured with timestamped
+// window segments (three column families): 8.00 per DB with 512 DBs open
+// (`rocksleak run --scenario scale --set tasks=16 --lifecycles 600 --models
+// fixed` on Debian 12's RocksDB 7.8.3: at most 4,105 FDs, 9 before any store
+// opened); 7.06 with plain two-CF segments; 10.5–10.9 when every commit
+// flushed. Rounded up to 9, so a 20,000-FD limit fits about 2,210 open
+// instances.
+const FDsPerDB = 9
 
 // ErrLimits means a scenario cannot run within this process's limits; the
 // message says what it needs.

@@ -131,8 +131,14 @@ func (t *topology) taskDir(s *slot) string {
 
 func (t *topology) storeConfig(s *slot) lifecycle.Config {
 	layout := lifecycle.KV
-	if t.sc.Store == scenarios.StoreMigrating {
+	switch t.sc.Store {
+	case scenarios.StoreMigrating:
 		layout = lifecycle.Migrating
+	case scenarios.StoreWindow:
+		// The DSL's window stores are timestamped (Kafka's
+		// RocksDBTimestampedSegmentedBytesStore over TimestampedSegments): a
+		// segment's values carry their timestamp in the timestamped CF.
+		layout = lifecycle.Timestamped
 	}
 	return lifecycle.Config{
 		Path:        filepath.Join(t.taskDir(s), t.storeName(s)),

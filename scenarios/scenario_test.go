@@ -150,7 +150,7 @@ func TestCatalogueShapes(t *testing.T) {
 	assert.Equal(t, 1, sc.StoresPerTask)
 	assert.Equal(t, 32, sc.LiveSegments())
 	assert.Equal(t, 31*sc.SegmentInterval(), sc.RetentionMs)
-	assert.Contains(t, sc.Description, "about 7 file descriptors")
+	assert.Contains(t, sc.Description, "about 8 file descriptors")
 }
 
 func TestGetUnknown(t *testing.T) {
