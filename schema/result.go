@@ -323,8 +323,8 @@ type SignalFit struct {
 	Flags          []string `json:"flags,omitempty"`
 	LifecyclesUsed float64  `json:"lifecycles_used,omitempty"`
 	// Halves are the per-lifecycle slopes of the first and second half of
-	// the used samples, present only with the slope-not-constant flag
-	// (stats.Fit.Halves).
+	// the used samples, present only with the slope-not-constant or the
+	// warmup-at-limit flag (stats.Fit.Halves).
 	Halves []stats.Estimate `json:"halves,omitempty"`
 	// Total is the fit on lifecycles alone (Y ~ 1 + Lifecycles): the whole
 	// growth per lifecycle at the run's failure rate, failed closes included.

@@ -127,7 +127,10 @@ func pct(c float64) string { return strconv.FormatFloat(100*c, 'g', 6, 64) }
 //     constant, random-walk residuals the interval does not model, a
 //     dominating level shift); Settle says what would settle it.
 //   - Leak when the native heap's interval lies above NativeFloor AND the
-//     RSS interval lies above 0 (RSS rises significantly).
+//     RSS interval lies above 0 (RSS rises significantly). A leak needs
+//     RSS's direction only, so RSS flags that undermine its rate (slope not
+//     constant, warm-up cut at its limit) do not block it when RSS rises
+//     significantly in both halves of its used samples (leakOnRSSDirection).
 //   - No leak when every signal's interval lies below its floor (native
 //     heap below NativeFloor and RSS below RSSFloor): equivalence, not the
 //     absence of a significant trend.
@@ -164,7 +167,7 @@ func DecideSignals(native, rss Fit, opt DecideOptions) Decision {
 		d.Settle = "run longer: an interval needs enough samples after the warm-up"
 		return d
 	}
-	if d.leakDespiteRSSRate(native, rss, opt, natDesc) {
+	if d.leakOnRSSDirection(native, rss, opt, natDesc) {
 		return d
 	}
 	for _, s := range []struct {
@@ -285,21 +288,39 @@ func settleFlag(k Flag, f Fit) (string, float64) {
 	return "run longer", span
 }
 
-// leakDespiteRSSRate decides "leak" when RSS's only blocking flag is a slope
-// that is not constant and everything else a leak needs holds: the native
-// heap's fit has no blocking flag and its interval lies above its floor, and
-// RSS rises significantly in each half of its used samples (each half's
-// interval above 0). The leak call needs RSS's direction only, never its
-// rate, so a rate that changes (a growing restore volume, say) does not
-// undermine it; the reason quotes both halves. It reports whether it decided.
-func (d *Decision) leakDespiteRSSRate(native, rss Fit, opt DecideOptions, natDesc string) bool {
+// rssDirectionFlags are the RSS flags that undermine RSS's rate but not its
+// direction: a rate that changes (a growing restore volume, say), and a
+// warm-up cut at its limit (the early samples may still be settling; the used
+// ones still show which way RSS goes).
+var rssDirectionFlags = []Flag{FlagSlopeNotConstant, FlagWarmupAtLimit}
+
+// leakOnRSSDirection decides "leak" when RSS's only blocking flags are among
+// rssDirectionFlags and everything else a leak needs holds: the native heap's
+// fit has no blocking flag and its interval lies above its floor, and RSS
+// rises significantly in each half of its used samples (each half's interval
+// above 0). The leak call needs RSS's direction only, never its rate, so
+// those flags do not undermine it; the reason names the flags and quotes
+// both halves. It reports whether it decided.
+func (d *Decision) leakOnRSSDirection(native, rss Fit, opt DecideOptions, natDesc string) bool {
 	if blocking(native, "") != "" || len(rss.Halves) != 2 {
 		return false
 	}
+	var why []string
 	for _, k := range blockingFlags {
-		if k != FlagSlopeNotConstant && rss.HasFlag(k) {
+		if !rss.HasFlag(k) {
+			continue
+		}
+		switch k {
+		case FlagSlopeNotConstant:
+			why = append(why, "not at a constant rate")
+		case FlagWarmupAtLimit:
+			why = append(why, "with its warm-up cut at its limit")
+		default:
 			return false
 		}
+	}
+	if len(why) == 0 {
+		return false
 	}
 	first, second := at(rss.Halves[0], opt.Alpha), at(rss.Halves[1], opt.Alpha)
 	if !first.Valid || !second.Valid || first.Low <= 0 || second.Low <= 0 || !(d.Native.Low > opt.NativeFloor) {
@@ -307,7 +328,7 @@ func (d *Decision) leakDespiteRSSRate(native, rss Fit, opt DecideOptions, natDes
 	}
 	conf := " (" + pct(d.Confidence) + "%)"
 	d.Verdict = VerdictLeak
-	d.Reason = fmt.Sprintf("leak: %s lies above its floor %s/lifecycle, and RSS rises significantly in both halves of its used samples, though not at a constant rate: %s then %s%s",
-		natDesc, formatBytes(opt.NativeFloor), describe(first, 0), describe(second, 0), conf)
+	d.Reason = fmt.Sprintf("leak: %s lies above its floor %s/lifecycle, and RSS rises significantly in both halves of its used samples, though %s: %s then %s%s",
+		natDesc, formatBytes(opt.NativeFloor), strings.Join(why, " and "), describe(first, 0), describe(second, 0), conf)
 	return true
 }

@@ -21,7 +21,7 @@ func fitWith(lo, hi, df float64, flags ...Flag) Fit {
 }
 
 // withHalves sets f's per-half slopes (as FitSignal does with
-// FlagSlopeNotConstant) from the intervals of first and second.
+// FlagSlopeNotConstant or FlagWarmupAtLimit) from the intervals of first and second.
 func withHalves(f, first, second Fit) Fit {
 	f.Halves = []Estimate{first.PerLifecycle, second.PerLifecycle}
 	return f
@@ -74,6 +74,27 @@ func TestDecideSignals(t *testing.T) {
 		{"RSS rate changes, native below floor", fitWith(-300, 500, 200),
 			withHalves(fitWith(20000, 30000, 200, FlagSlopeNotConstant), fitWith(5000, 15000, 100), fitWith(30000, 50000, 100)),
 			VerdictInconclusive, "slope is not constant", "levels off"},
+		// RSS's warm-up cut at its limit undermines its rate, not its
+		// direction (the calibration run's synthetic 64 KiB leak on a CI
+		// machine): with native clean and above its floor and RSS rising in
+		// both halves of its used samples, it is a leak.
+		{"RSS warm-up at limit, rises in both halves", fitWith(10000, 12000, 200),
+			withHalves(fitWith(20000, 30000, 200, FlagWarmupAtLimit), fitWith(5000, 15000, 100), fitWith(30000, 50000, 100)),
+			VerdictLeak, "with its warm-up cut at its limit", ""},
+		{"RSS warm-up at limit and rate changes, rises in both halves", fitWith(10000, 12000, 200),
+			withHalves(fitWith(20000, 30000, 200, FlagWarmupAtLimit, FlagSlopeNotConstant), fitWith(5000, 15000, 100), fitWith(30000, 50000, 100)),
+			VerdictLeak, "with its warm-up cut at its limit and not at a constant rate", ""},
+		// Negative controls: a half not rising, native below its floor, or
+		// another RSS flag keeps it inconclusive.
+		{"RSS warm-up at limit, one half flat", fitWith(10000, 12000, 200),
+			withHalves(fitWith(20000, 30000, 200, FlagWarmupAtLimit), fitWith(5000, 15000, 100), fitWith(-3000, 5000, 100)),
+			VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
+		{"RSS warm-up at limit, native below floor", fitWith(-300, 500, 200),
+			withHalves(fitWith(20000, 30000, 200, FlagWarmupAtLimit), fitWith(5000, 15000, 100), fitWith(30000, 50000, 100)),
+			VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
+		{"RSS warm-up at limit and a level shift", fitWith(10000, 12000, 200),
+			withHalves(fitWith(20000, 30000, 200, FlagWarmupAtLimit, FlagStep), fitWith(5000, 15000, 100), fitWith(30000, 50000, 100)),
+			VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -124,8 +124,9 @@ type Fit struct {
 	// them), one per kind, in the order raised.
 	Flags []Flag
 	// Halves are the per-lifecycle slopes of the first and second half of
-	// the used samples, set only with FlagSlopeNotConstant: a rise that is
-	// significant in both halves is a rise, whatever its rate.
+	// the used samples, set only with FlagSlopeNotConstant or
+	// FlagWarmupAtLimit: a rise that is significant in both halves is a
+	// rise, whatever its rate and however early its warm-up ended.
 	Halves []Estimate
 }
 
@@ -307,6 +308,8 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 			flag(FlagSlopeNotConstant)
 			f.Halves = halves
 			warn("%s", msg)
+		} else if f.HasFlag(FlagWarmupAtLimit) {
+			f.Halves = halves
 		}
 	}
 	return f, nil
@@ -348,8 +351,9 @@ func varies(x []float64) bool {
 }
 
 // halvesDiffer compares the per-lifecycle slopes of the two halves of the
-// used samples and describes a significant (|z| > 3) difference; when it
-// finds one it also returns the two halves' slope estimates (first, second).
+// used samples and describes a significant (|z| > 3) difference; it returns
+// the two halves' slope estimates (first, second) whenever both halves can
+// be fitted, and a description only when they differ.
 func halvesDiffer(y, L []float64, opt Options, unit string) (string, []Estimate) {
 	h := len(y) / 2
 	if h < max(opt.MinSamples, 10) || !varies(L[:h]) || !varies(L[h:]) {
@@ -369,10 +373,10 @@ func halvesDiffer(y, L []float64, opt Options, unit string) (string, []Estimate)
 		df := welchDF(a.SE[1], a.DF, b.SE[1], b.DF)
 		z = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(distuv.UnitNormal.CDF(3))
 	}
-	if se == 0 || math.Abs(d) <= z*se {
-		return "", nil
-	}
 	halves := []Estimate{estimate(a, 1, 1, true), estimate(b, 1, 1, true)}
+	if se == 0 || math.Abs(d) <= z*se {
+		return "", halves
+	}
 	return fmt.Sprintf("the slope is not constant: %s/lifecycle [%s, %s] in the first half of the used samples, %s/lifecycle [%s, %s] in the second; warm-up may not be over, or growth is not linear",
 		formatSignedQty(a.Coef[1], unit), formatQty(a.Low[1], unit), formatQty(a.High[1], unit),
 		formatSignedQty(b.Coef[1], unit), formatQty(b.Low[1], unit), formatQty(b.High[1], unit)), halves
