@@ -298,3 +298,11 @@ func olsSlope(x, y []float64) float64 {
 	}
 	return sxy / sxx
 }
+
+// policyOf is the policy a rehearsal recorded.
+func policyOf(t testing.TB, r *schema.Rehearsal) gate.Policy {
+	t.Helper()
+	p, err := gate.ParsePolicy([]byte(r.Policy))
+	require.NoError(t, err)
+	return p
+}
