@@ -57,7 +57,6 @@ func checkName(t *testing.T, metric string) string {
 	return ""
 }
 
-
 // Negative control: a canary restarted on the baseline's own model, with a
 // recovery peak ~100× the phase's growth at the start of its phase, passes
 // every slope check: the fits cut the peak as warm-up. The ramp is not
