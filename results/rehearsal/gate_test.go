@@ -187,10 +187,23 @@ func TestGateRestartTimeFallback(t *testing.T) {
 	assert.Equal(t, 5e9, c.Candidate)
 	assert.InDelta(t, 1.2e9, c.Baseline, 0.31e9, "the median of the baselines' start times")
 
+	assert.Contains(t, c.Reason, "restart time (no store restores in the phase): ")
+
 	cand.RestartNs = 1e9
 	g, err = Gate(gate.DefaultPolicy(), r, canary, []int{0}, []int{1, 2, 3})
 	require.NoError(t, err)
 	assert.Equal(t, OutcomePass, checkOf(t, g, "restore_time_p50", 0).Outcome)
+
+	// Without any baseline restart there is no limit: WARN, saying why.
+	for i := range r.Phases[0].Instances {
+		r.Phases[0].Instances[i].RestartNs = 0
+	}
+	g, err = Gate(gate.DefaultPolicy(), r, canary, []int{0}, []int{1, 2, 3})
+	require.NoError(t, err)
+	c = checkOf(t, g, "restore_time_p50", 0)
+	assert.Equal(t, OutcomeWarn, c.Outcome, c.Reason)
+	assert.Contains(t, c.Reason, "no baseline instance was restarted in this phase or before")
+	assert.Equal(t, OutcomeWarn, g.Outcome, "a warning passes the gate")
 }
 
 // Every candidate is judged; the gate fails when one does.
