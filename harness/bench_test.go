@@ -358,12 +358,14 @@ func (m loopMeter) report(b *testing.B) {
 }
 
 // BenchmarkSampleCost measures one full harness sample (recorder.sample:
-// Sampler.Read, the counters, Ledger.Live, Env.RocksDBMemory over every open
-// DB and the JSON event to the parent) with k stores open, each holding one
-// flushed SST per column family, in a hot loop. Besides ns/op it reports, as
-// ns/sample metrics, what each part costs on its own (event: the JSON line
-// written to a pipe that a goroutine drains, as the child writes to its
-// parent). It runs before BenchmarkLifecycle so that no memory leaked by
+// Sampler.Read, the counters, Ledger.Live, RocksDB's own figures of the next
+// RocksDBFiguresDBsPerSample open DBs in the round-robin, and the JSON event to
+// the parent) with k stores open, each holding one flushed SST per column
+// family, in a hot loop: the round-robin goes round the k real DBs. Besides
+// ns/op it reports, as ns/sample metrics, what each part costs on its own
+// (rocksdb: RocksDB's figures of all k DBs at once, what a sample cost before
+// the rule; rocksdb-budget: the rule's part; event: the JSON line written to a
+// pipe that a goroutine drains, as the child writes to its parent). It runs before BenchmarkLifecycle so that no memory leaked by
 // harness-leaky is in the heap it walks.
 func BenchmarkSampleCost(b *testing.B) {
 	w := newBenchWork()

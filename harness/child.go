@@ -179,7 +179,7 @@ func (r *recorder) sample(trigger string) error {
 		InitFailures: c.InitFailures.Load(), Records: r.topo.records,
 		Memory: mem, LiveNatives: kindMap(r.topo.env.Ledger.Live()),
 	}
-	s.RocksDB = r.rocksdb.take(r.topo.env) // on a budget: see RocksDBFiguresDBsPerSample
+	s.RocksDB = r.rocksdb.take(r.topo.env) // a round-robin: see RocksDBFiguresDBsPerSample
 	r.seq++
 	if trigger != schema.TriggerTimer {
 		// Timer samples do not count toward the lifecycle cadence: the fits
