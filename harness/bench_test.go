@@ -363,9 +363,10 @@ func (m loopMeter) report(b *testing.B) {
 // the parent) with k stores open, each holding one flushed SST per column
 // family, in a hot loop: the round-robin goes round the k real DBs. Besides
 // ns/op it reports, as ns/sample metrics, what each part costs on its own
-// (rocksdb: RocksDB's figures of all k DBs at once, what a sample cost before
-// the rule; rocksdb-budget: the rule's part; event: the JSON line written to a
-// pipe that a goroutine drains, as the child writes to its parent). It runs before BenchmarkLifecycle so that no memory leaked by
+// (rocksdb: the round-robin's part, what a sample spends on RocksDB's figures;
+// rocksdb-all: RocksDB's figures of all k DBs at once, what a sample spent
+// before the rule; event: the JSON line written to a pipe that a goroutine
+// drains, as the child writes to its parent). It runs before BenchmarkLifecycle so that no memory leaked by
 // harness-leaky is in the heap it walks.
 func BenchmarkSampleCost(b *testing.B) {
 	w := newBenchWork()
@@ -404,9 +405,9 @@ func BenchmarkSampleCost(b *testing.B) {
 			}
 			part("read-ns/sample", func() error { _, err := sampler.Read(); return err })
 			part("ledger-ns/sample", func() error { _ = kindMap(env.Ledger.Live()); return nil })
-			part("rocksdb-ns/sample", func() error { _, err := env.RocksDBMemory(); return err })
-			var budget rocksdbFigures // the rule the sample applies (RocksDBFiguresDBsPerSample)
-			part("rocksdb-budget-ns/sample", func() error { _ = budget.take(env); return nil })
+			var round rocksdbFigures // the rule the sample applies (RocksDBFiguresDBsPerSample)
+			part("rocksdb-ns/sample", func() error { _ = round.take(env); return nil })
+			part("rocksdb-all-ns/sample", func() error { _, err := env.RocksDBMemory(); return err })
 			ev := Event{Sample: &schema.Sample{Model: lifecycle.Fixed.Name, Trigger: schema.TriggerLifecycle,
 				LiveNatives: kindMap(env.Ledger.Live())}}
 			part("event-ns/sample", func() error { return rec.emit(ev) })
