@@ -10,12 +10,16 @@ import (
 // in rounds spread over the samples, a round-robin over the open DBs in the
 // order they were opened, and one sample reads at most
 // RocksDBFiguresDBsPerSample of them, so that a sample's cost does not grow
-// with the number of open DBs. With n DBs open a round takes ⌈n /
-// RocksDBFiguresDBsPerSample⌉ samples (one sample when none or one is open);
-// the sample that completes it carries the round's sums: every DB open
-// throughout the round read once, at some sample of the round, plus those
-// opened during it (DBs closed before their turn are left out). The other
-// samples carry schema.Unavailable (-1) in the byte fields. OpenDBs is counted
+// with the number of open DBs. A round covers the DBs open when it starts:
+// with n open then it takes at most ⌈n / RocksDBFiguresDBsPerSample⌉ samples
+// (one sample when none or one is open), and the sample that completes it
+// carries the round's sums: each of those DBs read once, at its turn (DBs
+// closed before their turn are left out; those opened during the round wait
+// for the next, so that churn cannot stretch a round). The other samples
+// carry schema.Unavailable (-1) in the byte fields. The run's end
+// sample (schema.TriggerEnd, taken once, with everything still open) reads
+// every open DB at once instead, so that a run whose rounds outlast it (2,048
+// DBs need 2,048 samples) still ends with RocksDB's figures. OpenDBs is counted
 // on every sample (it is cheap, and the resident cost per DB needs it).
 //
 // Nothing in the analysis reads the byte fields (the resident cost per DB uses
@@ -27,18 +31,22 @@ const RocksDBFiguresDBsPerSample = 1
 // rocksdbFigures applies the rule to one child's samples; the zero value
 // starts a round.
 type rocksdbFigures struct {
-	after  uint64                  // open sequence number of the last DB read in this round (0: none yet)
-	sum    lifecycle.MemoryFigures // the round's figures so far
-	failed bool                    // a read of this round failed
+	started bool                    // a round is under way
+	through uint64                  // open sequence number of the last DB the round covers
+	after   uint64                  // open sequence number of the last DB read in this round (0: none yet)
+	sum     lifecycle.MemoryFigures // the round's figures so far
+	failed  bool                    // a read of this round failed
 }
 
 // take returns the figures for this sample: the round's sums when this sample
 // completes a round, else Unavailable bytes; OpenDBs is the number open now.
 func (f *rocksdbFigures) take(env *lifecycle.Env) schema.RocksDBMemory {
 	open := env.OpenDBs()
-	unavailable := schema.RocksDBMemory{MemTables: schema.Unavailable, TableReaders: schema.Unavailable,
-		BlockCache: schema.Unavailable, OpenDBs: open}
-	fig, last, more, err := env.RocksDBMemoryAfter(f.after, RocksDBFiguresDBsPerSample)
+	unavailable := unavailableFigures(open)
+	if !f.started {
+		f.started, f.through = true, env.LastOpenSeq()
+	}
+	fig, last, more, err := env.RocksDBMemoryBetween(f.after, f.through, RocksDBFiguresDBsPerSample)
 	f.after = last
 	if err != nil {
 		f.failed = true
@@ -57,4 +65,21 @@ func (f *rocksdbFigures) take(env *lifecycle.Env) schema.RocksDBMemory {
 	}
 	return schema.RocksDBMemory{MemTables: int64(sum.MemTables), TableReaders: int64(sum.TableReaders),
 		BlockCache: int64(sum.BlockCache), OpenDBs: open}
+}
+
+// all returns the figures of every open DB at once (the end sample's) and
+// starts a new round.
+func (f *rocksdbFigures) all(env *lifecycle.Env) schema.RocksDBMemory {
+	*f = rocksdbFigures{}
+	fig, err := env.RocksDBMemory()
+	if err != nil {
+		return unavailableFigures(env.OpenDBs())
+	}
+	return schema.RocksDBMemory{MemTables: int64(fig.MemTables), TableReaders: int64(fig.TableReaders),
+		BlockCache: int64(fig.BlockCache), OpenDBs: fig.OpenDBs}
+}
+
+func unavailableFigures(open int) schema.RocksDBMemory {
+	return schema.RocksDBMemory{MemTables: schema.Unavailable, TableReaders: schema.Unavailable,
+		BlockCache: schema.Unavailable, OpenDBs: open}
 }

@@ -147,31 +147,39 @@ func (e *Env) RocksDBMemory() (MemoryFigures, error) {
 	return memoryOf(dbs, caches)
 }
 
-// RocksDBMemoryAfter asks RocksDB, as RocksDBMemory does, for the figures of
+// LastOpenSeq is the open sequence number of the DB opened last (0 before
+// any): DBs are numbered 1, 2, ... in the order they open.
+func (e *Env) LastOpenSeq() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.lastSeq
+}
+
+// RocksDBMemoryBetween asks RocksDB, as RocksDBMemory does, for the figures of
 // at most n open DBs: the first ones, in the order they were opened, whose
-// open sequence number is greater than after (0 starts from the first open
-// DB). It returns their figures (OpenDBs: how many it read), the sequence
-// number of the last one read (after when it read none) and whether open DBs
-// after that one remain. A caller that passes the returned sequence number
-// back until none remain has read every DB open throughout, once, and those
-// opened meanwhile; the cost of one call is that of at most n DBs whatever
-// the number open.
-func (e *Env) RocksDBMemoryAfter(after uint64, n int) (fig MemoryFigures, last uint64, more bool, err error) {
+// open sequence number is greater than after and at most through. It returns
+// their figures (OpenDBs: how many it read), the sequence number of the last
+// one read (after when it read none) and whether open DBs remain after that
+// one up to through. A caller that fixes through (e.g. at LastOpenSeq) and
+// passes the returned sequence number back until none remain has read every
+// DB of that range still open at its turn, once; the cost of one call is that
+// of at most n DBs whatever the number open.
+func (e *Env) RocksDBMemoryBetween(after, through uint64, n int) (fig MemoryFigures, last uint64, more bool, err error) {
 	e.mu.Lock()
 	i := e.index(after + 1)
-	j := min(len(e.order), i+max(n, 0))
-	var dbBuf [4]*grocksdb.DB
-	var cacheBuf [4]*grocksdb.Cache
-	dbs, caches := dbBuf[:0], cacheBuf[:0]
+	end := e.index(through + 1) // the first DB past through
+	j := min(end, i+max(n, 0))
+	var dbs []*grocksdb.DB
+	var caches []*grocksdb.Cache
 	last = after
-	for _, o := range e.order[i:j] {
+	for _, o := range e.order[i:max(i, j)] {
 		dbs = append(dbs, o.db)
 		if o.cache != nil {
 			caches = append(caches, o.cache)
 		}
 		last = o.seq
 	}
-	more = j < len(e.order)
+	more = j < end
 	e.mu.Unlock()
 	fig, err = memoryOf(dbs, caches)
 	return fig, last, more, err
