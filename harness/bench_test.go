@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 	"syscall"
@@ -241,6 +242,15 @@ func storeWork(st *lifecycle.Store, w *benchWork, sample func() error) error {
 	return nil
 }
 
+// threadCPU is the CPU time the calling OS thread has used (user and system).
+func threadCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_THREAD, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // processCPU is the CPU time the whole process has used (user and system, all
 // threads: RocksDB's background flushes and Go's GC included).
 func processCPU(b *testing.B) time.Duration {
@@ -366,7 +376,9 @@ func (m loopMeter) report(b *testing.B) {
 // (rocksdb: the round-robin's part, what a sample spends on RocksDB's figures;
 // rocksdb-all: RocksDB's figures of all k DBs at once, what a sample spent
 // before the rule; event: the JSON line written to a pipe that a goroutine
-// drains, as the child writes to its parent). It runs before BenchmarkLifecycle so that no memory leaked by
+// drains, as the child writes to its parent), and cpu-ns/sample, the CPU time
+// of the sampling thread per sample, which load from other processes moves far
+// less than ns/op on a shared machine. It runs before BenchmarkLifecycle so that no memory leaked by
 // harness-leaky is in the heap it walks.
 func BenchmarkSampleCost(b *testing.B) {
 	w := newBenchWork()
@@ -388,11 +400,18 @@ func BenchmarkSampleCost(b *testing.B) {
 			sampler := newBenchSampler(b)
 			rec := benchRecorder(b, env, sampler, lifecycle.Fixed.Name)
 			b.ReportAllocs()
+			// One OS thread, as the child's topology samples from its locked
+			// thread; its CPU time is the sample's cost without the time the
+			// thread waited for a core (load from other processes).
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpu := threadCPU(b)
 			for b.Loop() {
 				if err := rec.sample(schema.TriggerLifecycle); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64((threadCPU(b)-cpu).Nanoseconds())/float64(b.N), "cpu-ns/sample")
 			n := min(b.N, 1000)
 			part := func(unit string, f func() error) {
 				start := time.Now()
