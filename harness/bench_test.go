@@ -378,12 +378,17 @@ func (m loopMeter) report(b *testing.B) {
 // before the rule; event: the JSON line written to a pipe that a goroutine
 // drains, as the child writes to its parent), and cpu-ns/sample, the CPU time
 // of the sampling thread per sample, which load from other processes moves far
-// less than ns/op on a shared machine. It runs before BenchmarkLifecycle so that no memory leaked by
+// less than ns/op on a shared machine. Each count starts from a consolidated
+// heap (measure.TrimNativeHeap), so that counts do not differ by the free
+// chunks the stores of earlier counts left behind. It runs before BenchmarkLifecycle so that no memory leaked by
 // harness-leaky is in the heap it walks.
 func BenchmarkSampleCost(b *testing.B) {
 	w := newBenchWork()
 	for _, k := range []int{8, 64, 512} {
 		b.Run(fmt.Sprintf("open=%d", k), func(b *testing.B) {
+			// Not the free chunks of the stores earlier counts closed: the
+			// native-heap read walks every free chunk (see measure.TrimNativeHeap).
+			measure.TrimNativeHeap()
 			root := benchRoot(b)
 			env := lifecycle.NewEnv(nil)
 			for i := range k {
