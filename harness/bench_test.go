@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 	"syscall"
@@ -241,6 +242,15 @@ func storeWork(st *lifecycle.Store, w *benchWork, sample func() error) error {
 	return nil
 }
 
+// threadCPU is the CPU time the calling OS thread has used (user and system).
+func threadCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_THREAD, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // processCPU is the CPU time the whole process has used (user and system, all
 // threads: RocksDB's background flushes and Go's GC included).
 func processCPU(b *testing.B) time.Duration {
@@ -358,17 +368,27 @@ func (m loopMeter) report(b *testing.B) {
 }
 
 // BenchmarkSampleCost measures one full harness sample (recorder.sample:
-// Sampler.Read, the counters, Ledger.Live, Env.RocksDBMemory over every open
-// DB and the JSON event to the parent) with k stores open, each holding one
-// flushed SST per column family, in a hot loop. Besides ns/op it reports, as
-// ns/sample metrics, what each part costs on its own (event: the JSON line
-// written to a pipe that a goroutine drains, as the child writes to its
-// parent). It runs before BenchmarkLifecycle so that no memory leaked by
+// Sampler.Read, the counters, Ledger.Live, RocksDB's own figures of the next
+// RocksDBFiguresDBsPerSample open DBs in the round-robin, and the JSON event to
+// the parent) with k stores open, each holding one flushed SST per column
+// family, in a hot loop: the round-robin goes round the k real DBs. Besides
+// ns/op it reports, as ns/sample metrics, what each part costs on its own
+// (rocksdb: the round-robin's part, what a sample spends on RocksDB's figures;
+// rocksdb-all: RocksDB's figures of all k DBs at once, what a sample spent
+// before the rule; event: the JSON line written to a pipe that a goroutine
+// drains, as the child writes to its parent), and cpu-ns/sample, the CPU time
+// of the sampling thread per sample, which load from other processes moves far
+// less than ns/op on a shared machine. Each count starts from a consolidated
+// heap (measure.TrimNativeHeap), so that counts do not differ by the free
+// chunks the stores of earlier counts left behind. It runs before BenchmarkLifecycle so that no memory leaked by
 // harness-leaky is in the heap it walks.
 func BenchmarkSampleCost(b *testing.B) {
 	w := newBenchWork()
 	for _, k := range []int{8, 64, 512} {
 		b.Run(fmt.Sprintf("open=%d", k), func(b *testing.B) {
+			// Not the free chunks of the stores earlier counts closed: the
+			// native-heap read walks every free chunk (see measure.TrimNativeHeap).
+			measure.TrimNativeHeap()
 			root := benchRoot(b)
 			env := lifecycle.NewEnv(nil)
 			for i := range k {
@@ -385,11 +405,18 @@ func BenchmarkSampleCost(b *testing.B) {
 			sampler := newBenchSampler(b)
 			rec := benchRecorder(b, env, sampler, lifecycle.Fixed.Name)
 			b.ReportAllocs()
+			// One OS thread, as the child's topology samples from its locked
+			// thread; its CPU time is the sample's cost without the time the
+			// thread waited for a core (load from other processes).
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpu := threadCPU(b)
 			for b.Loop() {
 				if err := rec.sample(schema.TriggerLifecycle); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64((threadCPU(b)-cpu).Nanoseconds())/float64(b.N), "cpu-ns/sample")
 			n := min(b.N, 1000)
 			part := func(unit string, f func() error) {
 				start := time.Now()
@@ -402,9 +429,9 @@ func BenchmarkSampleCost(b *testing.B) {
 			}
 			part("read-ns/sample", func() error { _, err := sampler.Read(); return err })
 			part("ledger-ns/sample", func() error { _ = kindMap(env.Ledger.Live()); return nil })
-			part("rocksdb-ns/sample", func() error { _, err := env.RocksDBMemory(); return err })
-			var budget rocksdbFigures // the rule the sample applies (RocksDBFiguresDBsPerSample)
-			part("rocksdb-budget-ns/sample", func() error { _ = budget.take(env); return nil })
+			var round rocksdbFigures // the rule the sample applies (RocksDBFiguresDBsPerSample)
+			part("rocksdb-ns/sample", func() error { _ = round.take(env); return nil })
+			part("rocksdb-all-ns/sample", func() error { _, err := env.RocksDBMemory(); return err })
 			ev := Event{Sample: &schema.Sample{Model: lifecycle.Fixed.Name, Trigger: schema.TriggerLifecycle,
 				LiveNatives: kindMap(env.Ledger.Live())}}
 			part("event-ns/sample", func() error { return rec.emit(ev) })

@@ -179,7 +179,11 @@ func (r *recorder) sample(trigger string) error {
 		InitFailures: c.InitFailures.Load(), Records: r.topo.records,
 		Memory: mem, LiveNatives: kindMap(r.topo.env.Ledger.Live()),
 	}
-	s.RocksDB = r.rocksdb.take(r.topo.env) // on a budget: see RocksDBFiguresDBsPerSample
+	if trigger == schema.TriggerEnd {
+		s.RocksDB = r.rocksdb.all(r.topo.env) // once per run: see RocksDBFiguresDBsPerSample
+	} else {
+		s.RocksDB = r.rocksdb.take(r.topo.env) // a round-robin: see RocksDBFiguresDBsPerSample
+	}
 	r.seq++
 	if trigger != schema.TriggerTimer {
 		// Timer samples do not count toward the lifecycle cadence: the fits

@@ -16,9 +16,11 @@ import (
 // window segments (three column families): 8.00 per DB with 512 DBs open
 // (`rocksleak run --scenario scale --set tasks=16 --lifecycles 600 --models
 // fixed` on Debian 12's RocksDB 7.8.3: at most 4,105 FDs, 9 before any store
-// opened); 7.06 with plain two-CF segments; 10.5–10.9 when every commit
-// flushed. Rounded up to 9, so a 20,000-FD limit fits about 2,210 open
-// instances.
+// opened), and 8.00 again with the scale scenario's 2,048 DBs open (at most
+// 16,410 FDs, `rocksleak run --scenario scale`); 7.06 with plain two-CF
+// segments; 10.5–10.9 when every commit flushed. Rounded up to 9, so a
+// 20,000-FD limit fits about 2,210 open instances (the scale scenario's 2,048
+// need 18,496 by this count).
 const FDsPerDB = 9
 
 // ErrLimits means a scenario cannot run within this process's limits; the

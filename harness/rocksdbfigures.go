@@ -5,40 +5,81 @@ import (
 	"github.com/rocksleak/rocksleak/schema"
 )
 
-// RocksDBFiguresDBsPerSample is the rule for taking RocksDB's own per-DB
-// figures (GetApproximateMemoryUsageByType, whose cost grows with the open
-// DBs: about 4 µs per DB here) less often as more DBs are open: with n DBs
-// open they are taken on every ⌈n / RocksDBFiguresDBsPerSample⌉-th sample
-// (every sample up to RocksDBFiguresDBsPerSample open DBs, and the first
-// sample always), so that their cost per sample stays about that of
-// RocksDBFiguresDBsPerSample DBs whatever the number open. A sample they are
-// not taken on has schema.Unavailable (-1) in the byte fields; OpenDBs is
-// counted on every sample (it is cheap, and the resident cost per DB needs it).
-const RocksDBFiguresDBsPerSample = 2
+// RocksDBFiguresDBsPerSample is the rule for RocksDB's own per-DB figures
+// (GetApproximateMemoryUsageByType, about 2–4 µs per DB here): they are read
+// in rounds spread over the samples, a round-robin over the open DBs in the
+// order they were opened, and one sample reads at most
+// RocksDBFiguresDBsPerSample of them, so that a sample's cost does not grow
+// with the number of open DBs. A round covers the DBs open when it starts:
+// with n open then it takes at most ⌈n / RocksDBFiguresDBsPerSample⌉ samples
+// (one sample when none or one is open), and the sample that completes it
+// carries the round's sums: each of those DBs read once, at its turn (DBs
+// closed before their turn are left out; those opened during the round wait
+// for the next, so that churn cannot stretch a round). The other samples
+// carry schema.Unavailable (-1) in the byte fields. The run's end
+// sample (schema.TriggerEnd, taken once, with everything still open) reads
+// every open DB at once instead, so that a run whose rounds outlast it (2,048
+// DBs need 2,048 samples) still ends with RocksDB's figures. OpenDBs is counted
+// on every sample (it is cheap, and the resident cost per DB needs it).
+//
+// Nothing in the analysis reads the byte fields (the resident cost per DB uses
+// the native heap, RSS and OpenDBs, which every sample carries); they are
+// RocksDB's own view, for the samples CSV and for a reader comparing it with
+// the native heap.
+const RocksDBFiguresDBsPerSample = 1
 
 // rocksdbFigures applies the rule to one child's samples; the zero value
-// takes the figures on the first sample.
+// starts a round.
 type rocksdbFigures struct {
-	taken bool // the figures were taken on an earlier sample
-	since int  // samples since they were last taken
+	started bool                    // a round is under way
+	through uint64                  // open sequence number of the last DB the round covers
+	after   uint64                  // open sequence number of the last DB read in this round (0: none yet)
+	sum     lifecycle.MemoryFigures // the round's figures so far
+	failed  bool                    // a read of this round failed
 }
 
-// take returns the figures for this sample: RocksDB's own when due, else
-// Unavailable bytes with the open DB count.
+// take returns the figures for this sample: the round's sums when this sample
+// completes a round, else Unavailable bytes; OpenDBs is the number open now.
 func (f *rocksdbFigures) take(env *lifecycle.Env) schema.RocksDBMemory {
 	open := env.OpenDBs()
-	every := max(1, (open+RocksDBFiguresDBsPerSample-1)/RocksDBFiguresDBsPerSample)
-	if f.taken && f.since+1 < every {
-		f.since++
-		return schema.RocksDBMemory{MemTables: schema.Unavailable, TableReaders: schema.Unavailable,
-			BlockCache: schema.Unavailable, OpenDBs: open}
+	unavailable := unavailableFigures(open)
+	if !f.started {
+		f.started, f.through = true, env.LastOpenSeq()
 	}
-	f.taken, f.since = true, 0
+	fig, last, more, err := env.RocksDBMemoryBetween(f.after, f.through, RocksDBFiguresDBsPerSample)
+	f.after = last
+	if err != nil {
+		f.failed = true
+	}
+	f.sum.OpenDBs += fig.OpenDBs
+	f.sum.MemTables += fig.MemTables
+	f.sum.TableReaders += fig.TableReaders
+	f.sum.BlockCache += fig.BlockCache
+	if more {
+		return unavailable
+	}
+	sum, failed := f.sum, f.failed
+	*f = rocksdbFigures{}
+	if failed {
+		return unavailable
+	}
+	return schema.RocksDBMemory{MemTables: int64(sum.MemTables), TableReaders: int64(sum.TableReaders),
+		BlockCache: int64(sum.BlockCache), OpenDBs: open}
+}
+
+// all returns the figures of every open DB at once (the end sample's) and
+// starts a new round.
+func (f *rocksdbFigures) all(env *lifecycle.Env) schema.RocksDBMemory {
+	*f = rocksdbFigures{}
 	fig, err := env.RocksDBMemory()
 	if err != nil {
-		return schema.RocksDBMemory{MemTables: schema.Unavailable, TableReaders: schema.Unavailable,
-			BlockCache: schema.Unavailable, OpenDBs: open}
+		return unavailableFigures(env.OpenDBs())
 	}
 	return schema.RocksDBMemory{MemTables: int64(fig.MemTables), TableReaders: int64(fig.TableReaders),
 		BlockCache: int64(fig.BlockCache), OpenDBs: fig.OpenDBs}
+}
+
+func unavailableFigures(open int) schema.RocksDBMemory {
+	return schema.RocksDBMemory{MemTables: schema.Unavailable, TableReaders: schema.Unavailable,
+		BlockCache: schema.Unavailable, OpenDBs: open}
 }

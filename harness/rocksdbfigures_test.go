@@ -12,37 +12,103 @@ import (
 	"github.com/rocksleak/rocksleak/schema"
 )
 
-// TestRocksDBFiguresOnABudget: with n real stores open, RocksDB's own figures
-// are taken on the first sample and then on every ⌈n / 2⌉-th; the others
-// carry Unavailable bytes and the open DB count. With none open, every sample
-// takes them.
-func TestRocksDBFiguresOnABudget(t *testing.T) {
+// openStores opens n real stores in env under root/name-i, each holding the
+// same record (a memtable with data), closed at the end of the test.
+func openStores(t *testing.T, env *lifecycle.Env, root, name string, n int) []*lifecycle.Store {
+	t.Helper()
+	var out []*lifecycle.Store
+	for i := range n {
+		path := filepath.Join(root, fmt.Sprintf("%s-%d", name, i))
+		st, err := lifecycle.Open(env, lifecycle.Config{Path: path, Model: lifecycle.Fixed})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = st.Close() })
+		require.NoError(t, st.Put([]byte("k"), make([]byte, 1000)))
+		out = append(out, st)
+	}
+	return out
+}
+
+// TestRocksDBFiguresRoundRobin: with n real stores open, a sample reads at
+// most RocksDBFiguresDBsPerSample of them; the sample that completes a round
+// (every ⌈n / RocksDBFiguresDBsPerSample⌉-th) carries the sums over all n,
+// equal to RocksDB's figures for all of them at once, and the others carry
+// Unavailable bytes and the open DB count. With none open, every sample
+// completes a round with zeros.
+func TestRocksDBFiguresRoundRobin(t *testing.T) {
 	env := lifecycle.NewEnv(nil)
 	var f rocksdbFigures
 	for range 3 {
-		got := f.take(env)
-		assert.Equal(t, schema.RocksDBMemory{}, got, "nothing open: taken, all zero")
+		assert.Equal(t, schema.RocksDBMemory{}, f.take(env), "nothing open: a round of none, all zero")
 	}
-	root := t.TempDir()
-	const n = 6 // every 3rd sample
-	for i := range n {
-		st, err := lifecycle.Open(env, lifecycle.Config{Path: filepath.Join(root, fmt.Sprintf("s%d", i)), Model: lifecycle.Fixed})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = st.Close() })
-	}
+	const n = 6
+	openStores(t, env, t.TempDir(), "s", n)
 	require.Equal(t, n, env.OpenDBs())
+	all, err := env.RocksDBMemory()
+	require.NoError(t, err)
+	require.Positive(t, all.MemTables)
+	every := (n + RocksDBFiguresDBsPerSample - 1) / RocksDBFiguresDBsPerSample
 	f = rocksdbFigures{}
 	var taken []int
-	for i := range 9 {
+	for i := range 3 * every {
 		got := f.take(env)
 		assert.Equal(t, n, got.OpenDBs, "sample %d counts the open DBs", i)
-		if got.MemTables != schema.Unavailable {
-			assert.Positive(t, got.MemTables, "sample %d: RocksDB's memtable figure", i)
-			taken = append(taken, i)
-		} else {
+		if got.MemTables == schema.Unavailable {
 			assert.Equal(t, schema.Unavailable, got.TableReaders)
 			assert.Equal(t, schema.Unavailable, got.BlockCache)
+			continue
+		}
+		taken = append(taken, i)
+		assert.Equal(t, schema.RocksDBMemory{MemTables: int64(all.MemTables), TableReaders: int64(all.TableReaders),
+			BlockCache: int64(all.BlockCache), OpenDBs: n}, got, "sample %d: the round's sums over all %d DBs", i, n)
+	}
+	assert.Equal(t, []int{every - 1, 2*every - 1, 3*every - 1}, taken)
+
+	// The end sample reads all of them at once, mid-round, and starts a new round.
+	f = rocksdbFigures{}
+	require.Equal(t, schema.Unavailable, f.take(env).MemTables)
+	assert.Equal(t, schema.RocksDBMemory{MemTables: int64(all.MemTables), TableReaders: int64(all.TableReaders),
+		BlockCache: int64(all.BlockCache), OpenDBs: n}, f.all(env))
+	assert.Equal(t, rocksdbFigures{}, f, "a new round")
+}
+
+// TestRocksDBFiguresRoundWithChurn: a round covers the DBs open when it
+// starts: one closed before its turn is left out, and those opened during the
+// round wait for the next, so that a round ends however fast stores churn.
+func TestRocksDBFiguresRoundWithChurn(t *testing.T) {
+	env := lifecycle.NewEnv(nil)
+	root := t.TempDir()
+	require.Less(t, RocksDBFiguresDBsPerSample, 4, "the first sample must leave store 3 unread")
+	stores := openStores(t, env, root, "old", 4)
+	one, err := env.RocksDBMemory()
+	require.NoError(t, err)
+	perDB := one.MemTables / 4 // the stores hold the same data
+	require.Equal(t, 4*perDB, one.MemTables)
+
+	var f rocksdbFigures
+	got := f.take(env) // reads store 0
+	require.Equal(t, schema.Unavailable, got.MemTables)
+	require.NoError(t, stores[3].Close()) // closed before its turn
+	rounds, samples := 0, 1
+	for i := 0; i < 10 && rounds == 0; i++ {
+		openStores(t, env, root, fmt.Sprintf("new%d", i), 1) // a store opened at every sample
+		got = f.take(env)
+		samples++
+		if got.MemTables != schema.Unavailable {
+			rounds++
 		}
 	}
-	assert.Equal(t, []int{0, 3, 6}, taken)
+	require.Equal(t, 1, rounds, "the round ends under churn")
+	assert.LessOrEqual(t, samples, (4+RocksDBFiguresDBsPerSample-1)/RocksDBFiguresDBsPerSample)
+	assert.Equal(t, int64(3*perDB), got.MemTables, "stores 0-2, once each; none of the new ones")
+	assert.Equal(t, env.OpenDBs(), got.OpenDBs)
+
+	// The next round covers the new ones.
+	open := env.OpenDBs()
+	for i := 0; ; i++ {
+		require.Less(t, i, open, "the next round ends within %d samples", open)
+		if got = f.take(env); got.MemTables != schema.Unavailable {
+			break
+		}
+	}
+	assert.Equal(t, int64(open)*int64(perDB), got.MemTables, "every DB open at the round's start")
 }

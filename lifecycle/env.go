@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -30,12 +31,23 @@ type Env struct {
 	// opened (as Kafka's tests override RocksDBStore.openRocksDB to capture it).
 	onDBOpen func(*Store)
 	mu       sync.Mutex
-	open     map[*grocksdb.DB]*grocksdb.Cache // open DBs → their block cache while the store still owns it
+	open     map[*grocksdb.DB]uint64 // open DBs → their open sequence number
+	// order lists the open DBs by open sequence number (ascending), each
+	// with its block cache while the store still owns it.
+	order   []openDB
+	lastSeq uint64 // the last open sequence number given out
+}
+
+// openDB is one open DB in Env.order.
+type openDB struct {
+	seq   uint64
+	db    *grocksdb.DB
+	cache *grocksdb.Cache
 }
 
 // NewEnv returns an Env with a fresh ledger.
 func NewEnv(faults *Injector) *Env {
-	return &Env{Ledger: NewLedger(), Faults: faults, open: map[*grocksdb.DB]*grocksdb.Cache{}}
+	return &Env{Ledger: NewLedger(), Faults: faults, open: map[*grocksdb.DB]uint64{}}
 }
 
 // Counts are the stores' own event counts. A lifecycle is one store (or
@@ -57,7 +69,7 @@ type Counts struct {
 func (e *Env) OpenDBs() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return len(e.open)
+	return len(e.order)
 }
 
 // Counts returns the live counters (read them with Load).
@@ -65,23 +77,48 @@ func (e *Env) Counts() *Counts { return &e.counts }
 
 func (e *Env) addOpen(db *grocksdb.DB, cache *grocksdb.Cache) {
 	e.mu.Lock()
-	e.open[db] = cache
-	e.mu.Unlock()
+	defer e.mu.Unlock()
+	if seq, ok := e.open[db]; ok {
+		e.order[e.index(seq)].cache = cache
+		return
+	}
+	e.lastSeq++
+	e.open[db] = e.lastSeq
+	e.order = append(e.order, openDB{seq: e.lastSeq, db: db, cache: cache})
+}
+
+// index is the position in e.order of the open DB with sequence number seq,
+// or where it would be if none has it (held: e.mu).
+func (e *Env) index(seq uint64) int {
+	i, _ := slices.BinarySearchFunc(e.order, seq, func(o openDB, s uint64) int {
+		switch {
+		case o.seq < s:
+			return -1
+		case o.seq > s:
+			return 1
+		}
+		return 0
+	})
+	return i
 }
 
 // forgetCache drops the cache of db from the accounting (its owner is about
 // to destroy its reference); the DB itself may stay open (pinned).
 func (e *Env) forgetCache(db *grocksdb.DB) {
 	e.mu.Lock()
-	if _, ok := e.open[db]; ok {
-		e.open[db] = nil
+	if seq, ok := e.open[db]; ok {
+		e.order[e.index(seq)].cache = nil
 	}
 	e.mu.Unlock()
 }
 
 func (e *Env) removeOpen(db *grocksdb.DB) {
 	e.mu.Lock()
-	delete(e.open, db)
+	if seq, ok := e.open[db]; ok {
+		i := e.index(seq)
+		e.order = slices.Delete(e.order, i, i+1)
+		delete(e.open, db)
+	}
 	e.mu.Unlock()
 }
 
@@ -98,15 +135,57 @@ type MemoryFigures struct {
 // open DB. The implicit per-CF caches are invisible to RocksDB's accounting.
 func (e *Env) RocksDBMemory() (MemoryFigures, error) {
 	e.mu.Lock()
-	dbs := make([]*grocksdb.DB, 0, len(e.open))
+	dbs := make([]*grocksdb.DB, 0, len(e.order))
 	var caches []*grocksdb.Cache
-	for db, c := range e.open {
-		dbs = append(dbs, db)
-		if c != nil {
-			caches = append(caches, c)
+	for _, o := range e.order {
+		dbs = append(dbs, o.db)
+		if o.cache != nil {
+			caches = append(caches, o.cache)
 		}
 	}
 	e.mu.Unlock()
+	return memoryOf(dbs, caches)
+}
+
+// LastOpenSeq is the open sequence number of the DB opened last (0 before
+// any): DBs are numbered 1, 2, ... in the order they open.
+func (e *Env) LastOpenSeq() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.lastSeq
+}
+
+// RocksDBMemoryBetween asks RocksDB, as RocksDBMemory does, for the figures of
+// at most n open DBs: the first ones, in the order they were opened, whose
+// open sequence number is greater than after and at most through. It returns
+// their figures (OpenDBs: how many it read), the sequence number of the last
+// one read (after when it read none) and whether open DBs remain after that
+// one up to through. A caller that fixes through (e.g. at LastOpenSeq) and
+// passes the returned sequence number back until none remain has read every
+// DB of that range still open at its turn, once; the cost of one call is that
+// of at most n DBs whatever the number open.
+func (e *Env) RocksDBMemoryBetween(after, through uint64, n int) (fig MemoryFigures, last uint64, more bool, err error) {
+	e.mu.Lock()
+	i := e.index(after + 1)
+	end := e.index(through + 1) // the first DB past through
+	j := min(end, i+max(n, 0))
+	var dbs []*grocksdb.DB
+	var caches []*grocksdb.Cache
+	last = after
+	for _, o := range e.order[i:max(i, j)] {
+		dbs = append(dbs, o.db)
+		if o.cache != nil {
+			caches = append(caches, o.cache)
+		}
+		last = o.seq
+	}
+	more = j < end
+	e.mu.Unlock()
+	fig, err = memoryOf(dbs, caches)
+	return fig, last, more, err
+}
+
+func memoryOf(dbs []*grocksdb.DB, caches []*grocksdb.Cache) (MemoryFigures, error) {
 	if len(dbs) == 0 {
 		return MemoryFigures{}, nil
 	}

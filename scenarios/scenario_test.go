@@ -146,11 +146,13 @@ func TestCatalogueShapes(t *testing.T) {
 	assert.Zero(t, sm.Duration)
 
 	sc := get("scale")
-	assert.Equal(t, 48, sc.Tasks)
+	assert.Equal(t, 64, sc.Tasks)
 	assert.Equal(t, 1, sc.StoresPerTask)
 	assert.Equal(t, 32, sc.LiveSegments())
 	assert.Equal(t, 31*sc.SegmentInterval(), sc.RetentionMs)
+	assert.Equal(t, 2048, sc.Tasks*sc.StoresPerTask*sc.LiveSegments(), "the goal: 2,048 live segments")
 	assert.Contains(t, sc.Description, "about 8 file descriptors")
+	assert.Contains(t, sc.Description, "2,048 RocksDB instances")
 }
 
 func TestGetUnknown(t *testing.T) {

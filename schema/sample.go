@@ -49,9 +49,10 @@ type Memory struct {
 // process: both are read from the calling process's own allocators and cannot be read for another one.
 const Unavailable int64 = -1
 
-// RocksDBMemory is RocksDB's own accounting, in bytes, summed over the DBs open when the sample was taken.
-// The byte fields are Unavailable on samples the harness did not take them on (it takes them on a budget:
-// see harness.RocksDBFiguresDBsPerSample); OpenDBs is counted on every sample.
+// RocksDBMemory is RocksDB's own accounting, in bytes, summed over the open DBs. The harness reads the DBs in
+// rounds spread over the samples (a bounded number per sample: see harness.RocksDBFiguresDBsPerSample); the
+// byte fields carry a round's sums on the sample that completes it and are Unavailable on the others. OpenDBs
+// is the number of DBs open when the sample was taken, counted on every sample.
 type RocksDBMemory struct {
 	MemTables    int64 `json:"memtables"`     // rocksdb.cur-size-all-mem-tables
 	TableReaders int64 `json:"table_readers"` // rocksdb.estimate-table-readers-mem

@@ -307,10 +307,10 @@ func TestUsageNamesEveryCommand(t *testing.T) {
 func TestScenarioOverTheFDLimitExitsTwo(t *testing.T) {
 	limit, err := harness.RaiseFDLimit()
 	require.NoError(t, err)
-	if need := harness.NeededFDs(mustScenario(t, "scale", "tasks=64")); uint64(need) <= limit {
+	if need := harness.NeededFDs(mustScenario(t, "scale", "tasks=100")); uint64(need) <= limit {
 		t.Skipf("this machine's open-file limit %d covers the %d this scenario needs", limit, need)
 	}
-	stdout, stderr, code := runCLI(t, "run", "--scenario", "scale", "--set", "tasks=64", "--models", "fixed",
+	stdout, stderr, code := runCLI(t, "run", "--scenario", "scale", "--set", "tasks=100", "--models", "fixed",
 		"--out", filepath.Join(t.TempDir(), "run"))
 	assert.Equal(t, 2, code)
 	assert.Empty(t, stdout, "nothing runs")

@@ -1,0 +1,38 @@
+package measure
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/measure/internal/testalloc"
+	"github.com/rocksleak/rocksleak/spec"
+)
+
+// TestTrimNativeHeapKeepsBytesInUse: trimming a fragmented heap returns free memory, not memory in use: the
+// native-heap figure is the same before and after (within what the runtime may malloc meanwhile).
+func TestTrimNativeHeapKeepsBytesInUse(t *testing.T) {
+	if processAllocator() != spec.AllocatorGlibc {
+		t.Skip("glibc only")
+	}
+	held := make([]unsafe.Pointer, 4000)
+	for i := range held {
+		held[i] = testalloc.Malloc(200 + (i%50)*16)
+	}
+	for i := 0; i < len(held); i += 2 {
+		testalloc.Free(held[i])
+	}
+	t.Cleanup(func() {
+		for i := 1; i < len(held); i += 2 {
+			testalloc.Free(held[i])
+		}
+	})
+	before, err := nativeHeapInUse(processAllocator())
+	require.NoError(t, err)
+	TrimNativeHeap()
+	after, err := nativeHeapInUse(processAllocator())
+	require.NoError(t, err)
+	assert.InDelta(t, before, after, 4096, "bytes in use")
+}
