@@ -38,16 +38,16 @@ func TestDecideSignals(t *testing.T) {
 		// Positive control: the leaky model.
 		{"leak", fitWith(10000, 12000, 200), fitWith(14000, 18000, 200), VerdictLeak, "lies above its floor", ""},
 		// Negative control: both below their floors.
-		{"no leak", fitWith(-300, 500, 200), fitWith(-2000, 3000, 200), VerdictNoLeak, "below its floor 4.00 KiB", ""},
+		{"no leak", fitWith(-300, 500, 200), fitWith(-2000, 3000, 200), VerdictNoLeak, "below its floor 12.0 KiB", ""},
 		// The example (fixed model, seed 2): RSS +67.1 KiB [35.2, 99.0]
 		// lies wholly above its floor: never "no leak".
-		{"RSS above its floor", fitWith(-300, 500, 200), fitWith(35.2*1024, 99*1024, 200), VerdictInconclusive, "lies above its floor 4.00 KiB", "levels off"},
+		{"RSS above its floor", fitWith(-300, 500, 200), fitWith(35.2*1024, 99*1024, 200), VerdictInconclusive, "lies above its floor 12.0 KiB", "levels off"},
 		// RSS rising only as a point estimate: not a leak.
 		{"RSS not significant", fitWith(10000, 12000, 200), fitWith(-1000, 9000, 200), VerdictInconclusive, "does not rise significantly", "more lifecycles"},
 		// An interval straddling the floor: inconclusive, with how long to run.
-		{"straddles", fitWith(700, 1500, 200), fitWith(-2000, 3000, 200), VerdictInconclusive, "includes its floor", "more lifecycles"},
+		{"straddles", fitWith(1500, 2600, 200), fitWith(-2000, 3000, 200), VerdictInconclusive, "includes its floor", "more lifecycles"},
 		// RSS straddling its floor while native is below: not "no leak".
-		{"RSS straddles", fitWith(-300, 500, 200), fitWith(2000, 6000, 200), VerdictInconclusive, "includes its floor 4.00 KiB", "more lifecycles"},
+		{"RSS straddles", fitWith(-300, 500, 200), fitWith(8000, 16000, 200), VerdictInconclusive, "includes its floor 12.0 KiB", "more lifecycles"},
 		// Warnings that undermine the fit make a clear-looking verdict inconclusive.
 		{"warm-up at limit", fitWith(10000, 12000, 200, FlagWarmupAtLimit), fitWith(14000, 18000, 200), VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
 		{"slope not constant", fitWith(-300, 500, 200), fitWith(-2000, 3000, 200, FlagSlopeNotConstant), VerdictInconclusive, "slope is not constant", "levels off"},
@@ -115,28 +115,28 @@ func TestDecideSignals(t *testing.T) {
 // TestDecideSignalsConsistent: over a grid of intervals, the Reason never
 // says "above"/"below" a floor unless the quoted interval is.
 func TestDecideSignalsConsistent(t *testing.T) {
-	vals := []float64{-5000, -500, 0, 500, 900, 1100, 2000, 3000, 3900, 4300, 6000, 20000}
+	vals := []float64{-5000, -500, 0, 500, 1900, 2200, 4000, 8000, 11900, 12500, 16000, 40000}
 	for _, nlo := range vals {
 		for _, nw := range []float64{100, 1000, 5000} {
 			for _, rlo := range vals {
-				for _, rw := range []float64{100, 1000, 10000} {
+				for _, rw := range []float64{100, 1000, 30000} {
 					nf, rf := fitWith(nlo, nlo+nw, 100), fitWith(rlo, rlo+rw, 100)
 					d := DecideSignals(nf, rf, DecideOptions{})
 					switch d.Verdict {
 					case VerdictLeak:
-						require.Greater(t, d.Native.Low, 1024.0, d.Reason)
+						require.Greater(t, d.Native.Low, float64(DefaultNativeFloor), d.Reason)
 						require.Greater(t, d.RSS.Low, 0.0, d.Reason)
 					case VerdictNoLeak:
-						require.Less(t, d.Native.High, 1024.0, d.Reason)
-						require.Less(t, d.RSS.High, 4096.0, d.Reason)
+						require.Less(t, d.Native.High, float64(DefaultNativeFloor), d.Reason)
+						require.Less(t, d.RSS.High, float64(DefaultRSSFloor), d.Reason)
 					default:
 						require.NotEmpty(t, d.Settle, d.Reason)
 					}
-					if strings.Contains(d.Reason, "native heap") && strings.Contains(d.Reason, "lies above its floor 1.00 KiB") {
-						require.Greater(t, d.Native.Low, 1024.0, d.Reason)
+					if strings.Contains(d.Reason, "native heap") && strings.Contains(d.Reason, "lies above its floor 2.00 KiB") {
+						require.Greater(t, d.Native.Low, float64(DefaultNativeFloor), d.Reason)
 					}
-					if strings.Contains(d.Reason, "lies below its floor 1.00 KiB") {
-						require.Less(t, d.Native.High, 1024.0, d.Reason)
+					if strings.Contains(d.Reason, "lies below its floor 2.00 KiB") {
+						require.Less(t, d.Native.High, float64(DefaultNativeFloor), d.Reason)
 					}
 				}
 			}
@@ -230,7 +230,7 @@ func TestStopRule(t *testing.T) {
 
 	// At the horizon an inconclusive verdict stops too.
 	st = StopState{}
-	d, stop = r.Look(&st, 1000, fitWith(700, 1500, 200), fitWith(-2000, 3000, 200), DecideOptions{})
+	d, stop = r.Look(&st, 1000, fitWith(1500, 2600, 200), fitWith(-2000, 3000, 200), DecideOptions{})
 	assert.True(t, stop)
 	assert.Equal(t, VerdictInconclusive, d.Verdict)
 }
