@@ -29,3 +29,13 @@ func TestSpreadRatio(t *testing.T) {
 		})
 	}
 }
+
+func TestReplicateSpread(t *testing.T) {
+	// Pairs differing by 2 and 0: Σ(a−b)² = 4 over 2·2 → SD 1; SEs 1,1,3,5 → median 2.
+	sd, se := replicateSpread([]replicatePair{{10, 12, 1, 3}, {5, 5, 1, 5}})
+	assert.InDelta(t, 1.0, sd, 1e-12)
+	assert.InDelta(t, 2.0, se, 1e-12)
+	// Identical runs: no run-to-run spread.
+	sd, _ = replicateSpread([]replicatePair{{7, 7, 1, 1}})
+	assert.Zero(t, sd)
+}

@@ -117,15 +117,26 @@ func CompareFits(a, b Fit, opt CompareOptions) Comparison {
 	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.5 + opt.Confidence/2)
 	v := d.Estimate.Value
 	d.Estimate = Estimate{Value: v, Low: v - tq*se, High: v + tq*se, SE: se, DF: df, Valid: true}
-	desc := fmt.Sprintf("difference %s/lifecycle [%s, %s] (%s%%)", formatSigned(v), formatBytes(d.Estimate.Low), formatBytes(d.Estimate.High), pct(opt.Confidence))
 	if fl := blocking(a, "model"); fl != "" {
-		d.Reason = "inconclusive: " + fl + "; " + desc
+		d.Reason = "inconclusive: " + fl + "; " + describeDifference(d.Estimate, opt.Confidence)
 		return d
 	}
 	if fl := blocking(b, "control"); fl != "" {
-		d.Reason = "inconclusive: " + fl + "; " + desc
+		d.Reason = "inconclusive: " + fl + "; " + describeDifference(d.Estimate, opt.Confidence)
 		return d
 	}
+	d.decide(opt)
+	return d
+}
+
+func describeDifference(e Estimate, confidence float64) string {
+	return fmt.Sprintf("difference %s/lifecycle [%s, %s] (%s%%)", formatSigned(e.Value), formatBytes(e.Low), formatBytes(e.High), pct(confidence))
+}
+
+// decide sets d's Verdict and Reason from its Estimate against opt.Margin
+// (the rules of CompareFits).
+func (d *Comparison) decide(opt CompareOptions) {
+	desc := describeDifference(d.Estimate, opt.Confidence)
 	m := opt.Margin
 	switch {
 	case d.Estimate.Low > m:
@@ -137,6 +148,50 @@ func CompareFits(a, b Fit, opt CompareOptions) Comparison {
 	default:
 		d.Reason = fmt.Sprintf("inconclusive against the control: %s includes %s/lifecycle", desc, formatBytes(m))
 	}
+}
+
+// ComparePaired is the controlled verdict on a paired difference: diff is
+// the fit of the series model − control, the two runs sampled at the same
+// lifecycle counts (the same workload, seed and schedule in two processes of
+// one run), regressed on lifecycles. Whatever both runs share (the control's
+// own warm-up, a growth that levels off, the workload's rate changes) cancels
+// in the series, so neither run's own "slope not constant" or warm-up flag
+// blocks the verdict; only the difference's own fit can (its flags are
+// checked as CompareFits checks each side's). The estimate is diff's slope
+// per lifecycle with its own interval (its df those of diff's error model),
+// at opt.Confidence; opt.BetweenRunSD, when set, adds √2·τ in quadrature (both
+// slopes vary by τ between runs). The decision against opt.Margin is that of
+// CompareFits.
+//
+// The paired series needs the two runs to share a schedule: it is valid
+// for runs of the same scenario and seed, not for runs of different seeds
+// (use CompareFits with BetweenRunSD there).
+func ComparePaired(diff Fit, opt CompareOptions) Comparison {
+	if opt.Confidence == 0 {
+		opt.Confidence = 0.95
+	}
+	e := diff.PerLifecycle
+	d := Comparison{Estimate: Estimate{Value: e.Value}}
+	if !e.Valid || e.DF <= 0 {
+		d.Reason = fmt.Sprintf("no interval on the paired difference (%d of %d samples used)", diff.Used, diff.N)
+		return d
+	}
+	se, df := e.SE, effectiveDF(diff)
+	if tau := opt.BetweenRunSD; tau > 0 {
+		tdf := opt.BetweenRunDF
+		if tdf <= 0 {
+			tdf = 9
+		}
+		t2 := math.Sqrt2 * tau
+		se, df = math.Hypot(se, t2), welchDF(se, df, t2, tdf)
+	}
+	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.5 + opt.Confidence/2)
+	d.Estimate = Estimate{Value: e.Value, Low: e.Value - tq*se, High: e.Value + tq*se, SE: se, DF: df, Valid: true}
+	if fl := blocking(diff, "paired difference"); fl != "" {
+		d.Reason = "inconclusive: " + fl + "; " + describeDifference(d.Estimate, opt.Confidence)
+		return d
+	}
+	d.decide(opt)
 	return d
 }
 

@@ -234,3 +234,25 @@ func TestStopRule(t *testing.T) {
 	assert.True(t, stop)
 	assert.Equal(t, VerdictInconclusive, d.Verdict)
 }
+
+func TestComparePaired(t *testing.T) {
+	diff := fitWith(150, 360, 120)
+	d := ComparePaired(diff, CompareOptions{})
+	assert.Equal(t, VerdictLeak, d.Verdict, d.Reason)
+	assert.InDelta(t, 150, d.Estimate.Low, 1e-6, "the difference's own interval at 95%")
+	assert.InDelta(t, 360, d.Estimate.High, 1e-6)
+	// A/A: an interval including 0 is no call.
+	aa := ComparePaired(fitWith(-90, 120, 120), CompareOptions{})
+	assert.Equal(t, VerdictInconclusive, aa.Verdict, aa.Reason)
+	assert.Contains(t, aa.Reason, "includes 0 B/lifecycle")
+	// The difference's own blocking flags withhold the verdict.
+	fl := ComparePaired(fitWith(150, 360, 120, FlagSlopeNotConstant), CompareOptions{})
+	assert.Equal(t, VerdictInconclusive, fl.Verdict, fl.Reason)
+	assert.Contains(t, fl.Reason, "paired difference: slope-not-constant")
+	// A between-run term widens it (√2·τ in quadrature).
+	w := ComparePaired(diff, CompareOptions{BetweenRunSD: 200})
+	assert.InDelta(t, math.Hypot(diff.PerLifecycle.SE, math.Sqrt2*200), w.Estimate.SE, 1e-9)
+	assert.Equal(t, VerdictInconclusive, w.Verdict, w.Reason)
+	// No interval.
+	assert.False(t, ComparePaired(Fit{N: 10, Used: 2}, CompareOptions{}).Estimate.Valid)
+}

@@ -16,11 +16,16 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/measure/stats/simulate"
+	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 func main() {
@@ -147,7 +152,10 @@ func spreads(glob string) error {
 	if err := realVerdicts(dirs); err != nil {
 		return err
 	}
-	return realControlled(dirs)
+	if err := realControlled(dirs); err != nil {
+		return err
+	}
+	return realPaired(dirs)
 }
 
 // realControlled injects a 256 B/lifecycle leak into real fixed-model
@@ -233,7 +241,7 @@ func controlled(reps int, seed uint64) {
 
 // realVerdicts tallies the verdicts of each model over the seeds of each run.
 func realVerdicts(dirs []string) error {
-	fmt.Println("\nVerdicts on real runs (total fits of native heap and RSS, default floors 1 KiB and 4 KiB per lifecycle): leak / no leak / inconclusive.")
+	fmt.Println("\nVerdicts on real runs (total fits of native heap and RSS, default floors stats.DefaultNativeFloor and DefaultRSSFloor, 2 KiB and 12 KiB per lifecycle): leak / no leak / inconclusive.")
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "run\tmodel\tlegacy (Decide)\trobust (DecideSignals)\t")
 	var settles []string
@@ -273,4 +281,169 @@ func realVerdicts(dirs []string) error {
 		fmt.Println(s)
 	}
 	return nil
+}
+
+// realPaired judges, in every run directory whose seeds hold a model X and
+// X+synthetic (a calibration run), the synthetic model against its control
+// at each seed, over the first L lifecycles for several L: by the paired
+// difference series (analysis.PairedInput, stats.ComparePaired, what the tool
+// reports) and by the difference of the two fits (stats.CompareFits), native
+// heap. A replicate of the control (seed-N/replicate, written by rocksleak
+// reliability --replicate) gives the A/A pair by the same two methods.
+func realPaired(dirs []string) error {
+	var header bool
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, d := range dirs {
+		seedDirs, err := filepath.Glob(filepath.Join(d, "seed-*"))
+		if err != nil {
+			return err
+		}
+		sort.Slice(seedDirs, func(i, j int) bool { return seedNum(seedDirs[i]) < seedNum(seedDirs[j]) })
+		type row struct {
+			paired, fits, aaPaired, aaFits, n, aa int
+			cover, coverFits                      int
+			half                                  []float64
+		}
+		rows := map[int64]*row{}
+		var lens []int64
+		var known float64
+		for _, sd := range seedDirs {
+			res, err := schema.Read(filepath.Join(sd, "result.json"))
+			if err != nil {
+				continue
+			}
+			known = float64(res.Scenario.SyntheticLeakBytes)
+			samples, err := schema.ReadSamplesCSV(filepath.Join(sd, "samples.csv"))
+			if err != nil {
+				return err
+			}
+			var model, control string
+			for _, m := range res.Models {
+				if c, ok := strings.CutSuffix(m, spec.SyntheticSuffix); ok && samples[c] != nil {
+					model, control = m, c
+				}
+			}
+			if model == "" {
+				continue
+			}
+			var rep []schema.Sample
+			if rs, err := schema.ReadSamplesCSV(filepath.Join(sd, "replicate", "samples.csv")); err == nil {
+				rep = rs[control]
+			}
+			if !header {
+				fmt.Printf("\nControlled verdicts on real calibration runs, native heap: %s against %s at each seed, over the first L lifecycles.\n", model, control)
+				fmt.Println("paired = slope of the series model − control at shared lifecycle counts (stats.ComparePaired); fits = difference of the two fits (stats.CompareFits).")
+				fmt.Println("A/A = the control against its replicate run (same scenario and seed, run after it), when present.")
+				fmt.Fprintln(w, "run\tL\tseeds\tpaired: leak\tcover\tmedian half-width\t|\tfits: leak\tcover\t|\tA/A seeds\tpaired false\tfits false\t")
+				header = true
+			}
+			maxL := samples[control][len(samples[control])-1].Lifecycles
+			if lens == nil {
+				for _, L := range []int64{512, 1024, 1536, 2048, 3072, 4096} {
+					if L <= maxL {
+						lens = append(lens, L)
+					}
+				}
+			}
+			for _, L := range lens {
+				r := rows[L]
+				if r == nil {
+					r = &row{}
+					rows[L] = r
+				}
+				p, f, err := pairVerdicts(cut(samples[model], L), cut(samples[control], L))
+				if err != nil {
+					return err
+				}
+				r.n++
+				if p.Verdict == stats.VerdictLeak {
+					r.paired++
+				}
+				if f.Verdict == stats.VerdictLeak {
+					r.fits++
+				}
+				r.half = append(r.half, (p.Estimate.High-p.Estimate.Low)/2)
+				if p.Estimate.Valid && p.Estimate.Low <= known && known <= p.Estimate.High {
+					r.cover++
+				}
+				if f.Estimate.Valid && f.Estimate.Low <= known && known <= f.Estimate.High {
+					r.coverFits++
+				}
+				if rep != nil {
+					p, f, err := pairVerdicts(cut(rep, L), cut(samples[control], L))
+					if err != nil {
+						return err
+					}
+					r.aa++
+					if p.Verdict == stats.VerdictLeak {
+						r.aaPaired++
+					}
+					if f.Verdict == stats.VerdictLeak {
+						r.aaFits++
+					}
+				}
+			}
+		}
+		for _, L := range lens {
+			r := rows[L]
+			if r == nil || r.n == 0 {
+				continue
+			}
+			aaP, aaF := "—", "—"
+			if r.aa > 0 {
+				aaP, aaF = fmt.Sprintf("%d/%d", r.aaPaired, r.aa), fmt.Sprintf("%d/%d", r.aaFits, r.aa)
+			}
+			fmt.Fprintf(w, "%s\t%d\t%d\t%d/%d\t%d/%d\t%.0f\t|\t%d/%d\t%d/%d\t|\t%d\t%s\t%s\t\n", filepath.Base(d), L, r.n, r.paired, r.n, r.cover, r.n,
+				medianOf(r.half), r.fits, r.n, r.coverFits, r.n, r.aa, aaP, aaF)
+		}
+	}
+	return w.Flush()
+}
+
+// pairVerdicts is the controlled verdict of model against control on the
+// native heap, paired and by the two fits.
+func pairVerdicts(model, control []schema.Sample) (paired, fits stats.Comparison, err error) {
+	if in, ok := analysis.PairedInput(model, control, analysis.SignalNativeHeap); ok {
+		f, err := stats.FitSignal(in, analysis.Options())
+		if err != nil {
+			return paired, fits, err
+		}
+		paired = stats.ComparePaired(f, stats.CompareOptions{})
+	}
+	fm, err := analysis.FitSamples(model)
+	if err != nil {
+		return paired, fits, err
+	}
+	fc, err := analysis.FitSamples(control)
+	if err != nil {
+		return paired, fits, err
+	}
+	fits = analysis.CompareSignal(*fm[analysis.SignalNativeHeap].Total, *fc[analysis.SignalNativeHeap].Total, stats.CompareOptions{})
+	return paired, fits, nil
+}
+
+// cut keeps the samples up to L lifecycles.
+func cut(ss []schema.Sample, L int64) []schema.Sample {
+	n := 0
+	for n < len(ss) && ss[n].Lifecycles <= L {
+		n++
+	}
+	return ss[:n]
+}
+
+func seedNum(dir string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(dir), "seed-"))
+	return n
+}
+
+func medianOf(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
