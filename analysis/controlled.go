@@ -108,9 +108,8 @@ func Controlled(r *schema.Result, samples map[string][]schema.Sample) []schema.C
 // difference of the two fits (lifecycles 0).
 func comparePair(model, control []schema.Sample, sig string, fm, fc schema.SignalFit) (stats.Comparison, int64) {
 	if in, ok := PairedInput(model, control, sig); ok {
-		if f, err := stats.FitSignal(in, Options()); err == nil {
-			c := stats.ComparePaired(f, stats.CompareOptions{})
-			c.Reason = "paired difference series, " + c.Reason
+		if c, _, err := stats.ComparePaired(in, Options(), stats.CompareOptions{}); err == nil {
+			c.Reason = "paired difference series (batch means), " + c.Reason
 			return c, int64(in.Lifecycles[len(in.Lifecycles)-1])
 		}
 	}
@@ -174,13 +173,12 @@ func CompareReplicate(model string, replicate, first []schema.Sample) []schema.C
 		}
 		c := schema.Controlled{Model: model + " (replicate)", Control: model, Differs: "nothing (A/A)", Signal: sig,
 			Lifecycles: int64(in.Lifecycles[len(in.Lifecycles)-1])}
-		f, err := stats.FitSignal(in, Options())
+		cmp, _, err := stats.ComparePaired(in, Options(), stats.CompareOptions{})
 		if err != nil {
 			c.Verdict, c.Reason = stats.VerdictInconclusive.String(), Describe(sig).Name+": "+err.Error()
 		} else {
-			cmp := stats.ComparePaired(f, stats.CompareOptions{})
 			c.Difference, c.Verdict = cmp.Estimate, cmp.Verdict.String()
-			c.Reason = Describe(sig).Name + ": paired difference series, " + strings.TrimSpace(cmp.Reason)
+			c.Reason = Describe(sig).Name + ": paired difference series (batch means), " + strings.TrimSpace(cmp.Reason)
 		}
 		out = append(out, c)
 	}

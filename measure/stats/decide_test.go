@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -235,24 +236,97 @@ func TestStopRule(t *testing.T) {
 	assert.Equal(t, VerdictInconclusive, d.Verdict)
 }
 
+// pairedSeries is a difference series over n lifecycles: slope per
+// lifecycle plus AR(1) noise (φ 0.75, sd per step) plus a random walk (step
+// sd rw), one sample per lifecycle.
+func pairedSeries(r *rand.Rand, n int, slope, sd, rw float64) Input {
+	in := Input{Y: make([]float64, n), Lifecycles: make([]float64, n)}
+	var a, w float64
+	for i := range n {
+		a = 0.75*a + sd*r.NormFloat64()
+		w += rw * r.NormFloat64()
+		in.Lifecycles[i] = float64(i)
+		in.Y[i] = slope*float64(i) + a + w
+	}
+	return in
+}
+
 func TestComparePaired(t *testing.T) {
-	diff := fitWith(150, 360, 120)
-	d := ComparePaired(diff, CompareOptions{})
-	assert.Equal(t, VerdictLeak, d.Verdict, d.Reason)
-	assert.InDelta(t, 150, d.Estimate.Low, 1e-6, "the difference's own interval at 95%")
-	assert.InDelta(t, 360, d.Estimate.High, 1e-6)
-	// A/A: an interval including 0 is no call.
-	aa := ComparePaired(fitWith(-90, 120, 120), CompareOptions{})
-	assert.Equal(t, VerdictInconclusive, aa.Verdict, aa.Reason)
-	assert.Contains(t, aa.Reason, "includes 0 B/lifecycle")
-	// The difference's own blocking flags withhold the verdict.
-	fl := ComparePaired(fitWith(150, 360, 120, FlagSlopeNotConstant), CompareOptions{})
-	assert.Equal(t, VerdictInconclusive, fl.Verdict, fl.Reason)
-	assert.Contains(t, fl.Reason, "paired difference: slope-not-constant")
+	r := rand.New(rand.NewPCG(11, 3))
+	o := Options{Interval: IntervalRobust}
+	var leaks, aaFalse, covered int
+	var lastSE float64
+	const reps = 40
+	for range reps {
+		d, f, err := ComparePaired(pairedSeries(r, 1000, 256, 10e3, 500), o, CompareOptions{})
+		require.NoError(t, err)
+		require.True(t, d.Estimate.Valid, d.Reason)
+		assert.Equal(t, 1000, f.N)
+		assert.InDelta(t, float64(DefaultBatches-1), d.Estimate.DF, 1e-12)
+		lastSE = d.Estimate.SE
+		if d.Verdict == VerdictLeak {
+			leaks++
+			assert.Contains(t, d.Reason, "lies above 0 B/lifecycle")
+		}
+		if d.Estimate.Low <= 256 && 256 <= d.Estimate.High {
+			covered++
+		}
+		aa, _, err := ComparePaired(pairedSeries(r, 1000, 0, 10e3, 500), o, CompareOptions{})
+		require.NoError(t, err)
+		if aa.Verdict == VerdictLeak {
+			aaFalse++
+		}
+	}
+	t.Logf("leak %d/%d, covered %d/%d, A/A false %d/%d, last SE %.0f", leaks, reps, covered, reps, aaFalse, reps, lastSE)
+	assert.GreaterOrEqual(t, leaks, reps-2)
+	assert.GreaterOrEqual(t, covered, reps-4)
+	assert.LessOrEqual(t, aaFalse, 2)
+
+	// A dominating level shift in the difference withholds the verdict.
+	step := pairedSeries(r, 1000, 256, 3e3, 0)
+	for i := 600; i < 1000; i++ {
+		step.Y[i] += 50 << 20
+	}
+	st, _, err := ComparePaired(step, o, CompareOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, VerdictInconclusive, st.Verdict, st.Reason)
+	assert.Contains(t, st.Reason, "paired difference: "+string(FlagStep))
 	// A between-run term widens it (√2·τ in quadrature).
-	w := ComparePaired(diff, CompareOptions{BetweenRunSD: 200})
-	assert.InDelta(t, math.Hypot(diff.PerLifecycle.SE, math.Sqrt2*200), w.Estimate.SE, 1e-9)
-	assert.Equal(t, VerdictInconclusive, w.Verdict, w.Reason)
-	// No interval.
-	assert.False(t, ComparePaired(Fit{N: 10, Used: 2}, CompareOptions{}).Estimate.Valid)
+	in := pairedSeries(r, 1000, 256, 10e3, 500)
+	d0, _, _ := ComparePaired(in, o, CompareOptions{})
+	w, _, _ := ComparePaired(in, o, CompareOptions{BetweenRunSD: 200})
+	assert.InDelta(t, math.Hypot(d0.Estimate.SE, math.Sqrt2*200), w.Estimate.SE, 1e-9)
+	// Too short for batch means: no interval, no call.
+	short, _, err := ComparePaired(pairedSeries(r, 20, 256, 3e3, 0), o, CompareOptions{})
+	require.NoError(t, err)
+	assert.False(t, short.Estimate.Valid)
+	assert.Equal(t, VerdictInconclusive, short.Verdict)
+}
+
+func TestBatchMeansSlope(t *testing.T) {
+	// A straight line: the slope exactly, no spread.
+	line := Input{Y: make([]float64, 80), Lifecycles: make([]float64, 80)}
+	for i := range line.Y {
+		line.Lifecycles[i] = float64(2 * i)
+		line.Y[i] = 5 + 3*line.Lifecycles[i]
+	}
+	e := BatchMeansSlope(line, 8, 0.95)
+	require.True(t, e.Valid)
+	assert.InDelta(t, 3, e.Value, 1e-9)
+	assert.InDelta(t, 0, e.SE, 1e-9)
+	assert.Equal(t, 7.0, e.DF)
+	assert.False(t, BatchMeansSlope(Input{Y: line.Y[:20], Lifecycles: line.Lifecycles[:20]}, 8, 0.95).Valid, "fewer than 3 samples a batch")
+	// Coverage on a random walk plus AR(1) noise, where an interval that
+	// assumes stationary errors undercovers.
+	r := rand.New(rand.NewPCG(11, 4))
+	covered := 0
+	const reps = 300
+	for range reps {
+		e := BatchMeansSlope(pairedSeries(r, 800, 100, 20e3, 5e3), 8, 0.95)
+		if e.Low <= 100 && 100 <= e.High {
+			covered++
+		}
+	}
+	t.Logf("batch means covered %d/%d", covered, reps)
+	assert.InDelta(t, 0.95, float64(covered)/reps, 0.04)
 }

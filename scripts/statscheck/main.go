@@ -302,17 +302,15 @@ func realPaired(dirs []string) error {
 		type row struct {
 			paired, fits, aaPaired, aaFits, n, aa int
 			cover, coverFits                      int
-			half                                  []float64
+			half, est                             []float64
 		}
 		rows := map[int64]*row{}
 		var lens []int64
-		var known float64
 		for _, sd := range seedDirs {
 			res, err := schema.Read(filepath.Join(sd, "result.json"))
 			if err != nil {
 				continue
 			}
-			known = float64(res.Scenario.SyntheticLeakBytes)
 			samples, err := schema.ReadSamplesCSV(filepath.Join(sd, "samples.csv"))
 			if err != nil {
 				return err
@@ -326,6 +324,7 @@ func realPaired(dirs []string) error {
 			if model == "" {
 				continue
 			}
+			known := chunkBytes(res.Scenario.SyntheticLeakBytes, res.Runs[model].Allocator)
 			var rep []schema.Sample
 			if rs, err := schema.ReadSamplesCSV(filepath.Join(sd, "replicate", "samples.csv")); err == nil {
 				rep = rs[control]
@@ -334,7 +333,8 @@ func realPaired(dirs []string) error {
 				fmt.Printf("\nControlled verdicts on real calibration runs, native heap: %s against %s at each seed, over the first L lifecycles.\n", model, control)
 				fmt.Println("paired = slope of the series model − control at shared lifecycle counts (stats.ComparePaired); fits = difference of the two fits (stats.CompareFits).")
 				fmt.Println("A/A = the control against its replicate run (same scenario and seed, run after it), when present.")
-				fmt.Fprintln(w, "run\tL\tseeds\tpaired: leak\tcover\tmedian half-width\t|\tfits: leak\tcover\t|\tA/A seeds\tpaired false\tfits false\t")
+				fmt.Println("cover = intervals containing the leak as the allocator counts it (glibc: malloc's chunk, n + 8 rounded up to 16 bytes; 272 B for 256).")
+				fmt.Fprintln(w, "run\tL\tseeds\tpaired: leak\tcover\tmean ± sd\tmedian half-width\t|\tfits: leak\tcover\t|\tA/A seeds\tpaired false\tfits false\t")
 				header = true
 			}
 			maxL := samples[control][len(samples[control])-1].Lifecycles
@@ -363,6 +363,7 @@ func realPaired(dirs []string) error {
 					r.fits++
 				}
 				r.half = append(r.half, (p.Estimate.High-p.Estimate.Low)/2)
+				r.est = append(r.est, p.Estimate.Value)
 				if p.Estimate.Valid && p.Estimate.Low <= known && known <= p.Estimate.High {
 					r.cover++
 				}
@@ -393,8 +394,9 @@ func realPaired(dirs []string) error {
 			if r.aa > 0 {
 				aaP, aaF = fmt.Sprintf("%d/%d", r.aaPaired, r.aa), fmt.Sprintf("%d/%d", r.aaFits, r.aa)
 			}
-			fmt.Fprintf(w, "%s\t%d\t%d\t%d/%d\t%d/%d\t%.0f\t|\t%d/%d\t%d/%d\t|\t%d\t%s\t%s\t\n", filepath.Base(d), L, r.n, r.paired, r.n, r.cover, r.n,
-				medianOf(r.half), r.fits, r.n, r.coverFits, r.n, r.aa, aaP, aaF)
+			m, sd := meanSD(r.est)
+			fmt.Fprintf(w, "%s\t%d\t%d\t%d/%d\t%d/%d\t%.0f ± %.0f\t%.0f\t|\t%d/%d\t%d/%d\t|\t%d\t%s\t%s\t\n", filepath.Base(d), L, r.n, r.paired, r.n, r.cover, r.n,
+				m, sd, medianOf(r.half), r.fits, r.n, r.coverFits, r.n, r.aa, aaP, aaF)
 		}
 	}
 	return w.Flush()
@@ -404,11 +406,10 @@ func realPaired(dirs []string) error {
 // native heap, paired and by the two fits.
 func pairVerdicts(model, control []schema.Sample) (paired, fits stats.Comparison, err error) {
 	if in, ok := analysis.PairedInput(model, control, analysis.SignalNativeHeap); ok {
-		f, err := stats.FitSignal(in, analysis.Options())
+		paired, _, err = stats.ComparePaired(in, analysis.Options(), stats.CompareOptions{})
 		if err != nil {
 			return paired, fits, err
 		}
-		paired = stats.ComparePaired(f, stats.CompareOptions{})
 	}
 	fm, err := analysis.FitSamples(model)
 	if err != nil {
@@ -420,6 +421,34 @@ func pairVerdicts(model, control []schema.Sample) (paired, fits stats.Comparison
 	}
 	fits = analysis.CompareSignal(*fm[analysis.SignalNativeHeap].Total, *fc[analysis.SignalNativeHeap].Total, stats.CompareOptions{})
 	return paired, fits, nil
+}
+
+// chunkBytes is what the allocator counts in use for one malloc(n): under
+// glibc the chunk, n plus its 8-byte size field rounded up to 16 bytes (at
+// least 32); otherwise n (jemalloc's size classes include 256 and every
+// power of two).
+func chunkBytes(n int, a spec.Allocator) float64 {
+	if a == spec.AllocatorGlibc || a == "" {
+		return float64(max(32, (n+8+15)&^15))
+	}
+	return float64(n)
+}
+
+func meanSD(v []float64) (mean, sd float64) {
+	if len(v) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, math.NaN()
+	}
+	for _, x := range v {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(v)-1))
 }
 
 // cut keeps the samples up to L lifecycles.
