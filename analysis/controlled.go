@@ -184,3 +184,23 @@ func CompareReplicate(model string, replicate, first []schema.Sample) []schema.C
 	}
 	return out
 }
+
+// BatchMeans is stats.BatchMeansSlope (DefaultBatches, 95%) of signal sig of
+// one model's samples on lifecycles alone, over the non-timer samples after
+// the first warmup of them (a fit's WarmupSamples): the per-lifecycle growth
+// with a batch-means interval, for comparing interval methods on real runs.
+func BatchMeans(samples []schema.Sample, sig string, warmup int) stats.Estimate {
+	var in stats.Input
+	for _, s := range samples {
+		if s.Trigger == schema.TriggerTimer {
+			continue
+		}
+		in.Lifecycles = append(in.Lifecycles, float64(s.Lifecycles))
+		in.Y = append(in.Y, SignalValue(s, sig))
+	}
+	if warmup < 0 || warmup > len(in.Y) {
+		return stats.Estimate{}
+	}
+	in.Y, in.Lifecycles = in.Y[warmup:], in.Lifecycles[warmup:]
+	return stats.BatchMeansSlope(in, stats.DefaultBatches, 0.95)
+}

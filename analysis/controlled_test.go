@@ -125,3 +125,16 @@ func TestControlledPaired(t *testing.T) {
 	assert.Less(t, fitsLeaks, reps, "negative control: the two fits' difference is withheld by their flags")
 	assert.LessOrEqual(t, aaFalse, 1, "A/A pairs (native heap and RSS)")
 }
+
+func TestBatchMeans(t *testing.T) {
+	var ss []schema.Sample
+	for l := int64(0); l < 100; l++ {
+		ss = append(ss, schema.Sample{Trigger: schema.TriggerLifecycle, Lifecycles: l, Memory: schema.Memory{RSS: 1000 + 50*l}})
+		ss = append(ss, schema.Sample{Trigger: schema.TriggerTimer, Lifecycles: l, Memory: schema.Memory{RSS: 1 << 30}}) // never used
+	}
+	e := BatchMeans(ss, SignalRSS, 10)
+	require.True(t, e.Valid)
+	assert.InDelta(t, 50, e.Value, 1e-9)
+	assert.InDelta(t, 0, e.SE, 1e-9)
+	assert.False(t, BatchMeans(ss, SignalRSS, 90).Valid, "10 samples are too few for 8 batches")
+}
