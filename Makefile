@@ -47,13 +47,13 @@ bench: deps
 	GO=$(GO) ./scripts/bench.sh bench.txt
 
 ## reliability: kafka-20616 at 20 seeds, the same with --until-verdict, calibration at 10 seeds, and
-## calibration with a 256 B/lifecycle synthetic leak at 10 seeds (the controlled verdicts' detection table)
-## (two seeds at a time; about 45 minutes on 2 cores).
+## calibration with a 256 B/lifecycle synthetic leak at 10 seeds (the controlled verdicts' detection table,
+## with the fixed model run twice per seed for the A/A pair) (two seeds at a time; about 50 minutes on 2 cores).
 reliability: deps build
 	./$(BIN) reliability --scenario kafka-20616 --seeds 20 --parallel 2 $(ARGS)
 	./$(BIN) reliability --scenario kafka-20616 --seeds 20 --parallel 2 --until-verdict $(ARGS)
 	./$(BIN) reliability --scenario calibration --seeds 10 --parallel 2
-	./$(BIN) reliability --scenario calibration --seeds 10 --parallel 2 --set synthetic_leak_bytes=256
+	./$(BIN) reliability --scenario calibration --seeds 10 --parallel 2 --set synthetic_leak_bytes=256 --replicate fixed
 
 clean:
 	rm -rf bin

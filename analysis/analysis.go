@@ -267,7 +267,7 @@ func Analyze(r *schema.Result, samples map[string][]schema.Sample, floors schema
 	}
 	r.Attribution = attribute(r)
 	r.Calibration = calibrate(r)
-	r.Controlled = Controlled(r)
+	r.Controlled = Controlled(r, samples)
 	return nil
 }
 

@@ -68,11 +68,17 @@ func ControlPairs(models []string) []ControlPair {
 }
 
 // Controlled judges every model of r against each of its controls (see
-// ControlPairs), on the native heap and RSS lifecycle-only fits, by
-// stats.CompareFits at 95% with margin 0: a one-sided test that the model
-// grows faster than its control, which finds a leak of any size given
-// enough lifecycles, below any absolute floor.
-func Controlled(r *schema.Result) []schema.Controlled {
+// ControlPairs), on the native heap and RSS, at 95% with margin 0: a
+// one-sided test that the model grows faster than its control, which finds a
+// leak of any size given enough lifecycles, below any absolute floor.
+//
+// With both runs' samples (samples, by run name) the estimate is the paired
+// difference (PairedInput, stats.ComparePaired): the slope of model − control
+// sampled at the same lifecycle counts, so what both runs share cancels
+// (the two are the same scenario and seed, run one after the other); without
+// them, or when fewer than 3 lifecycle counts are shared, the difference of
+// the two lifecycle-only fits (stats.CompareFits). The Reason says which.
+func Controlled(r *schema.Result, samples map[string][]schema.Sample) []schema.Controlled {
 	var out []schema.Controlled
 	for _, p := range ControlPairs(r.Models) {
 		rm, rc := r.Runs[p.Model], r.Runs[p.Control]
@@ -84,18 +90,117 @@ func Controlled(r *schema.Result) []schema.Controlled {
 			if fm == nil || fc == nil {
 				continue
 			}
-			c := stats.CompareFits(statsFit(*fm), statsFit(*fc), stats.CompareOptions{})
+			c, lifecycles := comparePair(samples[p.Model], samples[p.Control], sig, *fm, *fc)
+			if lifecycles == 0 {
+				lifecycles = min(rm.Lifecycles, rc.Lifecycles)
+			}
 			out = append(out, schema.Controlled{Model: p.Model, Control: p.Control, Differs: p.Differs,
 				Signal: sig, Difference: c.Estimate, Verdict: c.Verdict.String(),
 				Reason:     Describe(sig).Name + ": " + strings.TrimSpace(c.Reason),
-				Lifecycles: min(rm.Lifecycles, rc.Lifecycles)})
+				Lifecycles: lifecycles})
 		}
 	}
 	return out
+}
+
+// comparePair is the controlled verdict of one pair on one signal: paired
+// when the samples allow it (with the last shared lifecycle count), else the
+// difference of the two fits (lifecycles 0).
+func comparePair(model, control []schema.Sample, sig string, fm, fc schema.SignalFit) (stats.Comparison, int64) {
+	if in, ok := PairedInput(model, control, sig); ok {
+		if c, _, err := stats.ComparePaired(in, Options(), stats.CompareOptions{}); err == nil {
+			c.Reason = "paired difference series (batch means), " + c.Reason
+			return c, int64(in.Lifecycles[len(in.Lifecycles)-1])
+		}
+	}
+	c := stats.CompareFits(statsFit(fm), statsFit(fc), stats.CompareOptions{})
+	c.Reason = "difference of the two fits, " + c.Reason
+	return c, 0
+}
+
+// PairedInput is the series model − control of signal sig at every lifecycle
+// count both runs sampled (the first non-timer sample at each count), in
+// lifecycle order, as a lifecycle-only stats.Input. ok is false when fewer
+// than 3 counts are shared.
+func PairedInput(model, control []schema.Sample, sig string) (stats.Input, bool) {
+	first := func(ss []schema.Sample) map[int64]float64 {
+		m := map[int64]float64{}
+		for _, s := range ss {
+			if s.Trigger == schema.TriggerTimer {
+				continue
+			}
+			if _, seen := m[s.Lifecycles]; !seen {
+				m[s.Lifecycles] = SignalValue(s, sig)
+			}
+		}
+		return m
+	}
+	mc := first(control)
+	in := stats.Input{Unit: Describe(sig).statsUnit}
+	seen := map[int64]bool{}
+	for _, s := range model {
+		if s.Trigger == schema.TriggerTimer || seen[s.Lifecycles] {
+			continue
+		}
+		seen[s.Lifecycles] = true
+		c, ok := mc[s.Lifecycles]
+		if !ok {
+			continue
+		}
+		in.Lifecycles = append(in.Lifecycles, float64(s.Lifecycles))
+		in.Y = append(in.Y, SignalValue(s, sig)-c)
+	}
+	return in, len(in.Y) >= 3
 }
 
 // CompareSignal is stats.CompareFits on two lifecycle-only fits: model −
 // control per lifecycle, with its interval and controlled verdict.
 func CompareSignal(model, control schema.SignalFit, opt stats.CompareOptions) stats.Comparison {
 	return stats.CompareFits(statsFit(model), statsFit(control), opt)
+}
+
+// CompareReplicate is the A/A pair of the controlled verdict: a second run of
+// model (replicate) judged against its first run (first), same scenario and
+// seed, by the paired difference series on the native heap and RSS, as
+// Controlled judges a model against its control. Every "leak" it returns is
+// a false call. Model is "<model> (replicate)"; Differs is "nothing (A/A)".
+func CompareReplicate(model string, replicate, first []schema.Sample) []schema.Controlled {
+	var out []schema.Controlled
+	for _, sig := range []string{SignalNativeHeap, SignalRSS} {
+		in, ok := PairedInput(replicate, first, sig)
+		if !ok {
+			continue
+		}
+		c := schema.Controlled{Model: model + " (replicate)", Control: model, Differs: "nothing (A/A)", Signal: sig,
+			Lifecycles: int64(in.Lifecycles[len(in.Lifecycles)-1])}
+		cmp, _, err := stats.ComparePaired(in, Options(), stats.CompareOptions{})
+		if err != nil {
+			c.Verdict, c.Reason = stats.VerdictInconclusive.String(), Describe(sig).Name+": "+err.Error()
+		} else {
+			c.Difference, c.Verdict = cmp.Estimate, cmp.Verdict.String()
+			c.Reason = Describe(sig).Name + ": paired difference series (batch means), " + strings.TrimSpace(cmp.Reason)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// BatchMeans is stats.BatchMeansSlope (DefaultBatches, 95%) of signal sig of
+// one model's samples on lifecycles alone, over the non-timer samples after
+// the first warmup of them (a fit's WarmupSamples): the per-lifecycle growth
+// with a batch-means interval, for comparing interval methods on real runs.
+func BatchMeans(samples []schema.Sample, sig string, warmup int) stats.Estimate {
+	var in stats.Input
+	for _, s := range samples {
+		if s.Trigger == schema.TriggerTimer {
+			continue
+		}
+		in.Lifecycles = append(in.Lifecycles, float64(s.Lifecycles))
+		in.Y = append(in.Y, SignalValue(s, sig))
+	}
+	if warmup < 0 || warmup > len(in.Y) {
+		return stats.Estimate{}
+	}
+	in.Y, in.Lifecycles = in.Y[warmup:], in.Lifecycles[warmup:]
+	return stats.BatchMeansSlope(in, stats.DefaultBatches, 0.95)
 }

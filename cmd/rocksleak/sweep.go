@@ -162,7 +162,23 @@ func (rep *reliabilityReport) addSeed(seed int64, dir string, res *schema.Result
 			t.RSSSE = append(t.RSSSE, se)
 		}
 	}
-	for _, c := range res.Controlled {
+	rep.tallyControlled(res.Controlled)
+	for _, c := range res.Calibration {
+		ct := rep.Calib[c.Model]
+		if ct == nil {
+			ct = &calibrationTally{}
+			rep.Calib[c.Model] = ct
+		}
+		ct.NativeErrors = append(ct.NativeErrors, c.NativeHeapError)
+		ct.RSSErrors = append(ct.RSSErrors, c.RSSError)
+		words = append(words, fmt.Sprintf("%s native %+.2f%% rss %+.2f%%", c.Model, 100*c.NativeHeapError, 100*c.RSSError))
+	}
+	return words
+}
+
+// tallyControlled counts controlled verdicts by "model vs control (signal)".
+func (rep *reliabilityReport) tallyControlled(cs []schema.Controlled) {
+	for _, c := range cs {
 		key := fmt.Sprintf("%s vs %s (%s)", c.Model, c.Control, analysis.Describe(c.Signal).Name)
 		ct := rep.Controlled[key]
 		if ct == nil {
@@ -180,17 +196,6 @@ func (rep *reliabilityReport) addSeed(seed int64, dir string, res *schema.Result
 		ct.Differences = append(ct.Differences, c.Difference.Value)
 		ct.Lifecycles = append(ct.Lifecycles, c.Lifecycles)
 	}
-	for _, c := range res.Calibration {
-		ct := rep.Calib[c.Model]
-		if ct == nil {
-			ct = &calibrationTally{}
-			rep.Calib[c.Model] = ct
-		}
-		ct.NativeErrors = append(ct.NativeErrors, c.NativeHeapError)
-		ct.RSSErrors = append(ct.RSSErrors, c.RSSError)
-		words = append(words, fmt.Sprintf("%s native %+.2f%% rss %+.2f%%", c.Model, 100*c.NativeHeapError, 100*c.RSSError))
-	}
-	return words
 }
 
 // totalSE is the reported standard error of a run's whole growth per

@@ -45,8 +45,8 @@ func (k VerdictKind) Leak() *bool {
 
 // DecideOptions configures DecideSignals. A zero field means its default.
 type DecideOptions struct {
-	NativeFloor float64 // bytes per lifecycle; default 1024
-	RSSFloor    float64 // bytes per lifecycle; default 4096
+	NativeFloor float64 // bytes per lifecycle; default DefaultNativeFloor
+	RSSFloor    float64 // bytes per lifecycle; default DefaultRSSFloor
 	// Alpha is the level of each one-sided test (default 0.025): the
 	// intervals quoted are two-sided at 1 − 2·Alpha (95% by default).
 	Alpha float64
@@ -54,10 +54,10 @@ type DecideOptions struct {
 
 func (o DecideOptions) withDefaults() DecideOptions {
 	if o.NativeFloor == 0 {
-		o.NativeFloor = 1024
+		o.NativeFloor = DefaultNativeFloor
 	}
 	if o.RSSFloor == 0 {
-		o.RSSFloor = 4096
+		o.RSSFloor = DefaultRSSFloor
 	}
 	if !(o.Alpha > 0 && o.Alpha < 0.5) {
 		o.Alpha = 0.025

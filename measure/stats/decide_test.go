@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -38,16 +39,16 @@ func TestDecideSignals(t *testing.T) {
 		// Positive control: the leaky model.
 		{"leak", fitWith(10000, 12000, 200), fitWith(14000, 18000, 200), VerdictLeak, "lies above its floor", ""},
 		// Negative control: both below their floors.
-		{"no leak", fitWith(-300, 500, 200), fitWith(-2000, 3000, 200), VerdictNoLeak, "below its floor 4.00 KiB", ""},
+		{"no leak", fitWith(-300, 500, 200), fitWith(-2000, 3000, 200), VerdictNoLeak, "below its floor 12.0 KiB", ""},
 		// The example (fixed model, seed 2): RSS +67.1 KiB [35.2, 99.0]
 		// lies wholly above its floor: never "no leak".
-		{"RSS above its floor", fitWith(-300, 500, 200), fitWith(35.2*1024, 99*1024, 200), VerdictInconclusive, "lies above its floor 4.00 KiB", "levels off"},
+		{"RSS above its floor", fitWith(-300, 500, 200), fitWith(35.2*1024, 99*1024, 200), VerdictInconclusive, "lies above its floor 12.0 KiB", "levels off"},
 		// RSS rising only as a point estimate: not a leak.
 		{"RSS not significant", fitWith(10000, 12000, 200), fitWith(-1000, 9000, 200), VerdictInconclusive, "does not rise significantly", "more lifecycles"},
 		// An interval straddling the floor: inconclusive, with how long to run.
-		{"straddles", fitWith(700, 1500, 200), fitWith(-2000, 3000, 200), VerdictInconclusive, "includes its floor", "more lifecycles"},
+		{"straddles", fitWith(1500, 2600, 200), fitWith(-2000, 3000, 200), VerdictInconclusive, "includes its floor", "more lifecycles"},
 		// RSS straddling its floor while native is below: not "no leak".
-		{"RSS straddles", fitWith(-300, 500, 200), fitWith(2000, 6000, 200), VerdictInconclusive, "includes its floor 4.00 KiB", "more lifecycles"},
+		{"RSS straddles", fitWith(-300, 500, 200), fitWith(8000, 16000, 200), VerdictInconclusive, "includes its floor 12.0 KiB", "more lifecycles"},
 		// Warnings that undermine the fit make a clear-looking verdict inconclusive.
 		{"warm-up at limit", fitWith(10000, 12000, 200, FlagWarmupAtLimit), fitWith(14000, 18000, 200), VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
 		{"slope not constant", fitWith(-300, 500, 200), fitWith(-2000, 3000, 200, FlagSlopeNotConstant), VerdictInconclusive, "slope is not constant", "levels off"},
@@ -115,28 +116,28 @@ func TestDecideSignals(t *testing.T) {
 // TestDecideSignalsConsistent: over a grid of intervals, the Reason never
 // says "above"/"below" a floor unless the quoted interval is.
 func TestDecideSignalsConsistent(t *testing.T) {
-	vals := []float64{-5000, -500, 0, 500, 900, 1100, 2000, 3000, 3900, 4300, 6000, 20000}
+	vals := []float64{-5000, -500, 0, 500, 1900, 2200, 4000, 8000, 11900, 12500, 16000, 40000}
 	for _, nlo := range vals {
 		for _, nw := range []float64{100, 1000, 5000} {
 			for _, rlo := range vals {
-				for _, rw := range []float64{100, 1000, 10000} {
+				for _, rw := range []float64{100, 1000, 30000} {
 					nf, rf := fitWith(nlo, nlo+nw, 100), fitWith(rlo, rlo+rw, 100)
 					d := DecideSignals(nf, rf, DecideOptions{})
 					switch d.Verdict {
 					case VerdictLeak:
-						require.Greater(t, d.Native.Low, 1024.0, d.Reason)
+						require.Greater(t, d.Native.Low, float64(DefaultNativeFloor), d.Reason)
 						require.Greater(t, d.RSS.Low, 0.0, d.Reason)
 					case VerdictNoLeak:
-						require.Less(t, d.Native.High, 1024.0, d.Reason)
-						require.Less(t, d.RSS.High, 4096.0, d.Reason)
+						require.Less(t, d.Native.High, float64(DefaultNativeFloor), d.Reason)
+						require.Less(t, d.RSS.High, float64(DefaultRSSFloor), d.Reason)
 					default:
 						require.NotEmpty(t, d.Settle, d.Reason)
 					}
-					if strings.Contains(d.Reason, "native heap") && strings.Contains(d.Reason, "lies above its floor 1.00 KiB") {
-						require.Greater(t, d.Native.Low, 1024.0, d.Reason)
+					if strings.Contains(d.Reason, "native heap") && strings.Contains(d.Reason, "lies above its floor 2.00 KiB") {
+						require.Greater(t, d.Native.Low, float64(DefaultNativeFloor), d.Reason)
 					}
-					if strings.Contains(d.Reason, "lies below its floor 1.00 KiB") {
-						require.Less(t, d.Native.High, 1024.0, d.Reason)
+					if strings.Contains(d.Reason, "lies below its floor 2.00 KiB") {
+						require.Less(t, d.Native.High, float64(DefaultNativeFloor), d.Reason)
 					}
 				}
 			}
@@ -230,7 +231,102 @@ func TestStopRule(t *testing.T) {
 
 	// At the horizon an inconclusive verdict stops too.
 	st = StopState{}
-	d, stop = r.Look(&st, 1000, fitWith(700, 1500, 200), fitWith(-2000, 3000, 200), DecideOptions{})
+	d, stop = r.Look(&st, 1000, fitWith(1500, 2600, 200), fitWith(-2000, 3000, 200), DecideOptions{})
 	assert.True(t, stop)
 	assert.Equal(t, VerdictInconclusive, d.Verdict)
+}
+
+// pairedSeries is a difference series over n lifecycles: slope per
+// lifecycle plus AR(1) noise (φ 0.75, sd per step) plus a random walk (step
+// sd rw), one sample per lifecycle.
+func pairedSeries(r *rand.Rand, n int, slope, sd, rw float64) Input {
+	in := Input{Y: make([]float64, n), Lifecycles: make([]float64, n)}
+	var a, w float64
+	for i := range n {
+		a = 0.75*a + sd*r.NormFloat64()
+		w += rw * r.NormFloat64()
+		in.Lifecycles[i] = float64(i)
+		in.Y[i] = slope*float64(i) + a + w
+	}
+	return in
+}
+
+func TestComparePaired(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 3))
+	o := Options{Interval: IntervalRobust}
+	var leaks, aaFalse, covered int
+	var lastSE float64
+	const reps = 40
+	for range reps {
+		d, f, err := ComparePaired(pairedSeries(r, 1000, 256, 10e3, 500), o, CompareOptions{})
+		require.NoError(t, err)
+		require.True(t, d.Estimate.Valid, d.Reason)
+		assert.Equal(t, 1000, f.N)
+		assert.InDelta(t, float64(DefaultBatches-1), d.Estimate.DF, 1e-12)
+		lastSE = d.Estimate.SE
+		if d.Verdict == VerdictLeak {
+			leaks++
+			assert.Contains(t, d.Reason, "lies above 0 B/lifecycle")
+		}
+		if d.Estimate.Low <= 256 && 256 <= d.Estimate.High {
+			covered++
+		}
+		aa, _, err := ComparePaired(pairedSeries(r, 1000, 0, 10e3, 500), o, CompareOptions{})
+		require.NoError(t, err)
+		if aa.Verdict == VerdictLeak {
+			aaFalse++
+		}
+	}
+	t.Logf("leak %d/%d, covered %d/%d, A/A false %d/%d, last SE %.0f", leaks, reps, covered, reps, aaFalse, reps, lastSE)
+	assert.GreaterOrEqual(t, leaks, reps-2)
+	assert.GreaterOrEqual(t, covered, reps-4)
+	assert.LessOrEqual(t, aaFalse, 2)
+
+	// A dominating level shift in the difference withholds the verdict.
+	step := pairedSeries(r, 1000, 256, 3e3, 0)
+	for i := 600; i < 1000; i++ {
+		step.Y[i] += 50 << 20
+	}
+	st, _, err := ComparePaired(step, o, CompareOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, VerdictInconclusive, st.Verdict, st.Reason)
+	assert.Contains(t, st.Reason, "paired difference: "+string(FlagStep))
+	// A between-run term widens it (√2·τ in quadrature).
+	in := pairedSeries(r, 1000, 256, 10e3, 500)
+	d0, _, _ := ComparePaired(in, o, CompareOptions{})
+	w, _, _ := ComparePaired(in, o, CompareOptions{BetweenRunSD: 200})
+	assert.InDelta(t, math.Hypot(d0.Estimate.SE, math.Sqrt2*200), w.Estimate.SE, 1e-9)
+	// Too short for batch means: no interval, no call.
+	short, _, err := ComparePaired(pairedSeries(r, 20, 256, 3e3, 0), o, CompareOptions{})
+	require.NoError(t, err)
+	assert.False(t, short.Estimate.Valid)
+	assert.Equal(t, VerdictInconclusive, short.Verdict)
+}
+
+func TestBatchMeansSlope(t *testing.T) {
+	// A straight line: the slope exactly, no spread.
+	line := Input{Y: make([]float64, 80), Lifecycles: make([]float64, 80)}
+	for i := range line.Y {
+		line.Lifecycles[i] = float64(2 * i)
+		line.Y[i] = 5 + 3*line.Lifecycles[i]
+	}
+	e := BatchMeansSlope(line, 8, 0.95)
+	require.True(t, e.Valid)
+	assert.InDelta(t, 3, e.Value, 1e-9)
+	assert.InDelta(t, 0, e.SE, 1e-9)
+	assert.Equal(t, 7.0, e.DF)
+	assert.False(t, BatchMeansSlope(Input{Y: line.Y[:20], Lifecycles: line.Lifecycles[:20]}, 8, 0.95).Valid, "fewer than 3 samples a batch")
+	// Coverage on a random walk plus AR(1) noise, where an interval that
+	// assumes stationary errors undercovers.
+	r := rand.New(rand.NewPCG(11, 4))
+	covered := 0
+	const reps = 300
+	for range reps {
+		e := BatchMeansSlope(pairedSeries(r, 800, 100, 20e3, 5e3), 8, 0.95)
+		if e.Low <= 100 && 100 <= e.High {
+			covered++
+		}
+	}
+	t.Logf("batch means covered %d/%d", covered, reps)
+	assert.InDelta(t, 0.95, float64(covered)/reps, 0.04)
 }

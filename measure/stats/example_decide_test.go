@@ -15,15 +15,15 @@ func fitOf(value, se, df float64) stats.Fit {
 }
 
 func ExampleDecideSignals() {
-	native, rss := fitOf(300, 100, 500), fitOf(6000, 1500, 500)
+	native, rss := fitOf(300, 100, 500), fitOf(14000, 1500, 500)
 	d := stats.DecideSignals(native, rss, stats.DecideOptions{})
 	fmt.Println(d.Verdict)
 	fmt.Println(d.Reason)
 	fmt.Println(d.Settle)
 	// Output:
 	// inconclusive
-	// inconclusive: RSS +5.86 KiB/lifecycle [2.98 KiB, 8.74 KiB] (95%) includes its floor 4.00 KiB/lifecycle
-	// run ~380 more lifecycles for the interval to clear the floor
+	// inconclusive: RSS +13.7 KiB/lifecycle [10.8 KiB, 16.5 KiB] (95%) includes its floor 12.0 KiB/lifecycle
+	// run ~480 more lifecycles for the interval to clear the floor
 }
 
 func ExampleCompareFits() {

@@ -16,11 +16,16 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/measure/stats/simulate"
+	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 func main() {
@@ -85,6 +90,7 @@ func run(quick, sim bool, reps int, seed uint64, real string) error {
 		minCov, minCase, maxCov, maxCase, maxFalse, falseCase)
 	sequential(reps, seed)
 	controlled(reps, seed)
+	paired(reps, seed)
 	if real != "" {
 		if err := spreads(real); err != nil {
 			return err
@@ -147,7 +153,10 @@ func spreads(glob string) error {
 	if err := realVerdicts(dirs); err != nil {
 		return err
 	}
-	return realControlled(dirs)
+	if err := realControlled(dirs); err != nil {
+		return err
+	}
+	return realPaired(dirs)
 }
 
 // realControlled injects a 256 B/lifecycle leak into real fixed-model
@@ -231,9 +240,24 @@ func controlled(reps int, seed uint64) {
 	_ = w.Flush()
 }
 
+func paired(reps int, seed uint64) {
+	const leak = 272 // malloc(256) as glibc counts it
+	fmt.Printf("\nPaired controlled verdict (stats.ComparePaired: batch means, 8 batches, t with 7 df): a difference of %d B/lifecycle, and A/A series;\n", leak)
+	fmt.Printf("one sample per lifecycle, %d series per cell. Goal: coverage 0.90–0.98, A/A false leak ≤ 0.05.\n", reps)
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "noise of the difference\tlifecycles\tdetected\tA/A false leak\tcoverage\t")
+	for _, c := range simulate.PairedSuite() {
+		for _, L := range []int{500, 1000, 1536} {
+			r := simulate.RunPaired(c, leak, L, reps, seed)
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t\n", c.Name, L, f2(frac(r.Detected, reps)), f2(frac(r.AAFalse, reps)), f2(r.Cover))
+		}
+	}
+	_ = w.Flush()
+}
+
 // realVerdicts tallies the verdicts of each model over the seeds of each run.
 func realVerdicts(dirs []string) error {
-	fmt.Println("\nVerdicts on real runs (total fits of native heap and RSS, default floors 1 KiB and 4 KiB per lifecycle): leak / no leak / inconclusive.")
+	fmt.Println("\nVerdicts on real runs (total fits of native heap and RSS, default floors stats.DefaultNativeFloor and DefaultRSSFloor, 2 KiB and 12 KiB per lifecycle): leak / no leak / inconclusive.")
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "run\tmodel\tlegacy (Decide)\trobust (DecideSignals)\t")
 	var settles []string
@@ -273,4 +297,198 @@ func realVerdicts(dirs []string) error {
 		fmt.Println(s)
 	}
 	return nil
+}
+
+// realPaired judges, in every run directory whose seeds hold a model X and
+// X+synthetic (a calibration run), the synthetic model against its control
+// at each seed, over the first L lifecycles for several L: by the paired
+// difference series (analysis.PairedInput, stats.ComparePaired, what the tool
+// reports) and by the difference of the two fits (stats.CompareFits), native
+// heap. A replicate of the control (seed-N/replicate, written by rocksleak
+// reliability --replicate) gives the A/A pair by the same two methods.
+func realPaired(dirs []string) error {
+	var header bool
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, d := range dirs {
+		seedDirs, err := filepath.Glob(filepath.Join(d, "seed-*"))
+		if err != nil {
+			return err
+		}
+		sort.Slice(seedDirs, func(i, j int) bool { return seedNum(seedDirs[i]) < seedNum(seedDirs[j]) })
+		type row struct {
+			paired, fits, aaPaired, aaFits, n, aa int
+			cover, coverFits                      int
+			half, est                             []float64
+		}
+		rows := map[int64]*row{}
+		var lens []int64
+		for _, sd := range seedDirs {
+			res, err := schema.Read(filepath.Join(sd, "result.json"))
+			if err != nil {
+				continue
+			}
+			samples, err := schema.ReadSamplesCSV(filepath.Join(sd, "samples.csv"))
+			if err != nil {
+				return err
+			}
+			var model, control string
+			for _, m := range res.Models {
+				if c, ok := strings.CutSuffix(m, spec.SyntheticSuffix); ok && samples[c] != nil {
+					model, control = m, c
+				}
+			}
+			if model == "" {
+				continue
+			}
+			known := chunkBytes(res.Scenario.SyntheticLeakBytes, res.Runs[model].Allocator)
+			var rep []schema.Sample
+			if rs, err := schema.ReadSamplesCSV(filepath.Join(sd, "replicate", "samples.csv")); err == nil {
+				rep = rs[control]
+			}
+			if !header {
+				fmt.Printf("\nControlled verdicts on real calibration runs, native heap: %s against %s at each seed, over the first L lifecycles.\n", model, control)
+				fmt.Println("paired = slope of the series model − control at shared lifecycle counts (stats.ComparePaired); fits = difference of the two fits (stats.CompareFits).")
+				fmt.Println("A/A = the control against its replicate run (same scenario and seed, run after it), when present.")
+				fmt.Println("cover = intervals containing the leak as the allocator counts it (glibc: malloc's chunk, n + 8 rounded up to 16 bytes; 272 B for 256).")
+				fmt.Fprintln(w, "run\tL\tseeds\tpaired: leak\tcover\tmean ± sd\tmedian half-width\t|\tfits: leak\tcover\t|\tA/A seeds\tpaired false\tfits false\t")
+				header = true
+			}
+			maxL := samples[control][len(samples[control])-1].Lifecycles
+			if lens == nil {
+				for _, L := range []int64{512, 1024, 1536, 2048, 3072, 4096} {
+					if L <= maxL {
+						lens = append(lens, L)
+					}
+				}
+			}
+			for _, L := range lens {
+				r := rows[L]
+				if r == nil {
+					r = &row{}
+					rows[L] = r
+				}
+				p, f, err := pairVerdicts(cut(samples[model], L), cut(samples[control], L))
+				if err != nil {
+					return err
+				}
+				r.n++
+				if p.Verdict == stats.VerdictLeak {
+					r.paired++
+				}
+				if f.Verdict == stats.VerdictLeak {
+					r.fits++
+				}
+				r.half = append(r.half, (p.Estimate.High-p.Estimate.Low)/2)
+				r.est = append(r.est, p.Estimate.Value)
+				if p.Estimate.Valid && p.Estimate.Low <= known && known <= p.Estimate.High {
+					r.cover++
+				}
+				if f.Estimate.Valid && f.Estimate.Low <= known && known <= f.Estimate.High {
+					r.coverFits++
+				}
+				if rep != nil {
+					p, f, err := pairVerdicts(cut(rep, L), cut(samples[control], L))
+					if err != nil {
+						return err
+					}
+					r.aa++
+					if p.Verdict == stats.VerdictLeak {
+						r.aaPaired++
+					}
+					if f.Verdict == stats.VerdictLeak {
+						r.aaFits++
+					}
+				}
+			}
+		}
+		for _, L := range lens {
+			r := rows[L]
+			if r == nil || r.n == 0 {
+				continue
+			}
+			aaP, aaF := "—", "—"
+			if r.aa > 0 {
+				aaP, aaF = fmt.Sprintf("%d/%d", r.aaPaired, r.aa), fmt.Sprintf("%d/%d", r.aaFits, r.aa)
+			}
+			m, sd := meanSD(r.est)
+			fmt.Fprintf(w, "%s\t%d\t%d\t%d/%d\t%d/%d\t%.0f ± %.0f\t%.0f\t|\t%d/%d\t%d/%d\t|\t%d\t%s\t%s\t\n", filepath.Base(d), L, r.n, r.paired, r.n, r.cover, r.n,
+				m, sd, medianOf(r.half), r.fits, r.n, r.coverFits, r.n, r.aa, aaP, aaF)
+		}
+	}
+	return w.Flush()
+}
+
+// pairVerdicts is the controlled verdict of model against control on the
+// native heap, paired and by the two fits.
+func pairVerdicts(model, control []schema.Sample) (paired, fits stats.Comparison, err error) {
+	if in, ok := analysis.PairedInput(model, control, analysis.SignalNativeHeap); ok {
+		paired, _, err = stats.ComparePaired(in, analysis.Options(), stats.CompareOptions{})
+		if err != nil {
+			return paired, fits, err
+		}
+	}
+	fm, err := analysis.FitSamples(model)
+	if err != nil {
+		return paired, fits, err
+	}
+	fc, err := analysis.FitSamples(control)
+	if err != nil {
+		return paired, fits, err
+	}
+	fits = analysis.CompareSignal(*fm[analysis.SignalNativeHeap].Total, *fc[analysis.SignalNativeHeap].Total, stats.CompareOptions{})
+	return paired, fits, nil
+}
+
+// chunkBytes is what the allocator counts in use for one malloc(n): under
+// glibc the chunk, n plus its 8-byte size field rounded up to 16 bytes (at
+// least 32); otherwise n (jemalloc's size classes include 256 and every
+// power of two).
+func chunkBytes(n int, a spec.Allocator) float64 {
+	if a == spec.AllocatorGlibc || a == "" {
+		return float64(max(32, (n+8+15)&^15))
+	}
+	return float64(n)
+}
+
+func meanSD(v []float64) (mean, sd float64) {
+	if len(v) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, math.NaN()
+	}
+	for _, x := range v {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(v)-1))
+}
+
+// cut keeps the samples up to L lifecycles.
+func cut(ss []schema.Sample, L int64) []schema.Sample {
+	n := 0
+	for n < len(ss) && ss[n].Lifecycles <= L {
+		n++
+	}
+	return ss[:n]
+}
+
+func seedNum(dir string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(dir), "seed-"))
+	return n
+}
+
+func medianOf(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

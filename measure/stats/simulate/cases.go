@@ -18,10 +18,12 @@ const (
 	RSSStepSD = 20e3
 )
 
-// Floors of the default verdict (stats.DecideOptions).
+// Floors of the default verdict: stats.DefaultNativeFloor and
+// stats.DefaultRSSFloor, the ones every verdict of the tool uses (the cases
+// at and around the floors are defined relative to them).
 const (
-	NativeFloor = 1024.0
-	RSSFloor    = 4096.0
+	NativeFloor float64 = stats.DefaultNativeFloor
+	RSSFloor    float64 = stats.DefaultRSSFloor
 )
 
 var (

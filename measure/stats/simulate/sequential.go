@@ -158,3 +158,107 @@ func RunControlled(leak float64, lifecycles, reps int, seed uint64) ControlResul
 	res.Cover = float64(cov) / math.Max(1, float64(reps))
 	return res
 }
+
+// PairedCase is a paired difference series (model − control of one seed):
+// a true difference per lifecycle plus the noise that does not repeat
+// between the two runs, one sample per lifecycle.
+type PairedCase struct {
+	Name  string
+	Noise Noise
+}
+
+// PairedSuite returns the noise shapes the paired estimator is checked on:
+// stationary AR(1), a random walk, both, noise whose level changes between
+// quiet and busy periods, and a difference whose rate wanders (a random walk
+// in the slope), at sizes of the order of the real calibration pairs (batch
+// SEs of 30–60 B/lifecycle at 1,000–1,500 lifecycles).
+func PairedSuite() []PairedCase {
+	return []PairedCase{
+		{"AR(1) φ=0.75, 8 KB", AR1(0.75, 8e3)},
+		{"random walk, 400 B steps", RandomWalk(400)},
+		{"AR(1) 8 KB + random walk 400 B", Sum(AR1(0.75, 8e3), RandomWalk(400))},
+		{"quiet and busy periods", Bursty(AR1(0.75, 4e3), 200, 6)},
+		{"rate wanders (random walk in the slope, 2 B/lifecycle steps)", Sum(AR1(0.75, 8e3), WanderingSlope(2))},
+	}
+}
+
+// Bursty multiplies noise by k in alternate periods of p samples.
+func Bursty(noise Noise, p int, k float64) Noise {
+	return func(r *rand.Rand, n int) []float64 {
+		e := noise(r, n)
+		for i := range e {
+			if (i/p)%2 == 1 {
+				e[i] *= k
+			}
+		}
+		return e
+	}
+}
+
+// WanderingSlope adds a slope that itself does a random walk with steps of
+// sd bytes per lifecycle: its mean over the run is the "true" difference,
+// so the component is centred to a mean slope of 0 over the run's n samples.
+func WanderingSlope(sd float64) Noise {
+	return func(r *rand.Rand, n int) []float64 {
+		e := make([]float64, n)
+		s := make([]float64, n)
+		var b, mean float64
+		for i := range s {
+			b += sd * r.NormFloat64()
+			s[i] = b
+			mean += b
+		}
+		mean /= float64(n)
+		var x float64
+		for i := range e {
+			x += s[i] - mean
+			e[i] = x
+		}
+		return e
+	}
+}
+
+// PairedResult is the outcome of RunPaired for one case and length.
+type PairedResult struct {
+	Case       string
+	Lifecycles int
+	Reps       int
+	Detected   int     // leak calls with the difference
+	AAFalse    int     // leak calls without it (A/A)
+	Cover      float64 // share of runs whose interval contains the difference
+}
+
+// RunPaired simulates stats.ComparePaired on c with a true difference of
+// leak bytes per lifecycle over lifecycles lifecycles, and the A/A series
+// (difference 0), reps times each.
+func RunPaired(c PairedCase, leak float64, lifecycles, reps int, seed uint64) PairedResult {
+	r := rand.New(rand.NewPCG(seed, hash("paired "+c.Name)+uint64(lifecycles)))
+	res := PairedResult{Case: c.Name, Lifecycles: lifecycles, Reps: reps}
+	opt := Robust().Options
+	n := lifecycles + 1
+	series := func(slope float64) stats.Input {
+		in := stats.Input{Y: make([]float64, n), Lifecycles: make([]float64, n)}
+		e := c.Noise(r, n)
+		for i := range in.Y {
+			in.Lifecycles[i] = float64(i)
+			in.Y[i] = slope*float64(i) + e[i]
+		}
+		return in
+	}
+	var cov int
+	for range reps {
+		d, _, err := stats.ComparePaired(series(leak), opt, stats.CompareOptions{})
+		if err == nil && d.Verdict == stats.VerdictLeak {
+			res.Detected++
+		}
+		if err == nil && d.Estimate.Valid && d.Estimate.Low <= leak && leak <= d.Estimate.High {
+			cov++
+		}
+		aa, _, err := stats.ComparePaired(series(0), opt, stats.CompareOptions{})
+		if err == nil && aa.Verdict == stats.VerdictLeak {
+			res.AAFalse++
+		}
+	}
+	res.Cover = float64(cov) / math.Max(1, float64(reps))
+	return res
+}
