@@ -23,11 +23,14 @@ var ErrIncomparable = errors.New("results cannot be compared")
 // Outcome is a check's or the gate's outcome.
 type Outcome string
 
-// The outcomes. WARN passes the gate.
+// The outcomes. WARN passes the gate. NotApplicable is a check whose
+// metric the compared subjects cannot have (consumer lag of a result.json's
+// run): it takes no part in the decision.
 const (
-	Pass Outcome = "PASS"
-	Warn Outcome = "WARN"
-	Fail Outcome = "FAIL"
+	Pass          Outcome = "PASS"
+	Warn          Outcome = "WARN"
+	Fail          Outcome = "FAIL"
+	NotApplicable Outcome = "N/A"
 )
 
 // Rule states how a check's outcome is decided; reports print it.
@@ -89,8 +92,12 @@ type Report struct {
 	Candidate Side          `json:"candidate"`
 	Rule      string        `json:"rule"`
 	Checks    []CheckResult `json:"checks"`
-	Outcome   Outcome       `json:"outcome"`
-	Warnings  []string      `json:"warnings"`
+	// NotApplicable are the policy's checks whose metric the runs cannot
+	// have (consumer lag: a run reads no stream), with the reason; they take
+	// no part in the decision and are not among Checks.
+	NotApplicable []CheckResult `json:"not_applicable,omitempty"`
+	Outcome       Outcome       `json:"outcome"`
+	Warnings      []string      `json:"warnings"`
 	// Controlled is the candidate judged against the baseline on the
 	// difference of their native-heap slopes; a "leak" fails the gate.
 	Controlled *Controlled `json:"controlled,omitempty"`
@@ -256,7 +263,11 @@ func Evaluate(p Policy, base, cand *schema.Result, opt Options) (*Report, error)
 	br, cr := base.Runs[bm], cand.Runs[cm]
 	rep.Outcome = Pass
 	for _, c := range p.Checks {
-		res := evaluate(c, br, cr)
+		res := EvaluateCheck(c, RunSubject(br), RunSubject(cr))
+		if res.Outcome == NotApplicable {
+			rep.NotApplicable = append(rep.NotApplicable, res)
+			continue
+		}
 		rep.Checks = append(rep.Checks, res)
 		switch {
 		case res.Outcome == Fail:
@@ -285,8 +296,13 @@ func side(r *schema.Result, model string) Side {
 	return s
 }
 
-// evaluate applies one check (valid by Policy.Validate) to the two runs.
-func evaluate(c Check, base, cand *schema.Run) CheckResult {
+// EvaluateCheck applies one check (valid by Policy.Validate) to a candidate
+// against a baseline (used by ratio checks only): PASS, WARN or FAIL as Rule
+// states, WARN when the candidate (or, for a ratio, the baseline) did not
+// measure the metric, and NotApplicable when the metric is not one the
+// subjects can have. Evaluate applies it to two runs; an upgrade
+// rehearsal's gate applies it to fleet instances.
+func EvaluateCheck(c Check, base, cand Subject) CheckResult {
 	m := metrics[c.Metric]
 	res := CheckResult{Name: c.Name, Metric: c.Metric, Op: c.Op, Unit: m.unit, Factor: c.Factor, Floor: c.Floor}
 	failf := func(format string, args ...any) CheckResult {
@@ -297,7 +313,17 @@ func evaluate(c Check, base, cand *schema.Run) CheckResult {
 		res.Outcome, res.Reason = Warn, fmt.Sprintf(format, args...)
 		return res
 	}
+	if cand.Run == nil || (c.Op == OpRatio && base.Run == nil) {
+		return failf("cannot evaluate: no run to read on one side")
+	}
+	notApplicable := func(err error) CheckResult {
+		res.Outcome, res.Reason = NotApplicable, err.Error()
+		return res
+	}
 	cq, err := m.read(cand)
+	if errors.Is(err, errNotApplicable) {
+		return notApplicable(err)
+	}
 	if errors.Is(err, errNoData) {
 		return warnf("nothing to check: the candidate %v", err)
 	}
@@ -308,6 +334,9 @@ func evaluate(c Check, base, cand *schema.Run) CheckResult {
 	switch c.Op {
 	case OpRatio:
 		bq, err := m.read(base)
+		if errors.Is(err, errNotApplicable) {
+			return notApplicable(fmt.Errorf("the baseline: %w", err))
+		}
 		if errors.Is(err, errNoData) {
 			return warnf("no limit: the baseline %v (candidate %s)", err, fmtQty(cq.Value, m.unit))
 		}

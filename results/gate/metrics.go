@@ -30,10 +30,35 @@ type Quantity struct {
 
 func exact(v float64) Quantity { return Quantity{Value: v, Low: v, High: v} }
 
+// Subject is one side of a check: a run's figures, and the figures a
+// single run does not have (an upgrade rehearsal's instances have them).
+type Subject struct {
+	// Run holds the slopes (Fits, from the Total fits), the restore times
+	// and the counters.
+	Run *schema.Run
+	// Lag is the subject's consumer lag; nil when the subject is not one
+	// that consumes a stream at a fixed rate (a result.json's run): a lag
+	// check on it is not applicable.
+	Lag *Lag
+}
+
+// Lag is how far a subject fell behind its input.
+type Lag struct {
+	// Points is how many lag readings MaxBehindNs is the worst of; 0 means
+	// lag was expected but not measured (the check warns).
+	Points int
+	// MaxBehindNs is the largest age of the oldest unprocessed record, in
+	// nanoseconds of simulated (stream) time.
+	MaxBehindNs int64
+}
+
+// RunSubject is a result.json run as a Subject (no lag).
+func RunSubject(r *schema.Run) Subject { return Subject{Run: r} }
+
 type metric struct {
 	unit     string
 	estimate bool // a slope with a 95% interval
-	read     func(*schema.Run) (Quantity, error)
+	read     func(Subject) (Quantity, error)
 }
 
 // metrics is the catalogue of what a check can compare. Slopes come from the
@@ -58,13 +83,15 @@ var metrics = map[string]metric{
 		}
 		return n
 	}),
+	"consumer_lag_max": consumerLag(),
 }
 
 func perLifecycle(f schema.SignalFit) stats.Estimate { return f.PerLifecycle }
 func perMillion(f schema.SignalFit) stats.Estimate   { return f.PerMillionRecords }
 
 func slope(signal, unit string, pick func(schema.SignalFit) stats.Estimate) metric {
-	return metric{unit: unit, estimate: true, read: func(r *schema.Run) (Quantity, error) {
+	return metric{unit: unit, estimate: true, read: func(s Subject) (Quantity, error) {
+		r := s.Run
 		f, ok := r.Fits[signal]
 		if !ok {
 			return Quantity{}, fmt.Errorf("no %s fit in the result (the model produced no samples?)", signal)
@@ -85,8 +112,28 @@ func slope(signal, unit string, pick func(schema.SignalFit) stats.Estimate) metr
 // restores): the check warns instead of failing or passing.
 var errNoData = errors.New("not measured")
 
+// errNotApplicable marks a metric the subject cannot have (consumer lag of a
+// result.json's run, which reads no stream): the check is left out of the
+// decision and listed as not applicable.
+var errNotApplicable = errors.New("not applicable")
+
+// consumerLag is the worst consumer lag, in nanoseconds of simulated time:
+// the age of the oldest record not yet processed (0 when never behind).
+func consumerLag() metric {
+	return metric{unit: UnitNanoseconds, read: func(s Subject) (Quantity, error) {
+		switch {
+		case s.Lag == nil:
+			return Quantity{}, fmt.Errorf("%w: a run of a model reads no stream, so it has no consumer lag (an upgrade rehearsal's instances have one)", errNotApplicable)
+		case s.Lag.Points == 0:
+			return Quantity{}, fmt.Errorf("%w: no lag readings", errNoData)
+		}
+		return exact(float64(s.Lag.MaxBehindNs)), nil
+	}}
+}
+
 func restore(get func(*schema.Run) int64) metric {
-	return metric{unit: UnitNanoseconds, read: func(r *schema.Run) (Quantity, error) {
+	return metric{unit: UnitNanoseconds, read: func(s Subject) (Quantity, error) {
+		r := s.Run
 		if r.Restore.Count == 0 {
 			return Quantity{}, fmt.Errorf("%w: no restores in the run", errNoData)
 		}
@@ -98,8 +145,8 @@ func restore(get func(*schema.Run) int64) metric {
 // interval when the run had enough restores for one (restore times are wall
 // time: a loaded machine moves them, so a lone median must not fail a gate).
 func restoreMedian() metric {
-	return metric{unit: UnitNanoseconds, read: func(r *schema.Run) (Quantity, error) {
-		rs := r.Restore
+	return metric{unit: UnitNanoseconds, read: func(s Subject) (Quantity, error) {
+		rs := s.Run.Restore
 		if rs.Count == 0 {
 			return Quantity{}, fmt.Errorf("%w: no restores in the run", errNoData)
 		}
@@ -111,7 +158,7 @@ func restoreMedian() metric {
 }
 
 func count(unit string, get func(*schema.Run) int64) metric {
-	return metric{unit: unit, read: func(r *schema.Run) (Quantity, error) { return exact(float64(get(r))), nil }}
+	return metric{unit: unit, read: func(s Subject) (Quantity, error) { return exact(float64(get(s.Run))), nil }}
 }
 
 // MetricUnit returns a metric's unit, or "" for an unknown metric.

@@ -89,7 +89,8 @@ var defaultPolicyYAML []byte
 // DefaultPolicyYAML returns the embedded default policy file: the canary gate
 // of the KAFKA-20616 upgrade (RSS growth per million records ≤ baseline ×
 // 1.2, native growth per lifecycle ≤ baseline × 1.2, restore time p50 ≤
-// baseline × 1.25, no task errors, no records lost), with its floors.
+// baseline × 1.25, no task errors, no records lost, consumer lag ≤ 2 minutes
+// where the subjects have lag), with its floors.
 func DefaultPolicyYAML() []byte { return bytes.Clone(defaultPolicyYAML) }
 
 // DefaultPolicy returns the parsed default policy.

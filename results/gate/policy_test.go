@@ -19,7 +19,7 @@ func TestDefaultPolicyParses(t *testing.T) {
 		names = append(names, c.Name)
 	}
 	assert.Equal(t, []string{"rss_growth_per_million_records", "native_growth_per_lifecycle", "restore_time",
-		"task_errors", "records_lost"}, names)
+		"task_errors", "records_lost", "consumer_lag"}, names)
 	assert.Equal(t, p, DefaultPolicy())
 	// The source document's factors.
 	assert.Equal(t, 1.2, p.Checks[0].Factor)
@@ -28,6 +28,8 @@ func TestDefaultPolicyParses(t *testing.T) {
 	assert.Equal(t, "restore_time_p50", p.Checks[2].Metric)
 	assert.Equal(t, OpEqual, p.Checks[3].Op)
 	assert.Equal(t, 0.0, *p.Checks[3].Value)
+	assert.Equal(t, OpMax, p.Checks[5].Op)
+	assert.Equal(t, 120e9, *p.Checks[5].Value, "consumer lag ≤ 2 minutes, in nanoseconds")
 }
 
 func TestParsePolicyBadFieldNamesIt(t *testing.T) {

@@ -69,6 +69,9 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, baselineCell(c), candidateCell(c), limitCell(c), c.Outcome, c.Reason)
 	}
 	tw.Flush()
+	for _, c := range r.NotApplicable {
+		fmt.Fprintf(&b, "check %s: %s\n", c.Name, c.Reason)
+	}
 	if c := r.Controlled; c != nil {
 		fmt.Fprintf(&b, "controlled verdict: %s: %s\n", c.Verdict, c.Reason)
 	}
@@ -100,6 +103,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	for _, c := range r.Checks {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s %s | %s |\n", c.Name, table.EscapeMarkdown(baselineCell(c)),
 			table.EscapeMarkdown(candidateCell(c)), table.EscapeMarkdown(limitCell(c)), icon[c.Outcome], c.Outcome, table.EscapeMarkdown(c.Reason))
+	}
+	for i, c := range r.NotApplicable {
+		if i == 0 {
+			fmt.Fprintln(&b)
+		}
+		fmt.Fprintf(&b, "- `%s`: %s\n", c.Name, table.EscapeMarkdown(c.Reason))
 	}
 	if c := r.Controlled; c != nil {
 		fmt.Fprintf(&b, "\n**controlled verdict: %s** — %s\n", c.Verdict, table.EscapeMarkdown(c.Reason))

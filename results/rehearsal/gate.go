@@ -1,0 +1,345 @@
+package rehearsal
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/results/gate"
+	"github.com/rocksleak/rocksleak/schema"
+)
+
+// The outcomes of a rehearsal's gate and of its checks, as rehearsal.json
+// spells them. "warn" passes: an estimate above its limit whose interval
+// reaches below it is not evidence of a regression.
+const (
+	OutcomePass = "pass"
+	OutcomeWarn = "warn"
+	OutcomeFail = "fail"
+)
+
+// Gate evaluates policy p on phase r.Phases[phase]: every check of p for
+// every candidate instance, against the baseline instances over the same
+// window (the same phase), by gate.EvaluateCheck, the rule of `rocksleak
+// gate` (gate.Rule). It returns the record to store in the phase's Gate;
+// the rehearsal stops when its Outcome is "fail".
+//
+// Each candidate is judged on its own: one check row per check and
+// candidate, named "<check> (instance N)". Every candidate must pass.
+//
+// The baselines are combined into one reference:
+//
+//   - slopes (native heap per lifecycle, RSS per million records, …): each
+//     baseline instance is fitted alone over the window and the reference is
+//     the mean of their point estimates (the baseline enters a ratio check
+//     as its point estimate; pooling samples of several processes into one
+//     fit would mix their levels). Baselines whose slope has no valid
+//     interval are left out of the mean; with none left, the check fails
+//     for want of a limit.
+//   - consumer lag: the worst baseline lag (a max check does not read it).
+//   - restore time: like is compared with like. When the candidate restored
+//     stores during the window (Summary.Restore), its median restore time is
+//     compared with the median of the baselines' medians over the window,
+//     or, when no baseline restored during it, over the latest earlier
+//     phase in which they did. When the candidate had no restore but was
+//     restarted at the phase's start, its restart time (RestartNs: process
+//     start to tasks restored) is compared with the median of the
+//     baselines' latest restart times (this phase or earlier). Otherwise
+//     there is nothing to check (WARN).
+//   - counts (task errors, records lost): equal checks read the candidate
+//     alone.
+//
+// Slopes come from analysis.FitSamples of the instance's samples over the
+// phase: the warm-up cut there removes a restarted instance's recovery peak
+// (restart, restore) from the start of its phase, so a short peak does not
+// fail a slope check and a sustained slope does.
+//
+// The gate's outcome is "fail" if any check failed, else "warn" if any
+// warned, else "pass"; its reason quotes the checks that decided it.
+// Errors: an invalid policy (wrapping gate.ErrInvalidPolicy); a phase out
+// of range, an empty side, an instance not in the phase or on both sides
+// (wrapping ErrInvalid).
+func Gate(p gate.Policy, r *schema.Rehearsal, phase int, candidates, baselines []int) (*schema.GateRecord, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, fmt.Errorf("%w: no rehearsal", ErrInvalid)
+	}
+	if phase < 0 || phase >= len(r.Phases) {
+		return nil, fmt.Errorf("%w: phase %d: the rehearsal has %d phases", ErrInvalid, phase, len(r.Phases))
+	}
+	if len(candidates) == 0 || len(baselines) == 0 {
+		return nil, fmt.Errorf("%w: a gate needs at least one candidate and one baseline (have %d and %d)", ErrInvalid,
+			len(candidates), len(baselines))
+	}
+	pa, err := analyzePhase(r, phase)
+	if err != nil {
+		return nil, err
+	}
+	pick := func(side string, ids []int) ([]*InstanceAnalysis, error) {
+		var out []*InstanceAnalysis
+		for _, id := range ids {
+			ia, ok := pa.instance(id)
+			if !ok {
+				return nil, fmt.Errorf("%w: %s instance %d is not in phase %q", ErrInvalid, side, id, pa.Name)
+			}
+			out = append(out, ia)
+		}
+		return out, nil
+	}
+	for _, c := range candidates {
+		if slices.Contains(baselines, c) {
+			return nil, fmt.Errorf("%w: instance %d is both a candidate and a baseline", ErrInvalid, c)
+		}
+	}
+	cands, err := pick("candidate", candidates)
+	if err != nil {
+		return nil, err
+	}
+	bases, err := pick("baseline", baselines)
+	if err != nil {
+		return nil, err
+	}
+
+	rec := &schema.GateRecord{Phase: pa.Name, Candidates: slices.Clone(candidates), Baselines: slices.Clone(baselines),
+		Checks: []schema.GateCheckRecord{}, Outcome: OutcomePass}
+	for _, cand := range cands {
+		candRestore, kind := candidateRestore(cand)
+		candSubj := subjectOf(cand, candRestore)
+		baseSubj := pooledBaseline(r, phase, bases, kind)
+		for _, c := range p.Checks {
+			res := gate.EvaluateCheck(c, baseSubj, candSubj)
+			if res.Outcome == gate.NotApplicable {
+				// Every metric applies to a fleet instance; keep the row,
+				// as a pass that says why it decided nothing.
+				res.Outcome = gate.Pass
+			}
+			rec.Checks = append(rec.Checks, checkRecord(c, res, cand.Instance))
+		}
+	}
+	rec.Outcome, rec.Reason = decide(rec)
+	return rec, nil
+}
+
+// restoreKind says what a restore-time check compares.
+type restoreKind int
+
+const (
+	restoreNone    restoreKind = iota
+	restoreStores              // store restores during the window
+	restoreRestart             // the restart at the phase's start
+)
+
+// candidateRestore is the candidate's restore figure and its kind (see
+// Gate).
+func candidateRestore(ia *InstanceAnalysis) (schema.RestoreStats, restoreKind) {
+	switch {
+	case ia.Summary.Restore.Count > 0:
+		return ia.Summary.Restore, restoreStores
+	case ia.RestartNs > 0:
+		return restartAsRestore([]int64{ia.RestartNs}), restoreRestart
+	}
+	return schema.RestoreStats{}, restoreNone
+}
+
+// restartAsRestore records restart times as restores: count, median, max.
+func restartAsRestore(ns []int64) schema.RestoreStats {
+	if len(ns) == 0 {
+		return schema.RestoreStats{}
+	}
+	s := slices.Clone(ns)
+	slices.Sort(s)
+	return schema.RestoreStats{Count: int64(len(s)), P50Ns: medianInt(s), MaxNs: s[len(s)-1]}
+}
+
+func medianInt(s []int64) int64 {
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// subjectOf is an instance over a phase as a gate subject, with restore as
+// its restore figure.
+func subjectOf(ia *InstanceAnalysis, restore schema.RestoreStats) gate.Subject {
+	sum := ia.Summary
+	sum.Model, sum.Restore = ia.Model, restore
+	lag := &gate.Lag{Points: ia.LagPoints, MaxBehindNs: ia.MaxLagMs * 1e6}
+	if lag.Points == 0 && (ia.MaxLagMs > 0 || ia.MaxLagRecords > 0) {
+		lag.Points = 1 // the recorded maximum is a reading
+	}
+	return gate.Subject{Run: &schema.Run{Summary: sum, Samples: ia.Samples, Fits: ia.Fits}, Lag: lag}
+}
+
+// pooledBaseline combines the baseline instances into one subject (see
+// Gate).
+func pooledBaseline(r *schema.Rehearsal, phase int, bases []*InstanceAnalysis, kind restoreKind) gate.Subject {
+	fits := map[string]schema.SignalFit{}
+	for _, sig := range analysis.Signals() {
+		var pl, pm []stats.Estimate
+		total := schema.SignalFit{Unit: analysis.Describe(sig).Unit}
+		for _, b := range bases {
+			f, ok := b.Fits[sig]
+			if !ok || f.Total == nil {
+				continue
+			}
+			pl, pm = append(pl, f.Total.PerLifecycle), append(pm, f.Total.PerMillionRecords)
+			total.Samples += f.Total.Samples
+			total.SamplesUsed += f.Total.SamplesUsed
+		}
+		if len(pl) == 0 {
+			continue
+		}
+		total.PerLifecycle, total.PerMillionRecords = meanEstimate(pl), meanEstimate(pm)
+		fits[sig] = schema.SignalFit{Unit: total.Unit, Total: &total}
+	}
+	var sum schema.Summary
+	lag := &gate.Lag{}
+	for _, b := range bases {
+		sum.TaskErrors += b.Summary.TaskErrors
+		sum.RecordsLost += b.Summary.RecordsLost
+		sum.Records += b.Summary.Records
+		sum.Lifecycles += b.Summary.Lifecycles
+		s := subjectOf(b, schema.RestoreStats{})
+		lag.Points += s.Lag.Points
+		lag.MaxBehindNs = max(lag.MaxBehindNs, s.Lag.MaxBehindNs)
+	}
+	sum.Restore = baselineRestore(r, phase, bases, kind)
+	return gate.Subject{Run: &schema.Run{Summary: sum, Fits: fits}, Lag: lag}
+}
+
+// meanEstimate is the mean of the valid estimates: its value the mean of
+// theirs (the interval bounds too, for display only). !Valid when none is.
+func meanEstimate(es []stats.Estimate) stats.Estimate {
+	var out stats.Estimate
+	n := 0.0
+	for _, e := range es {
+		if !e.Valid {
+			continue
+		}
+		out.Value += e.Value
+		out.Low += e.Low
+		out.High += e.High
+		out.SE += e.SE * e.SE
+		if n == 0 || e.DF < out.DF {
+			out.DF = e.DF
+		}
+		n++
+	}
+	if n == 0 {
+		return stats.Estimate{}
+	}
+	out.Value, out.Low, out.High = out.Value/n, out.Low/n, out.High/n
+	out.SE = math.Sqrt(out.SE) / n
+	out.Valid = true
+	return out
+}
+
+// baselineRestore is the baselines' restore figure of the given kind (see
+// Gate): a zero RestoreStats when they have none.
+func baselineRestore(r *schema.Rehearsal, phase int, bases []*InstanceAnalysis, kind restoreKind) schema.RestoreStats {
+	ids := make([]int, len(bases))
+	for i, b := range bases {
+		ids[i] = b.Instance
+	}
+	switch kind {
+	case restoreStores:
+		for ph := phase; ph >= 0; ph-- {
+			var p50s []int64
+			var out schema.RestoreStats
+			for _, ip := range r.Phases[ph].Instances {
+				if !slices.Contains(ids, ip.Instance) || ip.Summary.Restore.Count == 0 {
+					continue
+				}
+				rs := ip.Summary.Restore
+				p50s = append(p50s, rs.P50Ns)
+				out.Count += rs.Count
+				out.MaxNs = max(out.MaxNs, rs.MaxNs)
+				out.Records += rs.Records
+			}
+			if len(p50s) > 0 {
+				slices.Sort(p50s)
+				out.P50Ns = medianInt(p50s)
+				return out
+			}
+		}
+	case restoreRestart:
+		var latest []int64
+		for _, id := range ids {
+			for ph := phase; ph >= 0; ph-- {
+				if ns := restartOf(r.Phases[ph], id); ns > 0 {
+					latest = append(latest, ns)
+					break
+				}
+			}
+		}
+		return restartAsRestore(latest)
+	}
+	return schema.RestoreStats{}
+}
+
+func restartOf(ph schema.Phase, id int) int64 {
+	for _, ip := range ph.Instances {
+		if ip.Instance == id {
+			return ip.RestartNs
+		}
+	}
+	return 0
+}
+
+// checkRecord records one check's result for one candidate.
+func checkRecord(c gate.Check, res gate.CheckResult, instance int) schema.GateCheckRecord {
+	rec := schema.GateCheckRecord{Name: fmt.Sprintf("%s (instance %d)", c.Name, instance), Metric: c.Metric,
+		Unit: res.Unit, Limit: res.Limit, Outcome: strings.ToLower(string(res.Outcome)), Reason: res.Reason}
+	if res.Baseline != nil {
+		rec.Baseline = res.Baseline.Value
+	}
+	if q := res.Candidate; q != nil {
+		rec.Candidate, rec.CandidateLow, rec.CandidateHigh = q.Value, q.Low, q.High
+	}
+	return rec
+}
+
+// decide is the gate's outcome and reason from its checks.
+func decide(rec *schema.GateRecord) (string, string) {
+	var failed, warned []string
+	for _, c := range rec.Checks {
+		switch c.Outcome {
+		case OutcomeFail:
+			failed = append(failed, c.Name+": "+c.Reason)
+		case OutcomeWarn:
+			warned = append(warned, c.Name+": "+c.Reason)
+		}
+	}
+	who := fmt.Sprintf("instance%s %s against baseline%s %s", plural(len(rec.Candidates)), joinInts(rec.Candidates),
+		plural(len(rec.Baselines)), joinInts(rec.Baselines))
+	switch {
+	case len(failed) > 0:
+		return OutcomeFail, fmt.Sprintf("%d of %d checks failed (%s): %s", len(failed), len(rec.Checks), who,
+			strings.Join(failed, "; "))
+	case len(warned) > 0:
+		return OutcomeWarn, fmt.Sprintf("passed with %d of %d checks inconclusive above their limit (%s): %s",
+			len(warned), len(rec.Checks), who, strings.Join(warned, "; "))
+	}
+	return OutcomePass, fmt.Sprintf("all %d checks passed (%s)", len(rec.Checks), who)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func joinInts(ids []int) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = fmt.Sprint(id)
+	}
+	return strings.Join(s, ", ")
+}
