@@ -61,13 +61,8 @@ func (c RehearsalConfig) Validate() error {
 	bad := func(flag, format string, args ...any) error {
 		return fmt.Errorf("%w: --%s: %s", ErrRehearsalConfig, flag, fmt.Sprintf(format, args...))
 	}
-	for _, f := range []struct{ flag, model string }{{"from", c.From}, {"to", c.To}} {
-		if f.model == "" {
-			return bad(f.flag, "missing: name a model (one of %s)", strings.Join(scenarios.ModelNames(), ", "))
-		}
-		if _, err := spec.ParseRunName(f.model, scenarios.ModelNames()); err != nil {
-			return bad(f.flag, "%v", err)
-		}
+	if err := c.ValidateModels(); err != nil {
+		return err
 	}
 	switch {
 	case c.Instances < 1:
@@ -87,6 +82,23 @@ func (c RehearsalConfig) Validate() error {
 		return bad("scenario", "a fleet does not run the migrating store")
 	case c.Gate == nil:
 		return fmt.Errorf("%w: no gate", ErrRehearsalConfig)
+	}
+	return nil
+}
+
+// ValidateModels checks From and To alone.
+func (c RehearsalConfig) ValidateModels() error {
+	for _, f := range []struct{ flag, model string }{{"from", c.From}, {"to", c.To}} {
+		if f.model == "" {
+			return fmt.Errorf("%w: --%s: missing: name a model (one of %s)", ErrRehearsalConfig, f.flag,
+				strings.Join(scenarios.ModelNames(), ", "))
+		}
+		if _, err := spec.ParseRunName(f.model, scenarios.ModelNames()); err != nil {
+			return fmt.Errorf("%w: --%s: %w", ErrRehearsalConfig, f.flag, err)
+		}
+	}
+	if c.From == c.To {
+		return fmt.Errorf("%w: --to: %q is --from too: nothing to upgrade", ErrRehearsalConfig, c.To)
 	}
 	return nil
 }
@@ -309,7 +321,15 @@ func (f *fleetRuntime) launch(i int, model string) (*instProc, error) {
 	job := Job{Scenario: f.cfg.Scenario, Model: model, Seed: f.cfg.Seed + 7919*int64(i+1) + 104729*int64(f.incarn[i]),
 		StateDir: f.instanceDir(i),
 		Instance: &InstanceJob{ID: i, Tasks: f.assign.Tasks(i), Positions: positions, FleetRoot: f.root, FleetSeed: f.cfg.Seed}}
-	return startInstance(f, job)
+	var env []string
+	if rn, err := spec.ParseRunName(model, scenarios.ModelNames()); err == nil && rn.Allocator == spec.AllocatorJemalloc {
+		lib, err := JemallocPath()
+		if err != nil {
+			return nil, err
+		}
+		env = []string{"LD_PRELOAD=" + lib}
+	}
+	return startInstance(f, job, env)
 }
 
 func (f *fleetRuntime) awaitReady(p *instProc) error {

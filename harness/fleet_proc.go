@@ -40,7 +40,7 @@ var errInstanceEnded = errors.New("instance child ended")
 
 // startInstance starts a child for job (its Instance set); the caller awaits
 // its Ready event.
-func startInstance(cfg *fleetRuntime, job Job) (*instProc, error) {
+func startInstance(cfg *fleetRuntime, job Job, env []string) (*instProc, error) {
 	b, err := json.Marshal(job)
 	if err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ func startInstance(cfg *fleetRuntime, job Job) (*instProc, error) {
 	cmd.Stdout = io.MultiWriter(cfg.stderr, p.tail)
 	cmd.Stderr = io.MultiWriter(cfg.stderr, p.tail)
 	cmd.ExtraFiles = []*os.File{pw}
-	cmd.Env = append(append(os.Environ(), ChildEnvVar+"=1"), cfg.childEnv...)
+	cmd.Env = append(append(append(os.Environ(), ChildEnvVar+"=1"), cfg.childEnv...), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		pr.Close()
