@@ -1,0 +1,135 @@
+//go:build cgo
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/schema"
+)
+
+func readRehearsal(t *testing.T, dir string) *schema.Rehearsal {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "rehearsal.json"))
+	require.NoError(t, err)
+	var r schema.Rehearsal
+	require.NoError(t, json.Unmarshal(b, &r))
+	return &r
+}
+
+func phaseNames(r *schema.Rehearsal) []string {
+	var out []string
+	for _, p := range r.Phases {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// TestRehearseLeakyToFixedCompletes is the positive control of the
+// rehearsal: two instances in two failure domains, leaky → fixed. The canary
+// and the expansion pass their gates, the fleet ends on fixed, nothing is
+// lost, lag stays under the gate's 2 minutes, and the fleet's state is gone.
+func TestRehearseLeakyToFixedCompletes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real fleet of RocksDB child processes (about 30 s)")
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	state := t.TempDir()
+	stdout, stderr, code := runCLI(t, "rehearse", "--from", "leaky", "--to", "fixed", "--instances", "2", "--domains", "2",
+		"--window", "30m", "--state-dir", state, "--out", out)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	r := readRehearsal(t, out)
+	assert.Equal(t, schema.RehearsalComplete, r.Status)
+	assert.Equal(t, []string{"baseline", "canary", "expand-domain-1", "final"}, phaseNames(r))
+	for _, p := range r.Phases {
+		if p.Name == "canary" || p.Name == "expand-domain-1" {
+			require.NotNil(t, p.Gate, p.Name)
+			assert.NotEqual(t, "fail", p.Gate.Outcome, "%s: %s", p.Name, p.Gate.Reason)
+		}
+		for _, ip := range p.Instances {
+			assert.Zero(t, ip.Summary.RecordsLost, "%s instance %d", p.Name, ip.Instance)
+			assert.Zero(t, ip.Summary.TaskErrors, "%s instance %d", p.Name, ip.Instance)
+			assert.LessOrEqual(t, ip.MaxLagMs, int64(120000), "%s instance %d", p.Name, ip.Instance)
+			assert.Greater(t, ip.Summary.Lifecycles, int64(150), "%s instance %d sees hundreds of lifecycles", p.Name, ip.Instance)
+			assert.NotEmpty(t, ip.Samples)
+			assert.NotEmpty(t, ip.Lag)
+		}
+	}
+	final := r.Phases[len(r.Phases)-1]
+	for _, ip := range final.Instances {
+		assert.Equal(t, "fixed", ip.Model)
+	}
+	assert.Len(t, r.Versions, 4, "two starts on leaky, two upgrades")
+	assert.Nil(t, r.Rollback)
+	assert.Empty(t, r.Errors)
+	left, err := os.ReadDir(state)
+	require.NoError(t, err)
+	assert.Empty(t, left, "the fleet's state and changelogs are removed")
+}
+
+// TestRehearseBadCandidateRollsBack is the negative control: a synthetic
+// leak on top of fixed against a fixed fleet fails at the canary; the canary
+// is rolled back to fixed over its state and the rollback verifies.
+func TestRehearseBadCandidateRollsBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real fleet of RocksDB child processes (about 25 s)")
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	state := t.TempDir()
+	stdout, stderr, code := runCLI(t, "rehearse", "--from", "fixed", "--to", "fixed+synthetic",
+		"--set", "synthetic_leak_bytes=65536", "--instances", "2", "--domains", "2", "--window", "30m",
+		"--state-dir", state, "--out", out)
+	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	r := readRehearsal(t, out)
+	assert.Equal(t, schema.RehearsalRolledBack, r.Status)
+	assert.Equal(t, []string{"baseline", "canary", "rollback"}, phaseNames(r))
+	require.NotNil(t, r.Phases[1].Gate)
+	assert.Equal(t, "fail", r.Phases[1].Gate.Outcome)
+	require.NotNil(t, r.Rollback)
+	assert.Equal(t, []int{0}, r.Rollback.Instances)
+	assert.True(t, r.Rollback.Verified)
+	var names []string
+	for _, c := range r.Rollback.Checks {
+		names = append(names, c.Name)
+		assert.True(t, c.OK, "%s: %s", c.Name, c.Detail)
+	}
+	assert.Equal(t, []string{"old version opens the new version's state", "changelog offsets preserved", "no record lost",
+		"outputs equal the reference replay", "version mapping restored"}, names)
+	last := r.Versions[len(r.Versions)-1]
+	assert.Equal(t, schema.VersionChange{AtMs: r.Phases[2].StartMs, Instance: 0, From: "fixed+synthetic", To: "fixed", Phase: "rollback"}, last)
+	left, err := os.ReadDir(state)
+	require.NoError(t, err)
+	assert.Empty(t, left, "the fleet's state and changelogs are removed")
+}
+
+func TestRehearseBadInputExitsTwoNamingTheFlag(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no from", []string{"--to", "fixed"}, "--from"},
+		{"unknown to", []string{"--from", "leaky", "--to", "sorta-fixed"}, "--to"},
+		{"same model", []string{"--from", "fixed", "--to", "fixed"}, "--to"},
+		{"no instance", []string{"--from", "leaky", "--to", "fixed", "--instances", "0"}, "--instances"},
+		{"more instances than tasks", []string{"--from", "leaky", "--to", "fixed", "--instances", "9", "--domains", "1"}, "--instances"},
+		{"too many domains", []string{"--from", "leaky", "--to", "fixed", "--instances", "2", "--domains", "3"}, "--domains"},
+		{"no restart", []string{"--from", "leaky", "--to", "fixed", "--max-restarts", "0"}, "--max-restarts"},
+		{"window below a step", []string{"--from", "leaky", "--to", "fixed", "--window", "1s"}, "--window"},
+		{"negative window", []string{"--from", "leaky", "--to", "fixed", "--window", "-1m"}, "--window"},
+		{"bad set", []string{"--from", "leaky", "--to", "fixed", "--set", "warp=9"}, "warp"},
+		{"missing policy", []string{"--from", "leaky", "--to", "fixed", "--policy", "/nonexistent.yaml"}, "--policy"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, append([]string{"rehearse", "--out", filepath.Join(t.TempDir(), "o")}, tc.args...)...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Contains(t, stderr, tc.want)
+		})
+	}
+}
