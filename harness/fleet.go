@@ -476,7 +476,9 @@ func (f *fleetRuntime) runPhase(ctx context.Context, name string, restarted []in
 		for _, l := range f.lag[i] {
 			ip.MaxLagMs, ip.MaxLagRecords = max(ip.MaxLagMs, l.BehindMs), max(ip.MaxLagRecords, l.Records)
 		}
-		if err == nil {
+		if err == nil || ctx.Err() != nil {
+			// Interrupted between ticks, the children are well: the partial
+			// phase is reported too.
 			if perr := p.send(InstanceCommand{PhaseEnd: true}); perr != nil {
 				errs = append(errs, perr)
 			} else if e, perr := p.await(func(e Event) bool { return e.PhaseEnd != nil }); perr != nil {

@@ -5,8 +5,13 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -132,4 +137,71 @@ func TestRehearseBadInputExitsTwoNamingTheFlag(t *testing.T) {
 			assert.Contains(t, stderr, tc.want)
 		})
 	}
+}
+
+// childrenOf lists the processes whose parent is pid (from /proc).
+func childrenOf(t *testing.T, pid int) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	require.NoError(t, err)
+	var out []int
+	for _, e := range entries {
+		c, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces; cut after the last ')'.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// TestRehearseInterruptLeavesMarkedRecord sends SIGINT to a real rehearsal
+// mid-baseline: it exits 130, writes rehearsal.json marked interrupted, its
+// instance children are gone and so is the fleet's state.
+func TestRehearseInterruptLeavesMarkedRecord(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real fleet")
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	state := t.TempDir()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "ROCKSLEAK_MAIN=1",
+		"ROCKSLEAK_ARGS=rehearse --from leaky --to fixed --instances 2 --domains 1 --out "+out+" --state-dir "+state)
+	errPath := filepath.Join(t.TempDir(), "stderr")
+	errFile, err := os.Create(errPath)
+	require.NoError(t, err)
+	defer errFile.Close()
+	cmd.Stderr = errFile
+	require.NoError(t, cmd.Start())
+	stderr := func() string { b, _ := os.ReadFile(errPath); return string(b) }
+	var kids []int
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if kids = childrenOf(t, cmd.Process.Pid); len(kids) == 2 && strings.Contains(stderr(), "baseline:") {
+			break
+		}
+	}
+	require.Len(t, kids, 2, "two instance children run: %s", stderr())
+	time.Sleep(time.Second)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, stderr())
+	assert.Equal(t, 130, ee.ExitCode(), stderr())
+	r := readRehearsal(t, out)
+	assert.Equal(t, schema.RehearsalInterrupted, r.Status)
+	require.NotEmpty(t, r.Phases)
+	assert.Equal(t, "baseline", r.Phases[0].Name)
+	assert.Less(t, r.Phases[0].EndMs, int64(3600000), "the baseline was cut short")
+	for _, pid := range kids {
+		assert.Error(t, syscall.Kill(pid, 0), "instance child %d is gone", pid)
+	}
+	assertEmptyDir(t, state)
 }
