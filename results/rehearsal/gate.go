@@ -48,7 +48,9 @@ const (
 //     restarted at the phase's start, its restart time (RestartNs: process
 //     start to tasks restored) is compared with the median of the
 //     baselines' latest restart times (this phase or earlier). Otherwise
-//     there is nothing to check (WARN).
+//     there is nothing to check (WARN). A restart compared with no baseline
+//     restart warns too: restart a baseline instance in the baseline phase
+//     to have one.
 //   - counts (task errors, records lost): equal checks read the candidate
 //     alone.
 //
@@ -117,6 +119,12 @@ func Gate(p gate.Policy, r *schema.Rehearsal, phase int, candidates, baselines [
 				// Every metric applies to a fleet instance; keep the row,
 				// as a pass that says why it decided nothing.
 				res.Outcome = gate.Pass
+			}
+			if kind == restoreRestart && strings.HasPrefix(c.Metric, "restore_time") {
+				res.Reason = "restart time (no store restores in the phase): " + res.Reason
+				if res.Baseline == nil && c.Op == gate.OpRatio {
+					res.Reason += " (no baseline instance was restarted in this phase or before)"
+				}
 			}
 			rec.Checks = append(rec.Checks, checkRecord(c, res, cand.Instance))
 		}

@@ -1,11 +1,14 @@
 package rehearsal
 
 import (
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/results/gate"
 	"github.com/rocksleak/rocksleak/schema"
 )
@@ -36,7 +39,7 @@ func canaryRehearsal(seed uint64, candModel string, pk peak, stallMs int64) (*sc
 func checkOf(t *testing.T, g *schema.GateRecord, metric string, instance int) schema.GateCheckRecord {
 	t.Helper()
 	for _, c := range g.Checks {
-		if c.Metric == metric && c.Name == checkName(t, metric)+" (instance "+itoa(instance)+")" {
+		if c.Metric == metric && c.Name == checkName(t, metric)+" (instance "+strconv.Itoa(instance)+")" {
 			return c
 		}
 	}
@@ -53,8 +56,6 @@ func checkName(t *testing.T, metric string) string {
 	t.Fatalf("the default policy has no %s check", metric)
 	return ""
 }
-
-func itoa(i int) string { return string(rune('0' + i)) }
 
 // Negative control: a canary restarted on the baseline's own model, with a
 // recovery peak ~100× the phase's growth at the start of its phase, passes
@@ -186,10 +187,23 @@ func TestGateRestartTimeFallback(t *testing.T) {
 	assert.Equal(t, 5e9, c.Candidate)
 	assert.InDelta(t, 1.2e9, c.Baseline, 0.31e9, "the median of the baselines' start times")
 
+	assert.Contains(t, c.Reason, "restart time (no store restores in the phase): ")
+
 	cand.RestartNs = 1e9
 	g, err = Gate(gate.DefaultPolicy(), r, canary, []int{0}, []int{1, 2, 3})
 	require.NoError(t, err)
 	assert.Equal(t, OutcomePass, checkOf(t, g, "restore_time_p50", 0).Outcome)
+
+	// Without any baseline restart there is no limit: WARN, saying why.
+	for i := range r.Phases[0].Instances {
+		r.Phases[0].Instances[i].RestartNs = 0
+	}
+	g, err = Gate(gate.DefaultPolicy(), r, canary, []int{0}, []int{1, 2, 3})
+	require.NoError(t, err)
+	c = checkOf(t, g, "restore_time_p50", 0)
+	assert.Equal(t, OutcomeWarn, c.Outcome, c.Reason)
+	assert.Contains(t, c.Reason, "no baseline instance was restarted in this phase or before")
+	assert.Equal(t, OutcomeWarn, g.Outcome, "a warning passes the gate")
 }
 
 // Every candidate is judged; the gate fails when one does.
@@ -297,4 +311,68 @@ func olsSlope(x, y []float64) float64 {
 		sxx += (x[i] - mx) * (x[i] - mx)
 	}
 	return sxy / sxx
+}
+
+// policyOf is the policy a rehearsal recorded.
+func policyOf(t testing.TB, r *schema.Rehearsal) gate.Policy {
+	t.Helper()
+	p, err := gate.ParsePolicy([]byte(r.Policy))
+	require.NoError(t, err)
+	return p
+}
+
+// The baselines' slope is the mean of their valid estimates.
+func TestMeanEstimate(t *testing.T) {
+	e := func(v float64, valid bool) stats.Estimate {
+		return stats.Estimate{Value: v, Low: v - 10, High: v + 10, SE: 5, DF: v, Valid: valid}
+	}
+	for _, tc := range []struct {
+		name  string
+		in    []stats.Estimate
+		want  float64
+		valid bool
+	}{
+		{"one", []stats.Estimate{e(100, true)}, 100, true},
+		{"mean of three", []stats.Estimate{e(100, true), e(200, true), e(600, true)}, 300, true},
+		{"an invalid one is left out", []stats.Estimate{e(100, true), e(9999, false), e(300, true)}, 200, true},
+		{"none valid", []stats.Estimate{e(100, false)}, 0, false},
+		{"empty", nil, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := meanEstimate(tc.in)
+			assert.Equal(t, tc.valid, got.Valid)
+			assert.InDelta(t, tc.want, got.Value, 1e-9)
+			if tc.valid {
+				assert.InDelta(t, tc.want-10, got.Low, 1e-9)
+				assert.InDelta(t, tc.want+10, got.High, 1e-9)
+			}
+		})
+	}
+}
+
+// When no baseline restored stores during the window, their restores in
+// the latest earlier phase set the limit.
+func TestGateRestoreBaselineFromEarlierPhase(t *testing.T) {
+	r, canary := canaryRehearsal(32, "fixed", defaultPeak, 30_000)
+	for i := range r.Phases[canary].Instances[1:] {
+		r.Phases[canary].Instances[1+i].Summary.Restore = schema.RestoreStats{}
+	}
+	var p50s []int64
+	for _, ip := range r.Phases[0].Instances[1:] {
+		p50s = append(p50s, ip.Summary.Restore.P50Ns)
+	}
+	g, err := Gate(gate.DefaultPolicy(), r, canary, []int{0}, []int{1, 2, 3})
+	require.NoError(t, err)
+	c := checkOf(t, g, "restore_time_p50", 0)
+	slices.Sort(p50s)
+	assert.Equal(t, float64(p50s[1]), c.Baseline, "the median of the baselines' medians in the baseline phase")
+	assert.Equal(t, OutcomePass, c.Outcome, c.Reason)
+}
+
+func TestAnalyzeRejectsUnknownInstance(t *testing.T) {
+	r, _ := canaryRehearsal(33, "fixed", defaultPeak, 30_000)
+	r.Phases[1].Instances[2].Instance = 42
+	_, err := Analyze(r)
+	require.ErrorIs(t, err, ErrInvalid)
+	assert.ErrorContains(t, err, "instance 42, which is not in the fleet")
 }

@@ -19,7 +19,6 @@ import (
 // (re)start, and lag that a restart stalls and that then catches up.
 
 const (
-	mib = 1 << 20
 	kib = 1 << 10
 
 	samplesPerPhase     = 80
