@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -168,7 +169,7 @@ func rehearseCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 		return fmt.Errorf("writing the rehearsal: %w", err)
 	}
 	fmt.Fprint(stdout, rehearsalSummary(rec))
-	fmt.Fprintf(stdout, "\nrehearsal: %s (rehearsal.json)\n", outDir)
+	fmt.Fprintf(stdout, "\nrehearsal: %s (rehearsal.json, report.md, rehearsal.png)\n", outDir)
 	switch rec.Status {
 	case schema.RehearsalComplete:
 		return nil
@@ -195,6 +196,16 @@ func writeRehearsal(dir string, rec *schema.Rehearsal) error {
 	}
 	if err := os.WriteFile(filepath.Join(dir, "rehearsal.json"), append(b, '\n'), 0o644); err != nil {
 		return err
+	}
+	var md bytes.Buffer
+	if err := rehearsal.WriteMarkdown(&md, rec); err != nil {
+		return fmt.Errorf("report.md: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), md.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if err := rehearsal.WritePNG(filepath.Join(dir, "rehearsal.png"), rec); err != nil {
+		return fmt.Errorf("rehearsal.png: %w", err)
 	}
 	return nil
 }

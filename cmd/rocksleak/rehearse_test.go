@@ -71,6 +71,11 @@ func TestRehearseLeakyToFixedCompletes(t *testing.T) {
 		assert.Equal(t, "fixed", ip.Model)
 	}
 	assert.Len(t, r.Versions, 4, "two starts on leaky, two upgrades")
+	for _, f := range []string{"report.md", "rehearsal.png"} {
+		st, err := os.Stat(filepath.Join(out, f))
+		require.NoError(t, err, f)
+		assert.Positive(t, st.Size(), f)
+	}
 	assert.Nil(t, r.Rollback)
 	assert.Empty(t, r.Errors)
 	left, err := os.ReadDir(state)
