@@ -202,8 +202,11 @@ func runInstance(ctx context.Context, j Job, model lifecycle.Model, synthetic bo
 		}
 	}()
 
+	// The first phase's counters start at the process's start (zero), so
+	// that the restores of the start are in it; its outputs at the tasks'
+	// positions.
 	runErr := in.start(ctx)
-	in.markPhase()
+	in.markOutputs()
 	for runErr == nil && in.rec.err == nil {
 		var c InstanceCommand
 		var ok bool
@@ -452,6 +455,11 @@ func (in *instance) markPhase() {
 	t := in.topo
 	in.mark = t.summary("", false, 0)
 	in.markRest, in.markRecs, in.markRLC = len(t.restoreTimes), t.restored, t.restoreLifecycles
+	in.markOutputs()
+}
+
+// markOutputs starts the outputs of a phase at the tasks' positions.
+func (in *instance) markOutputs() {
 	for _, tk := range in.owned {
 		in.outFrom[tk.id] = in.pos[tk.id]
 		in.outHash[tk.id], in.outCount[tk.id] = 0, 0
