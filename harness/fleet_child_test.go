@@ -72,7 +72,9 @@ func TestInstanceRestartReopensAndMovedTaskRestores(t *testing.T) {
 			assert.Equal(t, h, o.Hash, "task %d steps [%d, %d) equal the reference", o.Task, o.From, o.To)
 		}
 	}
-	tick := func(until int64) InstanceCommand { return InstanceCommand{Tick: &TickCommand{Until: until, Budget: 100}} }
+	tick := func(until int64) InstanceCommand {
+		return InstanceCommand{Tick: &TickCommand{Until: until, Budget: 100}}
+	}
 	stop := InstanceCommand{Stop: true}
 	end := InstanceCommand{PhaseEnd: true}
 	state0, state1 := t.TempDir(), t.TempDir()
