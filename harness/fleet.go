@@ -283,8 +283,23 @@ func (f *fleetRuntime) run(ctx context.Context) {
 			return
 		}
 	}
+	var mism []string
+	for i := range f.cfg.Instances {
+		for _, m := range f.mismatches[i] {
+			mism = append(mism, fmt.Sprintf("instance %d: %s", i, m))
+		}
+	}
+	if len(mism) > 0 {
+		// The stores returned other values than the input makes: whatever
+		// the gates said, the rollout is not safe.
+		f.rec.Errors = append(f.rec.Errors, mism...)
+		f.rec.Status = schema.RehearsalFailed
+		f.rec.Decision = fmt.Sprintf("failed: every gate passed but %d task outputs differ from the reference replay", len(mism))
+		return
+	}
 	f.rec.Status = schema.RehearsalComplete
-	f.rec.Decision = fmt.Sprintf("complete: every gate passed; all %d instances run %s", f.cfg.Instances, f.cfg.To)
+	f.rec.Decision = fmt.Sprintf("complete: every gate passed; all %d instances run %s; every task's outputs equal the reference replay",
+		f.cfg.Instances, f.cfg.To)
 }
 
 // gateSides: the candidates are the instances restarted in the phase; the
