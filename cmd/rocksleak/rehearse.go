@@ -243,6 +243,6 @@ func rehearsalSummary(r *schema.Rehearsal) string {
 	for _, e := range r.Errors {
 		fmt.Fprintf(&b, "error: %s\n", e)
 	}
-	fmt.Fprintf(&b, "\n%s: %s (wall time %s)\n", r.Status, r.Decision, time.Duration(r.ElapsedNs).Round(time.Second))
+	fmt.Fprintf(&b, "\nstatus %s — %s (wall time %s)\n", r.Status, r.Decision, time.Duration(r.ElapsedNs).Round(time.Second))
 	return b.String()
 }
