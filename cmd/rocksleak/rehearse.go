@@ -26,7 +26,7 @@ import (
 
 // rehearseUsage is the manual of "rocksleak rehearse".
 const rehearseUsage = `rocksleak rehearse --from MODEL --to MODEL [--instances 4] [--domains 2] [--max-restarts 1]
-                  [--window 1h] [--policy FILE] [--scenario NAME|FILE] [--set key=value]... [--seed N]
+                  [--window 2h] [--policy FILE] [--scenario NAME|FILE] [--set key=value]... [--seed N]
                   [--out DIR] [--state-dir DIR]
 
 Rehearses the upgrade of a fleet of Kafka Streams instances from one model
@@ -86,7 +86,7 @@ func parseRehearseFlags(stderr io.Writer, args []string) (rehearseOptions, error
 	fs.IntVar(&o.instances, "instances", 4, "instances in the fleet")
 	fs.IntVar(&o.domains, "domains", 2, "failure domains (instance i in domain i mod D)")
 	fs.IntVar(&o.maxRestarts, "max-restarts", 1, "instances restarting at once during an expansion")
-	units.DurationVar(fs, &o.window, "window", time.Hour, "each phase's length in simulated time")
+	units.DurationVar(fs, &o.window, "window", 2*time.Hour, "each phase's length in simulated time")
 	fs.StringVar(&o.policy, "policy", "", "gate policy YAML (default: the canary gate)")
 	fs.StringVar(&o.scenario, "scenario", defaultRehearsalScenario, "workload: a catalogue scenario or a YAML file (its tasks are spread over the fleet)")
 	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
