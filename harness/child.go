@@ -35,7 +35,8 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var j Job
-	if err := json.NewDecoder(job).Decode(&j); err != nil {
+	dec := json.NewDecoder(job)
+	if err := dec.Decode(&j); err != nil {
 		return fmt.Errorf("child: reading job: %w", err)
 	}
 	rn, err := spec.ParseRunName(j.Model, scenarios.ModelNames())
@@ -48,6 +49,10 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	}
 	if j.StateDir == "" {
 		return errors.New("child: job has no state_dir")
+	}
+	if j.Instance != nil {
+		// One instance of a fleet: its state outlives the process.
+		return runInstance(ctx, j, model, rn.Synthetic, dec, events)
 	}
 	if err := os.MkdirAll(j.StateDir, 0o755); err != nil {
 		return fmt.Errorf("child: %w", err)

@@ -25,6 +25,9 @@ type Job struct {
 	StateDir string             `json:"state_dir"` // the child creates and removes everything under it
 	// Profile, when set, makes the child dump its heap (see Profile).
 	Profile *ProfileJob `json:"profile,omitempty"`
+	// Instance, when set, makes the child one instance of a fleet (see
+	// InstanceJob): its state directory then outlives it.
+	Instance *InstanceJob `json:"instance,omitempty"`
 }
 
 // Event is one JSON line a child streams to its parent. Exactly one field is set.
@@ -32,6 +35,11 @@ type Event struct {
 	Sample  *schema.Sample    `json:"sample,omitempty"`
 	Info    *schema.ChildInfo `json:"info,omitempty"`
 	Summary *schema.Summary   `json:"summary,omitempty"`
+	// A fleet instance's reports (see InstanceJob).
+	Ready    *InstanceReady    `json:"ready,omitempty"`
+	Tick     *InstanceTick     `json:"tick,omitempty"`
+	PhaseEnd *InstancePhaseEnd `json:"phase_end,omitempty"`
+	Stopped  *InstanceStopped  `json:"stopped,omitempty"`
 }
 
 func restoreStats(durations []time.Duration, records int64) schema.RestoreStats {

@@ -51,6 +51,15 @@ type topology struct {
 	// after is called after every store operation that may have completed a
 	// lifecycle; it is how the instruments look in without the stores knowing.
 	after func()
+
+	// instance is set when the topology runs as one instance of a fleet
+	// (rocksleak rehearse): record keys are a function of the task, store
+	// and timestamp (not of one random stream over all tasks), so any
+	// instance owning a task writes the same records; each store commits
+	// the offset of its own changelog partition (its task's); and onWrite
+	// sees every record written.
+	instance bool
+	onWrite  func(s *slot, lk logKey, ver int64)
 }
 
 type task struct {
@@ -206,9 +215,14 @@ func keyOf(k int) string { return fmt.Sprintf("key-%06d", k) }
 // value is the record value of key at version ver: deterministic, so the
 // changelog keeps only versions and the harness can verify and replay.
 func (t *topology) value(s *slot, key string, ts, ver int64) []byte {
-	n := t.sc.ValueBytes
+	return recordValue(t.seed, t.sc.ValueBytes, s.task, s.idx, key, ts, ver)
+}
+
+// recordValue is the value of key at timestamp ts and version ver in store
+// idx of task, n bytes long.
+func recordValue(seed uint64, n, task, idx int, key string, ts, ver int64) []byte {
 	b := make([]byte, n)
-	h := t.seed ^ uint64(s.task)<<40 ^ uint64(s.idx)<<32 ^ uint64(ver)*0x9e3779b97f4a7c15 ^ uint64(ts)
+	h := seed ^ uint64(task)<<40 ^ uint64(idx)<<32 ^ uint64(ver)*0x9e3779b97f4a7c15 ^ uint64(ts)
 	for _, c := range []byte(key) {
 		h = (h ^ uint64(c)) * 0x100000001b3
 	}
@@ -458,29 +472,38 @@ func (t *topology) step(ctx context.Context) {
 	prev := t.streamTime
 	t.streamTime += t.sc.StepMs
 	for _, tk := range t.tasks {
-		cascade := t.sc.Cascade && t.sc.Store == scenarios.StoreWindow && t.rolls(prev, t.streamTime)
-		if cascade {
-			t.armTask(tk)
+		if !t.stepTask(ctx, tk, prev) {
+			return
 		}
-		for _, s := range tk.stores {
-			if ctx.Err() != nil {
-				return
-			}
-			t.write(s, prev)
-		}
-		for _, s := range tk.stores {
-			t.commit(s)
-			if s.store != nil {
-				s.store.committed()
-			}
-		}
-		// Samples are taken at the same phase of every task's step: after
-		// its commit (which, as in Kafka 4.3, does not flush).
-		t.after()
 	}
 	if t.sc.RebalanceEverySteps > 0 && t.steps%int64(t.sc.RebalanceEverySteps) == 0 {
 		t.rebalance(ctx)
 	}
+}
+
+// stepTask gives every store of tk its records from stream time prev to
+// t.streamTime, then commits them; false when ctx was cancelled midway.
+func (t *topology) stepTask(ctx context.Context, tk *task, prev int64) bool {
+	cascade := t.sc.Cascade && t.sc.Store == scenarios.StoreWindow && t.rolls(prev, t.streamTime)
+	if cascade {
+		t.armTask(tk)
+	}
+	for _, s := range tk.stores {
+		if ctx.Err() != nil {
+			return false
+		}
+		t.write(s, prev)
+	}
+	for _, s := range tk.stores {
+		t.commit(s)
+		if s.store != nil {
+			s.store.committed()
+		}
+	}
+	// Samples are taken at the same phase of every task's step: after
+	// its commit (which, as in Kafka 4.3, does not flush).
+	t.after()
+	return true
 }
 
 // rolls reports whether stream time moving from prev to now expires a segment.
@@ -509,8 +532,13 @@ func (t *topology) armTask(tk *task) {
 func (t *topology) write(s *slot, from int64) {
 	n := t.sc.RecordsPerStep
 	for i := range n {
-		key := keyOf(t.rng.IntN(t.sc.KeySpread))
 		ts := from + int64(i+1)*t.sc.StepMs/int64(n)
+		var key string
+		if t.instance {
+			key = keyOf(int(recordKeyHash(t.seed, s.task, s.idx, ts) % uint64(t.sc.KeySpread)))
+		} else {
+			key = keyOf(t.rng.IntN(t.sc.KeySpread))
+		}
 		if s.store == nil {
 			return // the store could not be opened; its task error is counted
 		}
@@ -526,6 +554,9 @@ func (t *topology) write(s *slot, from int64) {
 		}
 		s.offset++
 		t.records++
+		if t.onWrite != nil {
+			t.onWrite(s, lk, ver)
+		}
 	}
 	if s.store != nil && t.sc.Store == scenarios.StoreWindow {
 		t.pruneLog(s)
@@ -546,9 +577,15 @@ func (t *topology) pruneLog(s *slot) {
 
 func (t *topology) commit(s *slot) {
 	offsets := make(map[string]int64, t.sc.ChangelogPartitions)
-	for p := range t.sc.ChangelogPartitions {
-		// The store's records are spread over its changelog partitions.
-		offsets[lifecycle.ChangelogKey(fmt.Sprintf("app-%s-changelog", t.storeName(s)), p)] = s.offset / int64(t.sc.ChangelogPartitions)
+	switch {
+	case t.instance:
+		// One changelog partition per store: the task's.
+		offsets[t.changelogKey(s)] = s.offset
+	default:
+		for p := range t.sc.ChangelogPartitions {
+			// The store's records are spread over its changelog partitions.
+			offsets[lifecycle.ChangelogKey(fmt.Sprintf("app-%s-changelog", t.storeName(s)), p)] = s.offset / int64(t.sc.ChangelogPartitions)
+		}
 	}
 	if s.store == nil {
 		return
@@ -566,21 +603,29 @@ func (t *topology) rebalance(ctx context.Context) {
 	perm := t.rng.Perm(len(t.tasks))[:n]
 	sort.Ints(perm)
 	for _, i := range perm {
-		tk := t.tasks[i]
-		if t.sc.Cascade {
-			t.armTask(tk)
+		if !t.reopenTask(ctx, t.tasks[i]) {
+			return
 		}
-		for _, s := range tk.stores {
-			t.closeSlot(s)
-		}
-		for _, s := range tk.stores {
-			if ctx.Err() != nil {
-				return
-			}
-			t.open(s)
-		}
-		t.after()
 	}
+}
+
+// reopenTask closes every store of tk and reopens them; false when ctx was
+// cancelled midway.
+func (t *topology) reopenTask(ctx context.Context, tk *task) bool {
+	if t.sc.Cascade {
+		t.armTask(tk)
+	}
+	for _, s := range tk.stores {
+		t.closeSlot(s)
+	}
+	for _, s := range tk.stores {
+		if ctx.Err() != nil {
+			return false
+		}
+		t.open(s)
+	}
+	t.after()
+	return true
 }
 
 func (t *topology) closeSlot(s *slot) {

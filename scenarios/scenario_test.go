@@ -20,7 +20,7 @@ import (
 func TestCatalogueHasRequiredEntries(t *testing.T) {
 	assert.Equal(t, []string{
 		"attribution", "bounded-memory", "calibration", "eos-v2-cascade", "kafka-20616", "kv-clean",
-		"migrating-store", "no-safety-net", "restore-churn", "restore-peak", "scale", "smoke",
+		"migrating-store", "no-safety-net", "rehearsal", "restore-churn", "restore-peak", "scale", "smoke",
 	}, Names())
 	assert.Contains(t, Names(), DefaultName())
 	assert.IsIncreasing(t, Names())

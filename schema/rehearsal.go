@@ -43,6 +43,15 @@ type Rehearsal struct {
 	// RecordsPerSecond is the input rate per task in simulated time; lag is
 	// measured against it.
 	RecordsPerSecond float64 `json:"records_per_second"`
+	// Utilization is the share of an instance's processing capacity the
+	// input uses: simulated time runs at StepMs × Utilization per wall
+	// time of one step of the instance's processing (measured in the phase
+	// before), so a restart's wall time stalls its tasks for that long in
+	// simulated time, and an instance catches up at 1/Utilization times the
+	// input rate. (Additive to version 1.)
+	Utilization float64 `json:"utilization,omitempty"`
+	// StepMs is the simulated time of one tick of the fleet. (Additive.)
+	StepMs int64 `json:"step_ms,omitempty"`
 	// Policy is the gate policy as YAML text, as used.
 	Policy    string          `json:"policy"`
 	Instances []FleetInstance `json:"instances"`
@@ -96,8 +105,12 @@ type InstancePhase struct {
 	MaxLagMs      int64 `json:"max_lag_ms"`
 	MaxLagRecords int64 `json:"max_lag_records"`
 	// RestartNs is the wall time of the instance's restart at the phase's
-	// start (process start to its tasks restored), 0 when it did not restart.
+	// start (from the stop of its old process to its tasks restored in the
+	// new one), 0 when it did not restart.
 	RestartNs int64 `json:"restart_ns,omitempty"`
+	// StallMs is the simulated time RestartNs stalled the instance's tasks
+	// (see Rehearsal.Utilization). (Additive to version 1.)
+	StallMs int64 `json:"stall_ms,omitempty"`
 }
 
 // LagPoint is an instance's lag at one point in simulated time: records

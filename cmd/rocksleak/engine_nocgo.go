@@ -31,3 +31,7 @@ func runCmd(_ context.Context, _, _ io.Writer, _ []string) error {
 func reliabilityCmd(_ context.Context, _, _ io.Writer, _ []string) error {
 	return fmt.Errorf("reliability: %w", errNoRocksDB)
 }
+
+func rehearseCmd(_ context.Context, _, _ io.Writer, _ []string) error {
+	return fmt.Errorf("rehearse: %w", errNoRocksDB)
+}

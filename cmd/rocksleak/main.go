@@ -14,6 +14,7 @@
 //	rocksleak plan --result R.json --model M [--topology FILE] [--png FILE] [topology flags]
 //	rocksleak reliability [--scenario NAME] [--seeds N] [--parallel N] [--until-verdict] [--shard K/N]
 //	rocksleak merge [--out DIR] DIR...    join reliability shard directories into one report
+//	rocksleak rehearse --from MODEL --to MODEL [--instances N] [--domains D] [--max-restarts K] [--window D] [--policy FILE]
 //
 // Each model runs in a child process of its own. A run writes result.json,
 // samples.csv, report.md and PNG plots into its output directory (default
@@ -64,14 +65,26 @@ var (
 	errQuiet = errors.New("failed")
 )
 
+// exitStatus carries a command's own exit status (rehearse: 1, 3, 4).
+type exitStatus struct {
+	code int
+	err  error
+}
+
+func (e exitStatus) Error() string { return e.err.Error() }
+func (e exitStatus) Unwrap() error { return e.err }
+
 func usagef(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
 }
 
 func exitCode(err error) int {
+	var es exitStatus
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &es):
+		return es.code
 	case errors.Is(err, errInterrupted):
 		return 130
 	case errors.Is(err, errUsage), errors.Is(err, scenarios.ErrInvalid), errors.Is(err, schema.ErrBadResult),
@@ -91,6 +104,7 @@ Commands:
   gate       pass/fail a candidate result against a baseline (CI gate)
   plan       project memory growth of a topology from a result (capacity plan)
   reliability  run a scenario at many seeds and count each model's verdicts
+  rehearse   rehearse an upgrade on a fleet of instances: canary, gates, expansion, verified rollback
   merge      join "reliability --shard K/N" directories into one reliability report
 
 Run "rocksleak COMMAND -h" for a command's flags.
@@ -110,6 +124,8 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return scenariosCmd(stdout, args[1:])
 	case "reliability":
 		return reliabilityCmd(ctx, stdout, stderr, args[1:])
+	case "rehearse":
+		return rehearseCmd(ctx, stdout, stderr, args[1:])
 	case "merge":
 		return mergeCmd(stdout, stderr, args[1:])
 	case "report":

@@ -72,7 +72,7 @@ func names(m map[string][]byte) []string {
 // TestBinaryWithoutCgo builds the CLI with and without cgo and checks that
 // the binary without RocksDB reads results exactly as the full one does
 // (report, report --reanalyze, compare, gate, plan, scenarios on the result
-// files in the repository's testdata) and that its run and reliability exit
+// files in the repository's testdata) and that its run, reliability and rehearse exit
 // 2 saying why and how to build a full one.
 func TestBinaryWithoutCgo(t *testing.T) {
 	if testing.Short() {
@@ -81,7 +81,7 @@ func TestBinaryWithoutCgo(t *testing.T) {
 	dir := t.TempDir()
 	pure, full := buildBinary(t, dir, "0"), buildBinary(t, dir, "1")
 
-	for _, cmd := range []string{"run", "reliability"} {
+	for _, cmd := range []string{"run", "reliability", "rehearse"} {
 		r := runBinary(t, pure, "", cmd, "--scenario", "smoke")
 		assert.Equal(t, 2, r.code, "%s without cgo: %s", cmd, r.stderr)
 		assert.Contains(t, r.stderr, "built without RocksDB (CGO_ENABLED=0)")

@@ -1,0 +1,248 @@
+//go:build cgo
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/internal/units"
+	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/results/gate"
+	"github.com/rocksleak/rocksleak/results/rehearsal"
+	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
+)
+
+// rehearseUsage is the manual of "rocksleak rehearse".
+const rehearseUsage = `rocksleak rehearse --from MODEL --to MODEL [--instances 4] [--domains 2] [--max-restarts 1]
+                  [--window 2h] [--policy FILE] [--scenario NAME|FILE] [--set key=value]... [--seed N]
+                  [--out DIR] [--state-dir DIR]
+
+Rehearses the upgrade of a fleet of Kafka Streams instances from one model
+(version) to another on real RocksDB: each instance is a child process with its
+own state directory, owning tasks through a sticky assignment (task k on
+instance k mod N); instance i is in failure domain i mod D. The fleet shares one
+changelog per store partition (files under the fleet's root). Phases, each one
+window of simulated time:
+
+  baseline          every instance on --from
+  canary            instance 0 restarted on --to over its own state; gated
+  expand-domain-D   each domain's remaining instances, at most --max-restarts
+                    at once (one phase per wave); each gated
+  final             every instance on --to
+
+A gate compares the restarted instances with the instances still on --from over
+the same window (for the last expansion, with the instances upgraded before),
+under the policy (default: the canary gate, gate --print-policy). When a gate
+fails the rollout stops: the upgraded instances are restarted on --from over
+their state, run one more window, and the rollback is verified (the old version
+opens the new version's state, changelog offsets preserved, no record lost,
+outputs equal to the parent's replay of the input, version mapping restored).
+
+Records arrive at a fixed rate per task in simulated time; a restart stalls the
+instance's tasks for its wall time mapped onto simulated time (the input uses
+10% of an instance's measured processing capacity), and the instance catches
+up at 10 times the input rate. Lag is recorded per tick.
+
+Writes rehearsal.json, report.md and rehearsal.png into --out (default
+results/rehearsals/<UTC time>-<from>-to-<to>).
+
+Exit status: 0 the rollout completed; 1 a gate failed and the rollback
+verified; 2 bad input; 3 the rollback did not verify; 4 the rehearsal failed
+(a child failed); 130 interrupted (the record is written, marked).
+`
+
+// rehearseOptions are the flags of "rocksleak rehearse".
+type rehearseOptions struct {
+	from, to                         string
+	instances, domains, maxRestarts  int
+	window                           time.Duration
+	policy, scenario, out, stateRoot string
+	sets                             setFlags
+	seed                             int64
+}
+
+// DefaultRehearsalScenario is the workload of "rocksleak rehearse".
+const defaultRehearsalScenario = "rehearsal"
+
+func parseRehearseFlags(stderr io.Writer, args []string) (rehearseOptions, error) {
+	var o rehearseOptions
+	fs := flag.NewFlagSet("rehearse", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, rehearseUsage); fs.PrintDefaults() }
+	fs.StringVar(&o.from, "from", "", "model the fleet runs before the upgrade (e.g. leaky)")
+	fs.StringVar(&o.to, "to", "", "model the fleet is upgraded to (e.g. fixed)")
+	fs.IntVar(&o.instances, "instances", 4, "instances in the fleet")
+	fs.IntVar(&o.domains, "domains", 2, "failure domains (instance i in domain i mod D)")
+	fs.IntVar(&o.maxRestarts, "max-restarts", 1, "instances restarting at once during an expansion")
+	units.DurationVar(fs, &o.window, "window", 2*time.Hour, "each phase's length in simulated time")
+	fs.StringVar(&o.policy, "policy", "", "gate policy YAML (default: the canary gate)")
+	fs.StringVar(&o.scenario, "scenario", defaultRehearsalScenario, "workload: a catalogue scenario or a YAML file (its tasks are spread over the fleet)")
+	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
+	fs.Int64Var(&o.seed, "seed", -1, "seed (default: the scenario's)")
+	fs.StringVar(&o.out, "out", "", "output directory (default results/rehearsals/<UTC time>-<from>-to-<to>)")
+	fs.StringVar(&o.stateRoot, "state-dir", "", "where the fleet's state and changelogs go (default /dev/shm or the temp dir); removed at the end")
+	if err := fs.Parse(args); err != nil {
+		return o, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return o, usagef("rehearse: unexpected argument %q", fs.Arg(0))
+	}
+	if o.window <= 0 {
+		return o, usagef("--window: %s must be positive", o.window)
+	}
+	return o, nil
+}
+
+func rehearseCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	o, err := parseRehearseFlags(stderr, args)
+	if err != nil {
+		return err
+	}
+	sc, _, err := scenarios.Load(o.scenario)
+	if err != nil {
+		return err
+	}
+	for _, kv := range o.sets {
+		if err := sc.Set(kv); err != nil {
+			return err
+		}
+	}
+	if o.seed >= 0 {
+		sc.Seed = o.seed
+	}
+	if err := (harness.RehearsalConfig{From: o.from, To: o.to}).ValidateModels(); err != nil {
+		return usagef("%v", strings.TrimPrefix(err.Error(), harness.ErrRehearsalConfig.Error()+": "))
+	}
+	sc.Models = []string{o.from, o.to}
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	policy, policyText := gate.DefaultPolicy(), string(gate.DefaultPolicyYAML())
+	if o.policy != "" {
+		if policy, err = gate.LoadPolicy(o.policy); err != nil {
+			return usagef("--policy: %v", err)
+		}
+		b, _ := os.ReadFile(o.policy)
+		policyText = string(b)
+	}
+	outDir := o.out
+	if outDir == "" {
+		outDir = filepath.Join("results", "rehearsals", time.Now().UTC().Format("20060102T150405Z")+"-"+o.from+"-to-"+o.to)
+	}
+	if _, err := os.Stat(outDir); err == nil {
+		return usagef("--out: %s already exists", outDir)
+	}
+	cfg := harness.RehearsalConfig{
+		Scenario: sc, From: o.from, To: o.to, Instances: o.instances, Domains: o.domains, MaxRestarts: o.maxRestarts,
+		WindowMs: o.window.Milliseconds(), Seed: sc.Seed, Policy: policyText, StateRoot: o.stateRoot,
+		Stderr: stderr, Log: stderr,
+		Gate: func(r *schema.Rehearsal, phase int, cands, bases []int) (*schema.GateRecord, error) {
+			return rehearsal.Gate(policy, r, phase, cands, bases)
+		},
+	}
+	if err := cfg.Validate(); err != nil {
+		return usagef("%v", strings.TrimPrefix(err.Error(), harness.ErrRehearsalConfig.Error()+": "))
+	}
+	fmt.Fprintf(stdout, "rocksleak: rehearsing %s → %s on %d instances in %d failure domains, scenario %s, window %s (simulated), seed %d\n",
+		o.from, o.to, o.instances, o.domains, sc.Name, o.window, sc.Seed)
+	rec, err := harness.Rehearse(ctx, cfg)
+	if err != nil {
+		if errors.Is(err, harness.ErrRehearsalConfig) {
+			return usagef("%v", err)
+		}
+		return err
+	}
+	rec.Provenance = results.BuildProvenance(sc.Seed, gitCommit, "rocksleak rehearse "+strings.Join(args, " "))
+	if err := writeRehearsal(outDir, rec); err != nil {
+		return fmt.Errorf("writing the rehearsal: %w", err)
+	}
+	fmt.Fprint(stdout, rehearsalSummary(rec))
+	fmt.Fprintf(stdout, "\nrehearsal: %s (rehearsal.json, report.md, rehearsal.png)\n", outDir)
+	switch rec.Status {
+	case schema.RehearsalComplete:
+		return nil
+	case schema.RehearsalRolledBack:
+		return exitStatus{1, fmt.Errorf("%w: %s", errQuiet, rec.Decision)}
+	case schema.RehearsalRollbackFailed:
+		return exitStatus{3, errors.New(rec.Decision)}
+	case schema.RehearsalInterrupted:
+		fmt.Fprintln(stderr, "rocksleak: interrupted; rehearsal.json is marked \"status\": \"interrupted\"")
+		return errInterrupted
+	}
+	return exitStatus{4, errors.New(rec.Decision)}
+}
+
+// writeRehearsal writes rehearsal.json, report.md and rehearsal.png into a
+// new directory.
+func writeRehearsal(dir string, rec *schema.Rehearsal) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rehearsal.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	var md bytes.Buffer
+	if err := rehearsal.WriteMarkdown(&md, rec); err != nil {
+		return fmt.Errorf("report.md: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), md.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if err := rehearsal.WritePNG(filepath.Join(dir, "rehearsal.png"), rec); err != nil {
+		return fmt.Errorf("rehearsal.png: %w", err)
+	}
+	return nil
+}
+
+// rehearsalSummary is the terminal's account of a rehearsal: per phase, each
+// instance's model, lifecycles, lag and restart, the gate, and the decision.
+func rehearsalSummary(r *schema.Rehearsal) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-26s %-8s %-10s %10s %9s %8s %10s %12s %6s\n", "phase", "instance", "model", "lifecycles", "records", "lost", "max lag", "restart", "stall")
+	for _, ph := range r.Phases {
+		for _, ip := range ph.Instances {
+			restart := "-"
+			if ip.RestartNs > 0 {
+				restart = time.Duration(ip.RestartNs).Round(time.Millisecond).String()
+			}
+			fmt.Fprintf(&b, "%-26s %-8d %-10s %10d %9d %8d %10s %12s %6s\n", ph.Name, ip.Instance, ip.Model,
+				ip.Summary.Lifecycles, ip.Summary.Records, ip.Summary.RecordsLost,
+				(time.Duration(ip.MaxLagMs) * time.Millisecond).String(), restart,
+				(time.Duration(ip.StallMs) * time.Millisecond).String())
+		}
+		if ph.Gate != nil {
+			fmt.Fprintf(&b, "  gate %s: %s — %s\n", ph.Name, strings.ToUpper(ph.Gate.Outcome), ph.Gate.Reason)
+		}
+	}
+	if rb := r.Rollback; rb != nil {
+		fmt.Fprintf(&b, "\nrollback of instances %v: verified %t\n", rb.Instances, rb.Verified)
+		for _, c := range rb.Checks {
+			mark := "ok  "
+			if !c.OK {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(&b, "  %s %s: %s\n", mark, c.Name, c.Detail)
+		}
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(&b, "error: %s\n", e)
+	}
+	fmt.Fprintf(&b, "\nstatus %s — %s (wall time %s)\n", r.Status, r.Decision, time.Duration(r.ElapsedNs).Round(time.Second))
+	return b.String()
+}

@@ -1,0 +1,110 @@
+package harness
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+
+	"github.com/rocksleak/rocksleak/lifecycle"
+	"github.com/rocksleak/rocksleak/scenarios"
+)
+
+// A fleet's outputs: for every input record a task processes, the value its
+// store returns when the record is read back right after the update. An
+// instance hashes them per task (outputHash, in processing order); the
+// parent computes the same hashes in memory from the input alone (Reference),
+// without RocksDB, and the rehearsal compares the two.
+
+// recordKeyHash draws the key of the record a fleet task writes into store
+// idx at timestamp ts: a function of the fleet's seed, the task, the store
+// and the timestamp alone, so that any instance owning the task writes the
+// same records (and the parent can replay them).
+func recordKeyHash(seed uint64, task, idx int, ts int64) uint64 {
+	return splitmix(seed ^ uint64(task)<<48 ^ uint64(idx)<<40 ^ splitmix(uint64(ts)))
+}
+
+// changelogKey is the offsets-CF key of store s's changelog partition in a
+// fleet: partition <task> of app-store-<idx>-changelog.
+func (t *topology) changelogKey(s *slot) string {
+	return lifecycle.ChangelogKey(fmt.Sprintf("app-%s-changelog", t.storeName(s)), s.task)
+}
+
+// outputHash folds one output (store idx of a task returned value for lk)
+// into h. A nil value (the store did not return the record) hashes apart
+// from every value.
+func outputHash(h uint64, idx int, lk logKey, value []byte) uint64 {
+	f := fnv.New64a()
+	var b [24]byte
+	binary.LittleEndian.PutUint64(b[:8], h)
+	binary.LittleEndian.PutUint64(b[8:16], uint64(idx))
+	binary.LittleEndian.PutUint64(b[16:24], uint64(lk.ts))
+	f.Write(b[:])
+	f.Write([]byte(lk.key))
+	if value == nil {
+		f.Write([]byte{0xff, 0xfe})
+	} else {
+		f.Write([]byte{0})
+		f.Write(value)
+	}
+	return f.Sum64()
+}
+
+// Reference is the parent's in-memory replay of the fleet's tasks: the
+// outputs every task must produce, computed from the input alone.
+type Reference struct {
+	sc    scenarios.Scenario
+	seed  uint64
+	tasks []*refTask
+}
+
+type refTask struct {
+	pos  int64              // steps replayed
+	logs []map[logKey]int64 // per store: latest version of each changelog key
+}
+
+// NewReference starts the replay of sc's tasks at step 0 with the fleet's seed.
+func NewReference(sc scenarios.Scenario, seed int64) *Reference {
+	r := &Reference{sc: sc, seed: uint64(seed)}
+	for range sc.Tasks {
+		rt := &refTask{}
+		for range sc.StoresPerTask {
+			rt.logs = append(rt.logs, map[logKey]int64{})
+		}
+		r.tasks = append(r.tasks, rt)
+	}
+	return r
+}
+
+// Outputs returns the hash of task's outputs over steps [from, to) and how
+// many records they are. Calls for one task must come in order with no gap
+// (from equal to the previous call's to; the first from 0): the replay
+// carries each key's version forward.
+func (r *Reference) Outputs(task int, from, to int64) (uint64, int64, error) {
+	if task < 0 || task >= len(r.tasks) {
+		return 0, 0, fmt.Errorf("reference: no task %d", task)
+	}
+	rt := r.tasks[task]
+	if from != rt.pos || to < from {
+		return 0, 0, fmt.Errorf("reference: task %d asked for steps [%d, %d) at step %d", task, from, to, rt.pos)
+	}
+	var h uint64
+	var n int64
+	for ; rt.pos < to; rt.pos++ {
+		prev := rt.pos * r.sc.StepMs
+		for idx := range r.sc.StoresPerTask {
+			for i := range r.sc.RecordsPerStep {
+				ts := prev + int64(i+1)*r.sc.StepMs/int64(r.sc.RecordsPerStep)
+				key := keyOf(int(recordKeyHash(r.seed, task, idx, ts) % uint64(r.sc.KeySpread)))
+				lk := logKey{key: key}
+				if r.sc.Store == scenarios.StoreWindow {
+					lk.ts = ts
+				}
+				ver := rt.logs[idx][lk] + 1
+				rt.logs[idx][lk] = ver
+				h = outputHash(h, idx, lk, recordValue(r.seed, r.sc.ValueBytes, task, idx, lk.key, lk.ts, ver))
+				n++
+			}
+		}
+	}
+	return h, n, nil
+}
