@@ -34,7 +34,7 @@ const (
 )
 
 // Rule states how a check's outcome is decided; reports print it.
-const Rule = "ratio limit = max(baseline × factor, baseline + floor); an estimate FAILs only when its 95% " +
+const Rule = "ratio limit = max(baseline × factor, baseline + floor), a baseline below 0 counted as 0; an estimate FAILs only when its 95% " +
 	"interval's lower bound exceeds the limit (evidence of a regression), PASSes when its value is within the " +
 	"limit, and WARNs (passing) when its value is above the limit but its interval reaches below it"
 
@@ -344,8 +344,7 @@ func EvaluateCheck(c Check, base, cand Subject) CheckResult {
 			return failf("cannot set a limit from the baseline: %v", err)
 		}
 		res.Baseline = &bq
-		byFactor, byFloor := bq.Value*c.Factor, bq.Value+c.Floor
-		res.Limit = math.Max(byFactor, byFloor)
+		res.Limit = ratioLimit(bq.Value, c)
 	case OpMax:
 		res.Limit = *c.Value
 	case OpEqual:
@@ -382,12 +381,22 @@ func EvaluateCheck(c Check, base, cand Subject) CheckResult {
 	return res
 }
 
+// ratioLimit is a ratio check's limit: max(b × factor, b + floor) with b the
+// baseline's value, or 0 when that is negative. A baseline that shrinks (a
+// slope below 0, usually noise around a flat series) sets no tighter limit
+// than one that holds: without the clamp a baseline of −50 KiB/lifecycle
+// would fail a flat candidate.
+func ratioLimit(baseline float64, c Check) float64 {
+	b := math.Max(baseline, 0)
+	return math.Max(b*c.Factor, b+c.Floor)
+}
+
 // limitDesc says where a limit came from.
 func limitDesc(c Check, res CheckResult, unit string) string {
 	if c.Op != OpRatio {
 		return fmtQty(res.Limit, unit)
 	}
-	if res.Baseline.Value*c.Factor >= res.Baseline.Value+c.Floor {
+	if b := math.Max(res.Baseline.Value, 0); b*c.Factor >= b+c.Floor {
 		return fmt.Sprintf("%s (baseline × %g)", fmtQty(res.Limit, unit), c.Factor)
 	}
 	return fmt.Sprintf("%s (baseline + floor %s)", fmtQty(res.Limit, unit), fmtNum(c.Floor, unit))

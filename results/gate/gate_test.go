@@ -47,6 +47,32 @@ func TestRatioWithFloor(t *testing.T) {
 	}
 }
 
+// TestRatioNegativeBaselineCountsAsZero: a baseline slope below 0 (noise
+// around a flat series; the rehearsal saw −50.7 KiB/lifecycle) must not pull
+// the limit below the floor and fail a flat candidate; a real regression
+// still fails.
+func TestRatioNegativeBaselineCountsAsZero(t *testing.T) {
+	base := resultOf(t, 1, runOf("fixed", est(-52_000, -90_000, -14_000), pt(0)))
+	for _, tc := range []struct {
+		name      string
+		candidate stats.Estimate
+		want      Outcome
+	}{
+		{"flat candidate passes", est(300, -200, 800), Pass},
+		{"regression fails", est(11_000, 10_500, 11_500), Fail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cand := resultOf(t, 2, runOf("fixed", tc.candidate, pt(0)))
+			rep, err := Evaluate(policyOf(nativeRatio), base, cand, Options{})
+			require.NoError(t, err)
+			c := checkNamed(t, rep, "native")
+			assert.Equal(t, 2048.0, c.Limit)
+			assert.Equal(t, tc.want, c.Outcome, c.Reason)
+			assert.Contains(t, c.Reason, "baseline + floor")
+		})
+	}
+}
+
 func TestRatioFactorDominatesLargeBaseline(t *testing.T) {
 	base := resultOf(t, 1, runOf("fixed", pt(100_000), pt(0)))
 	cand := resultOf(t, 2, runOf("fixed", est(125_000, 121_000, 129_000), pt(0)))
