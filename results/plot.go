@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/results/plotmark"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -108,16 +109,16 @@ func signalPlot(r *schema.Result, samples map[string][]schema.Sample, models []s
 				label += " (no CI)"
 			}
 			if f.WarmupSamples > 0 {
-				p.Add(vline{x: first, style: dashed(st.color)})
+				p.Add(plotmark.VLine{X: first, Style: dashed(st.color)})
 				cutShown = true
 			}
 		}
 		leg.Add(label, thumbs...)
 	}
 	if cutShown {
-		leg.Add("end of warm-up cut", horizontal(dashed(color.Gray{Y: 90})))
+		leg.Add("end of warm-up cut", plotmark.Horizontal(dashed(color.Gray{Y: 90})))
 	}
-	leg.Add("line: fit over the used samples", horizontal(draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(2)}))
+	leg.Add("line: fit over the used samples", plotmark.Horizontal(draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(2)}))
 	return render(func(dc draw.Canvas) { drawWithLegend(dc, leg, func(c draw.Canvas) { p.Draw(c) }) })
 }
 
@@ -337,24 +338,4 @@ func render(drawFn func(draw.Canvas)) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// vline is a vertical line across a plot's data area at x.
-type vline struct {
-	x     float64
-	style draw.LineStyle
-}
-
-func (v vline) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, _ := p.Transforms(&c)
-	x := trX(v.x)
-	c.StrokeLine2(v.style, x, c.Min.Y, x, c.Max.Y)
-}
-
-// horizontal is a legend thumbnail: a horizontal line.
-type horizontal draw.LineStyle
-
-func (h horizontal) Thumbnail(c *draw.Canvas) {
-	y := (c.Min.Y + c.Max.Y) / 2
-	c.StrokeLine2(draw.LineStyle(h), c.Min.X, y, c.Max.X, y)
 }

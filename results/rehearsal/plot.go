@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/rocksleak/rocksleak/results/gate"
+	"github.com/rocksleak/rocksleak/results/plotmark"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -121,8 +122,8 @@ func RenderPNG(r *schema.Rehearsal) ([]byte, error) {
 		for _, v := range r.Versions {
 			if v.Instance == fi.ID && v.From != "" {
 				vs := draw.LineStyle{Color: col, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2.5)}}
-				mem.Add(vline{x: minutes(v.AtMs), style: vs})
-				lag.Add(vline{x: minutes(v.AtMs), style: vs})
+				mem.Add(plotmark.VLine{X: minutes(v.AtMs), Style: vs})
+				lag.Add(plotmark.VLine{X: minutes(v.AtMs), Style: vs})
 			}
 		}
 	}
@@ -130,13 +131,13 @@ func RenderPNG(r *schema.Rehearsal) ([]byte, error) {
 		return nil, ErrNothingToPlot
 	}
 	grey := color.Gray{Y: 80}
-	leg.Add("RSS", horizontal(draw.LineStyle{Color: grey, Width: vg.Points(1.4)}))
-	leg.Add("native heap", horizontal(draw.LineStyle{Color: grey, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}))
-	leg.Add("version change", horizontal(draw.LineStyle{Color: grey, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2.5)}}))
+	leg.Add("RSS", plotmark.Horizontal(draw.LineStyle{Color: grey, Width: vg.Points(1.4)}))
+	leg.Add("native heap", plotmark.Horizontal(draw.LineStyle{Color: grey, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}))
+	leg.Add("version change", plotmark.Horizontal(draw.LineStyle{Color: grey, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2.5)}}))
 	if limit, ok := lagLimitSeconds(r.Policy); ok {
-		lag.Add(hline{y: limit, style: draw.LineStyle{Color: limitColour, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}})
+		lag.Add(plotmark.HLine{Y: limit, Style: draw.LineStyle{Color: limitColour, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}})
 		lag.Y.Max = max(lag.Y.Max, limit*1.1)
-		leg.Add("lag limit", horizontal(draw.LineStyle{Color: limitColour, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}))
+		leg.Add("lag limit", plotmark.Horizontal(draw.LineStyle{Color: limitColour, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}))
 	}
 	lag.Y.Min = 0
 
@@ -233,36 +234,4 @@ func (b band) Plot(c draw.Canvas, p *plot.Plot) {
 // DataRange makes the band's x span part of the plot's range.
 func (b band) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return b.x0, b.x1, 0, 0
-}
-
-// vline is a vertical line across a plot's data area at x.
-type vline struct {
-	x     float64
-	style draw.LineStyle
-}
-
-func (v vline) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, _ := p.Transforms(&c)
-	x := trX(v.x)
-	c.StrokeLine2(v.style, x, c.Min.Y, x, c.Max.Y)
-}
-
-// hline is a horizontal line across a plot's data area at y.
-type hline struct {
-	y     float64
-	style draw.LineStyle
-}
-
-func (h hline) Plot(c draw.Canvas, p *plot.Plot) {
-	_, trY := p.Transforms(&c)
-	y := trY(h.y)
-	c.StrokeLine2(h.style, c.Min.X, y, c.Max.X, y)
-}
-
-// horizontal is a legend thumbnail: a horizontal line.
-type horizontal draw.LineStyle
-
-func (h horizontal) Thumbnail(c *draw.Canvas) {
-	y := (c.Min.Y + c.Max.Y) / 2
-	c.StrokeLine2(draw.LineStyle(h), c.Min.X, y, c.Max.X, y)
 }
