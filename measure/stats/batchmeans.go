@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -59,23 +60,12 @@ func BatchMeansSlope(in Input, k int, confidence float64) Estimate {
 	return Estimate{Value: mean, Low: mean - tq*se, High: mean + tq*se, SE: se, DF: df, Valid: true}
 }
 
-// olsSlope is the least-squares slope of y on x; ok is false when x does
-// not vary.
+// olsSlope is the least-squares slope of y on x (gonum's
+// stat.LinearRegression); ok is false when x does not vary.
 func olsSlope(x, y []float64) (float64, bool) {
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= float64(len(x))
-	my /= float64(len(y))
-	var sxx, sxy float64
-	for i := range x {
-		sxx += (x[i] - mx) * (x[i] - mx)
-		sxy += (x[i] - mx) * (y[i] - my)
-	}
-	if sxx == 0 {
+	if !varies(x) {
 		return 0, false
 	}
-	return sxy / sxx, true
+	_, beta := stat.LinearRegression(x, y, nil, false)
+	return beta, true
 }

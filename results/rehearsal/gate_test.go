@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/results/gate"
@@ -87,7 +88,8 @@ func recoveryPeakCase(t *testing.T, pk peak, seed uint64, uncutFails bool) {
 		for _, smp := range r.Phases[canary].Instances[0].Samples {
 			xs, ys = append(xs, float64(smp.Records)), append(ys, float64(smp.RSS))
 		}
-		naive := olsSlope(xs, ys) * 1e6
+		_, naive := stat.LinearRegression(xs, ys, nil, false)
+		naive *= 1e6
 		if uncutFails {
 			assert.Greater(t, naive, 10*rss.Limit,
 				"seed %d: fitted naively the ramp reads as %.1f MiB/1M records", seed, naive/mib)
@@ -294,23 +296,6 @@ func TestGateReasonsMatchIntervals(t *testing.T) {
 	}
 	assert.Positive(t, n[OutcomePass])
 	assert.Positive(t, n[OutcomeFail])
-}
-
-// olsSlope is the least-squares slope of y on x.
-func olsSlope(x, y []float64) float64 {
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= float64(len(x))
-	my /= float64(len(y))
-	var sxy, sxx float64
-	for i := range x {
-		sxy += (x[i] - mx) * (y[i] - my)
-		sxx += (x[i] - mx) * (x[i] - mx)
-	}
-	return sxy / sxx
 }
 
 // policyOf is the policy a rehearsal recorded.
