@@ -54,35 +54,18 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		// One instance of a fleet: its state outlives the process.
 		return runInstance(ctx, j, model, rn.Synthetic, dec, events)
 	}
-	if err := os.MkdirAll(j.StateDir, 0o755); err != nil {
-		return fmt.Errorf("child: %w", err)
-	}
 	defer os.RemoveAll(j.StateDir)
-
-	enc := json.NewEncoder(events)
-	emit := func(e Event) error { return enc.Encode(e) }
-
-	sampler, err := measure.NewSampler()
+	emit, sampler, err := startChild(j, events)
 	if err != nil {
-		return fmt.Errorf("child: %w", err)
-	}
-	defer sampler.Close()
-	version, err := lifecycle.RocksDBVersion(j.StateDir)
-	if err != nil {
-		return fmt.Errorf("child: reading RocksDB's version: %w", err)
-	}
-	if err := emit(Event{Info: &schema.ChildInfo{PID: os.Getpid(), RocksDBVersion: version,
-		Allocator: sampler.Allocator()}}); err != nil {
 		return err
 	}
+	defer sampler.Close()
 
 	topo, err := newTopology(j.Scenario, model, rn.Synthetic, j.Seed, j.StateDir)
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
-	rec := &recorder{topo: topo, sampler: sampler, emit: emit, model: j.Model, begin: time.Now(),
-		every:    int64(max(j.Scenario.SampleEveryLifecycles, 1)),
-		interval: time.Duration(max(j.Scenario.SampleIntervalMs, 1)) * time.Millisecond}
+	rec := newRecorder(j, topo, sampler, emit)
 	topo.after = rec.after
 	if j.Profile != nil {
 		rec.prof = &profiler{job: *j.Profile, begin: rec.begin}
@@ -142,6 +125,39 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 
 // recorder takes the samples: after every SampleEveryLifecycles lifecycles and
 // whenever the timer period has passed since the last sample.
+// startChild makes the job's state directory, opens the sampler and emits
+// the child's Info (PID, RocksDB's version, allocator): the start every child
+// shares. The caller closes the sampler; emit writes one event to events.
+func startChild(j Job, events io.Writer) (emit func(Event) error, sampler *measure.Sampler, err error) {
+	if err := os.MkdirAll(j.StateDir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("child: %w", err)
+	}
+	enc := json.NewEncoder(events)
+	emit = func(e Event) error { return enc.Encode(e) }
+	if sampler, err = measure.NewSampler(); err != nil {
+		return nil, nil, fmt.Errorf("child: %w", err)
+	}
+	version, err := lifecycle.RocksDBVersion(j.StateDir)
+	if err == nil {
+		err = emit(Event{Info: &schema.ChildInfo{PID: os.Getpid(), RocksDBVersion: version, Allocator: sampler.Allocator()}})
+	} else {
+		err = fmt.Errorf("child: reading RocksDB's version: %w", err)
+	}
+	if err != nil {
+		sampler.Close()
+		return nil, nil, err
+	}
+	return emit, sampler, nil
+}
+
+// newRecorder is the recorder of job j's samples, at the scenario's sampling
+// rules; it starts its clock now.
+func newRecorder(j Job, topo *topology, sampler *measure.Sampler, emit func(Event) error) *recorder {
+	return &recorder{topo: topo, sampler: sampler, emit: emit, model: j.Model, begin: time.Now(),
+		every:    int64(max(j.Scenario.SampleEveryLifecycles, 1)),
+		interval: time.Duration(max(j.Scenario.SampleIntervalMs, 1)) * time.Millisecond}
+}
+
 type recorder struct {
 	topo     *topology
 	sampler  *measure.Sampler

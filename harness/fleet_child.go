@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/rocksleak/rocksleak/lifecycle"
-	"github.com/rocksleak/rocksleak/measure"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 )
@@ -148,24 +147,11 @@ func runInstance(ctx context.Context, j Job, model lifecycle.Model, synthetic bo
 	if j.Scenario.Store == scenarios.StoreMigrating {
 		return errors.New("child: a fleet does not run the migrating store (its old-format seed is not in the changelog)")
 	}
-	if err := os.MkdirAll(j.StateDir, 0o755); err != nil {
-		return fmt.Errorf("child: %w", err)
-	}
-	enc := json.NewEncoder(events)
-	emit := func(e Event) error { return enc.Encode(e) }
-	sampler, err := measure.NewSampler()
+	emit, sampler, err := startChild(j, events)
 	if err != nil {
-		return fmt.Errorf("child: %w", err)
-	}
-	defer sampler.Close()
-	version, err := lifecycle.RocksDBVersion(j.StateDir)
-	if err != nil {
-		return fmt.Errorf("child: reading RocksDB's version: %w", err)
-	}
-	if err := emit(Event{Info: &schema.ChildInfo{PID: os.Getpid(), RocksDBVersion: version,
-		Allocator: sampler.Allocator()}}); err != nil {
 		return err
 	}
+	defer sampler.Close()
 	topo, err := newTopology(j.Scenario, model, synthetic, j.Seed, j.StateDir)
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
@@ -174,9 +160,7 @@ func runInstance(ctx context.Context, j Job, model lifecycle.Model, synthetic bo
 	topo.seed = uint64(ij.FleetSeed)
 	in := &instance{job: ij, topo: topo, emit: emit, writers: map[[2]int]*ChangelogWriter{}, pos: map[int]int64{},
 		outFrom: map[int]int64{}, outHash: map[int]uint64{}, outCount: map[int]int64{}}
-	in.rec = &recorder{topo: topo, sampler: sampler, emit: emit, model: j.Model, begin: time.Now(),
-		every:    int64(max(j.Scenario.SampleEveryLifecycles, 1)),
-		interval: time.Duration(max(j.Scenario.SampleIntervalMs, 1)) * time.Millisecond}
+	in.rec = newRecorder(j, topo, sampler, emit)
 	topo.after = in.rec.after
 	topo.onWrite = in.written
 	defer in.closeWriters()
