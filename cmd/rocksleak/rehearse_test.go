@@ -38,7 +38,9 @@ func phaseNames(r *schema.Rehearsal) []string {
 
 // TestRehearseLeakyToFixedCompletes is the positive control of the
 // rehearsal: the default fleet (four instances in two failure domains) with
-// one-hour windows, leaky → fixed. The canary and every expansion pass their
+// the default two-hour windows, leaky → fixed (with one-hour windows a freshly
+// restarted canary's RSS, still rising, failed the RSS gate once on CI: the
+// warm-up cut needs the longer window). The canary and every expansion pass their
 // gates, the fleet ends on fixed, nothing is lost, lag stays under the
 // gate's 2 minutes, and the fleet's state is gone.
 func TestRehearseLeakyToFixedCompletes(t *testing.T) {
@@ -48,7 +50,7 @@ func TestRehearseLeakyToFixedCompletes(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	state := t.TempDir()
 	stdout, stderr, code := runCLI(t, "rehearse", "--from", "leaky", "--to", "fixed", "--instances", "4", "--domains", "2",
-		"--window", "1h", "--state-dir", state, "--out", out)
+		"--state-dir", state, "--out", out)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	r := readRehearsal(t, out)
 	assert.Equal(t, schema.RehearsalComplete, r.Status)
