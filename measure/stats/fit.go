@@ -31,7 +31,9 @@ type Options struct {
 	MaxWarmupFraction float64 // the warm-up cut may remove at most this share of samples, below 1; default 0.5; negative: no cut
 	// Interval selects the interval method; the zero value is the original
 	// IntervalCochraneOrcutt, IntervalRobust the one measured to hold on
-	// autocorrelated and random-walk series (see RegressRobust).
+	// autocorrelated and random-walk series (see RegressRobust), and
+	// IntervalRobustBatch that one widened where a batch-means interval of
+	// the same estimate is wider (see RegressRobustBatch; what the tool uses).
 	Interval IntervalMethod
 }
 
@@ -156,7 +158,8 @@ type Fit struct {
 //  3. On the used samples: Regress (one-step Cochrane–Orcutt feasible GLS +
 //     Newey–West, Student-t intervals) or, with Options.Interval =
 //     IntervalRobust, RegressRobust (GLS under an AR(1) + random walk error
-//     model) of Y ~ 1 + Lifecycles + FailedCloses and of
+//     model; with IntervalRobustBatch, RegressRobustBatch: the wider of that
+//     interval and a batch-means one) of Y ~ 1 + Lifecycles + FailedCloses and of
 //     Y ~ 1 + Records; Theil–Sen of Y on Lifecycles; Mann–Kendall corrected
 //     for autocorrelation (MannKendallCorrected); and checks that become
 //     Warnings (too few samples, slope differing between the halves of the
@@ -257,10 +260,10 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 			}
 			f.R2 = reg.OLS.R2
 			f.Lag1, f.Bandwidth = reg.Rho, reg.Bandwidth
-			if enough && opt.Interval == IntervalRobust && reg.RandomWalkPlausible {
+			if enough && opt.Interval != IntervalCochraneOrcutt && reg.RandomWalkPlausible {
 				flag(FlagRandomWalkModelled)
 				warn("the residuals may be a random walk (the error model allows for one; random-walk share of the innovations %.0f%%, φ̂ %.2f): the interval is honest but narrows only as lifecycles^−½; run longer to narrow it", 100*reg.RandomWalkShare, reg.Rho)
-			} else if enough && opt.Interval != IntervalRobust && reg.Rho >= 0.9 && residScale(reg.OLS.Resid) > 1e-9*yScale(y) {
+			} else if enough && opt.Interval == IntervalCochraneOrcutt && reg.Rho >= 0.9 && residScale(reg.OLS.Resid) > 1e-9*yScale(y) {
 				// (Residuals at rounding level, e.g. a constant signal, have
 				// no autocorrelation to speak of.)
 				flag(FlagRandomWalk)
@@ -337,7 +340,7 @@ func estimate(r Regression, j int, scale float64, valid bool) Estimate {
 	}
 	return Estimate{
 		Value: r.Coef[j] * scale, Low: r.Low[j] * scale, High: r.High[j] * scale,
-		SE: r.SE[j] * scale, DF: r.DF, Valid: true,
+		SE: r.SE[j] * scale, DF: r.DFOf(j), Valid: true,
 	}
 }
 
@@ -367,10 +370,10 @@ func halvesDiffer(y, L []float64, opt Options, unit string) (string, []Estimate)
 	d := a.Coef[1] - b.Coef[1]
 	se := math.Hypot(a.SE[1], b.SE[1])
 	z := 3.0
-	if opt.Interval == IntervalRobust {
+	if opt.Interval != IntervalCochraneOrcutt {
 		// The same 3-sd rule on the fixed-b scale: Student-t with the
 		// Welch–Satterthwaite df of the two halves, at the tail of 3 sd.
-		df := welchDF(a.SE[1], a.DF, b.SE[1], b.DF)
+		df := welchDF(a.SE[1], a.DFOf(1), b.SE[1], b.DFOf(1))
 		z = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(distuv.UnitNormal.CDF(3))
 	}
 	halves := []Estimate{estimate(a, 1, 1, true), estimate(b, 1, 1, true)}
@@ -384,8 +387,11 @@ func halvesDiffer(y, L []float64, opt Options, unit string) (string, []Estimate)
 
 // regressBy runs the regression of the chosen interval method.
 func regressBy(m IntervalMethod, X *mat.Dense, y []float64, conf float64) (Regression, error) {
-	if m == IntervalRobust {
+	switch m {
+	case IntervalRobust:
 		return RegressRobust(X, y, conf)
+	case IntervalRobustBatch:
+		return RegressRobustBatch(X, y, conf)
 	}
 	return Regress(X, y, conf)
 }

@@ -30,6 +30,16 @@ type Regression struct {
 	// RandomWalkPlausible (RegressRobust only) says the errors' likelihood
 	// region contains a random walk, so the interval allows for one.
 	RandomWalkPlausible bool
+	// BatchSE (RegressRobust and RegressRobustBatch) is the batch-means
+	// (cluster, fixed-b) standard error of each coefficient, with BatchDF
+	// degrees of freedom (see RegressRobustBatch); 0 for a constant column
+	// or a series too short for batches.
+	BatchSE []float64
+	BatchDF float64
+	// ColDF, when set (RegressRobustBatch), is the Student-t degrees of
+	// freedom of each column's interval: DF, or BatchDF where the
+	// batch-means interval is the wider. Use DFOf.
+	ColDF []float64
 	// Method is the interval method that produced the fit.
 	Method IntervalMethod
 	// Bandwidth is the Newey–West (Bartlett) bandwidth in samples chosen by
@@ -41,6 +51,15 @@ type Regression struct {
 	// OLS is the plain least-squares fit on the original data (its R2 and
 	// residuals describe the data; its coefficients are close to Coef).
 	OLS OLSResult
+}
+
+// DFOf is the degrees of freedom of column j's interval: ColDF[j] when set,
+// else DF.
+func (r Regression) DFOf(j int) float64 {
+	if j < len(r.ColDF) {
+		return r.ColDF[j]
+	}
+	return r.DF
 }
 
 // Regress fits y = Xβ + u where u may be autocorrelated, and returns

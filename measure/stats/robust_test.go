@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func randomWalk(r *rand.Rand, n int, sd float64) []float64 {
@@ -129,4 +130,90 @@ func TestWelchDF(t *testing.T) {
 	assert.InDelta(t, 10.0, welchDF(10, 10, 0.01, 1000), 0.01)
 	assert.GreaterOrEqual(t, welchDF(0, 5, 0, 7), 1.0)
 	assert.False(t, math.IsInf(welchDF(1, math.Inf(1), 1, 10), 0))
+}
+
+// burstyGrowth is an integrated AR(1): uₜ = uₜ₋₁ + aₜ with aₜ = φaₜ₋₁ + εₜ,
+// so growth comes in bursts (busy and quiet periods: the rate wanders
+// around its mean and each run's average rate differs), which the AR(1) +
+// random walk error model cannot represent (its increments are never
+// positively autocorrelated).
+func burstyGrowth(r *rand.Rand, n int, phi, sd float64) []float64 {
+	a := ar1(r, n, phi, sd)
+	e := make([]float64, n)
+	var u float64
+	for i := range e {
+		u += a[i]
+		e[i] = u
+	}
+	return e
+}
+
+// TestRegressRobustBatchCoverage: where growth comes in bursts
+// (burstyGrowth: the rate wanders around its mean within a run, so each
+// run's average rate differs from the expected slope, the truth here), the
+// profile-likelihood interval of RegressRobust covers the expected
+// slope far less than 95% (the negative control: the check can fail), and
+// RegressRobustBatch, on the same series, 0.90 or more; on a stationary
+// AR(1) and a random walk, where RegressRobust holds, RegressRobustBatch
+// holds too (not above 0.99); and its interval is never narrower than
+// RegressRobust's.
+func TestRegressRobustBatchCoverage(t *testing.T) {
+	const reps, slope = 200, 500.0
+	tests := []struct {
+		name      string
+		n         int
+		noise     func(r *rand.Rand, L []float64) []float64
+		robustMax float64 // RegressRobust must cover less than this (0: not checked)
+	}{
+		{"AR(1) φ=0.7 n=300", 300, func(r *rand.Rand, L []float64) []float64 { return ar1(r, len(L), 0.7, 2e4) }, 0},
+		{"random walk n=300", 300, func(r *rand.Rand, L []float64) []float64 { return randomWalk(r, len(L), 2e4) }, 0},
+		{"bursty growth φ=0.7 n=300", 300, func(r *rand.Rand, L []float64) []float64 { return burstyGrowth(r, len(L), 0.7, 2e4) }, 0.8},
+		{"bursty growth φ=0.8 n=700", 700, func(r *rand.Rand, L []float64) []float64 { return burstyGrowth(r, len(L), 0.8, 2e4) }, 0.8},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := seeded(11)
+			L := make([]float64, tt.n)
+			for i := range L {
+				L[i] = 2 * float64(i)
+			}
+			X := design(L)
+			var rob, bat, batchKept int
+			for range reps {
+				e := tt.noise(r, L)
+				y := make([]float64, tt.n)
+				for i := range y {
+					y[i] = 1e7 + slope*L[i] + e[i]
+				}
+				a, err := RegressRobust(X, y, 0.95)
+				require.NoError(t, err)
+				b, err := RegressRobustBatch(X, y, 0.95)
+				require.NoError(t, err)
+				require.Equal(t, a.Coef[1], b.Coef[1], "the same GLS estimate")
+				require.GreaterOrEqual(t, b.High[1]-b.Low[1], a.High[1]-a.Low[1]-1e-9, "never narrower")
+				// Where the batch-means interval is kept, it stays the wider
+				// at the levels of early looks too (two-sided 99.99%).
+				if b.DFOf(1) == b.BatchDF {
+					tail := func(se, df float64) float64 {
+						return se * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.99995)
+					}
+					require.GreaterOrEqual(t, tail(b.SE[1], b.DFOf(1)), tail(a.SE[1], a.DF))
+					batchKept++
+				}
+				if a.Low[1] <= slope && slope <= a.High[1] {
+					rob++
+				}
+				if b.Low[1] <= slope && slope <= b.High[1] {
+					bat++
+				}
+			}
+			cr, cb := float64(rob)/reps, float64(bat)/reps
+			t.Logf("coverage: RegressRobust %.3f, RegressRobustBatch %.3f (batch-means interval kept in %d of %d)", cr, cb, batchKept, reps)
+			assert.GreaterOrEqual(t, cb, 0.90)
+			assert.LessOrEqual(t, cb, 0.99)
+			if tt.robustMax > 0 {
+				assert.Less(t, cr, tt.robustMax, "RegressRobust should undercover here")
+			}
+		})
+	}
 }
