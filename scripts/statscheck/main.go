@@ -109,8 +109,10 @@ func spreads(glob string) error {
 	fmt.Println("\nAcross-seed spread of the per-lifecycle slope on real runs: SD of the seeds' slopes / median reported SE (goal ≤ 1.5).")
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Println("fit: total = Y ~ 1 + lifecycles (the growth per lifecycle the verdict reads); +failed closes = the lifecycle slope of Y ~ 1 + lifecycles + failed closes.")
-	fmt.Println("rw = seeds whose error model allows a random walk (FlagRandomWalkModelled); flagged = seeds with a blocking flag.")
-	fmt.Fprintln(w, "run\tmodel\tsignal\tfit\tseeds\tmean slope\tSD\t|\tlegacy SE\tratio\t|\trobust SE\tratio\trw\tflagged\t")
+	fmt.Println("legacy = Cochrane–Orcutt FGLS + Newey–West; profile = RegressRobust (GLS, profile-likelihood interval, the method before);")
+	fmt.Println("robust = RegressRobustBatch (the same GLS estimate, the wider of that interval and a batch-means one: what the tool uses).")
+	fmt.Println("rw = seeds whose error model allows a random walk (FlagRandomWalkModelled); flagged = seeds with a blocking flag (robust).")
+	fmt.Fprintln(w, "run\tmodel\tsignal\tfit\tseeds\tmean slope\tSD\t|\tlegacy SE\tratio\t|\tprofile SE\tratio\t|\trobust SE\tratio\trw\tflagged\t")
 	for _, d := range dirs {
 		seeds, err := simulate.LoadRun(d)
 		if err != nil {
@@ -128,13 +130,17 @@ func spreads(glob string) error {
 			for _, sig := range []string{"native_heap", "rss"} {
 				for _, total := range []bool{true, false} {
 					lo := stats.DefaultOptions()
-					ro := lo
-					ro.Interval = stats.IntervalRobust
+					po := lo
+					po.Interval = stats.IntervalRobust
 					a, err := simulate.SeedSpread(filepath.Base(d), seeds, m, sig, total, lo)
 					if err != nil {
 						return err
 					}
-					b, err := simulate.SeedSpread(filepath.Base(d), seeds, m, sig, total, ro)
+					p, err := simulate.SeedSpread(filepath.Base(d), seeds, m, sig, total, po)
+					if err != nil {
+						return err
+					}
+					b, err := simulate.SeedSpread(filepath.Base(d), seeds, m, sig, total, simulate.Robust().Options)
 					if err != nil {
 						return err
 					}
@@ -142,7 +148,7 @@ func spreads(glob string) error {
 					if !total {
 						fit = "+failed closes"
 					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%.0f\t%.0f\t|\t%.0f\t%.2f\t|\t%.0f\t%.2f\t%d\t%d\t\n", b.Run, m, sig, fit, b.Seeds, b.MeanSlope, b.SD, a.MedianSE, a.Ratio, b.MedianSE, b.Ratio, b.RandomWalk, b.Flagged)
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%.0f\t%.0f\t|\t%.0f\t%.2f\t|\t%.0f\t%.2f\t|\t%.0f\t%.2f\t%d\t%d\t\n", b.Run, m, sig, fit, b.Seeds, b.MeanSlope, b.SD, a.MedianSE, a.Ratio, p.MedianSE, p.Ratio, b.MedianSE, b.Ratio, b.RandomWalk, b.Flagged)
 				}
 			}
 		}
@@ -167,8 +173,7 @@ func realControlled(dirs []string) error {
 	fmt.Println("τ = between-seed SD of the slope beyond the reported SEs, √(SD² − median SE²), from the same seeds (CompareOptions.BetweenRunSD).")
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "run\tlifecycles\tpairs\t|\tτ = 0: detected\tA/A false\t|\tτ\tdetected\tA/A false\t")
-	opt := stats.DefaultOptions()
-	opt.Interval = stats.IntervalRobust
+	opt := simulate.Robust().Options
 	for _, d := range dirs {
 		seeds, err := simulate.LoadRun(d)
 		if err != nil {

@@ -38,6 +38,9 @@ var (
 func Suite(ns []int) []Case {
 	nat := func() Noise { return AR1(NativePhi, NativeSD) }
 	rw := func() Noise { return RandomWalk(RSSStepSD) }
+	// RSS growing in bursts: increments AR(1) with φ = 0.8 and the random
+	// walk's marginal step (RSSStepSD), so a long-run step 3× larger.
+	bursty := func() Noise { return BurstyWalk(0.8, RSSStepSD*0.6) }
 	type proto struct {
 		name       string
 		minN       int
@@ -58,6 +61,8 @@ func Suite(ns []int) []Case {
 		{"leak at twice the floor", 0, 2 * NativeFloor, 2 * RSSFloor, nat(), rw(), falseNoLeak},
 		{"native flat, RSS +16 KiB", 0, 0, 16 << 10, nat(), rw(), falseAny},
 		{"leak 11 KiB (leaky model)", 0, 11 << 10, 16 << 10, nat(), rw(), falseNoLeak},
+		{"bursty RSS, flat", 0, 0, 0, nat(), bursty(), falseLeak},
+		{"leak 11 KiB, bursty RSS +16 KiB", 0, 11 << 10, 16 << 10, nat(), bursty(), falseNoLeak},
 	}
 	var out []Case
 	for _, p := range protos {

@@ -31,8 +31,10 @@ func (s Series) Input(signal string) stats.Input {
 }
 
 // ReadSamplesCSV reads a samples.csv written by rocksleak and returns its
-// series by model, models sorted by name. Only the columns it needs are
-// read; it fails on a missing column or a malformed number.
+// series by model, models sorted by name. Timer samples are left out, as
+// analysis.FitSamples leaves them out (the fits regress on event counters),
+// so that fits here are the tool's. Only the columns it needs are read; it
+// fails on a missing column or a malformed number.
 func ReadSamplesCSV(r io.Reader) ([]Series, error) {
 	cr := csv.NewReader(r)
 	head, err := cr.Read()
@@ -44,6 +46,7 @@ func ReadSamplesCSV(r io.Reader) ([]Series, error) {
 		col[h] = i
 	}
 	need := []string{"model", "lifecycles", "failed_closes", "records", "native_heap", "rss"}
+	trigger, hasTrigger := col["trigger"]
 	for _, c := range need {
 		if _, ok := col[c]; !ok {
 			return nil, fmt.Errorf("simulate: samples.csv has no column %q", c)
@@ -57,6 +60,9 @@ func ReadSamplesCSV(r io.Reader) ([]Series, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("simulate: samples.csv line %d: %w", line, err)
+		}
+		if hasTrigger && rec[trigger] == "timer" {
+			continue
 		}
 		m := rec[col["model"]]
 		s := by[m]

@@ -49,6 +49,25 @@ func RandomWalk(sd float64) Noise {
 	}
 }
 
+// BurstyWalk is an integrated AR(1): xₜ = xₜ₋₁ + aₜ with aₜ = φaₜ₋₁ + εₜ,
+// εₜ ~ N(0, sd²), from 0: growth in bursts (busy and quiet periods), a rate
+// that wanders around its mean within a run, so each run's average differs.
+// An AR(1) plus random walk error model cannot represent it (its increments
+// are never positively autocorrelated); it is how kafka-20616's RSS behaves
+// (its slope's spread across seeds, and between two runs of one seed, is
+// 4–7× what that model's standard error allows).
+func BurstyWalk(phi, sd float64) Noise {
+	return func(r *rand.Rand, n int) []float64 {
+		a := AR1(phi, sd)(r, n)
+		var x float64
+		for i := range a {
+			x += a[i]
+			a[i] = x
+		}
+		return a
+	}
+}
+
 // ExpWarmup is a deterministic rise of amplitude a that levels off with
 // time constant tau samples: a·(1 − e^(−t/τ)).
 func ExpWarmup(a, tau float64) Noise {
@@ -173,11 +192,13 @@ func Legacy() Procedure {
 	}}
 }
 
-// Robust is the procedure issue 11 builds: RegressRobust intervals and
-// DecideSignals (equivalence for "no leak", blocking flags).
+// Robust is the procedure issue 11 builds and the tool uses
+// (analysis.Options): RegressRobustBatch intervals (the wider of the
+// profile-likelihood GLS interval and a batch-means one) and DecideSignals
+// (equivalence for "no leak", blocking flags).
 func Robust() Procedure {
 	o := stats.DefaultOptions()
-	o.Interval = stats.IntervalRobust
+	o.Interval = stats.IntervalRobustBatch
 	return Procedure{Name: "robust", Options: o}
 }
 

@@ -34,6 +34,7 @@ func TestSuiteFast(t *testing.T) {
 		minLeak                 float64 // share of leak verdicts (power), if > 0
 		legacyMaxCovRSS         float64 // legacy must cover RSS less than this, if > 0
 		legacyMinFalse          float64 // legacy must make at least this share of false calls, if > 0
+		profileMaxCovRSS        float64 // the profile-likelihood interval alone (IntervalRobust) must cover RSS less than this, if > 0
 	}{
 		{name: "random walk RSS, flat, n=300", minCovNative: 0.9, minCovRSS: 0.85, maxFalse: 0.05, legacyMaxCovRSS: 0.6},
 		{name: "random walk + noise, flat, n=100", minCovNative: 0.8, minCovRSS: 0.8, maxFalse: 0.05, legacyMaxCovRSS: 0.5},
@@ -41,6 +42,7 @@ func TestSuiteFast(t *testing.T) {
 		{name: "native flat, RSS +16 KiB, n=100", minCovNative: 0.9, minCovRSS: 0.8, maxFalse: 0.05, legacyMinFalse: 0.06},
 		{name: "slope at both floors, n=300", minCovNative: 0.9, minCovRSS: 0.85, maxFalse: 0.05, legacyMaxCovRSS: 0.6},
 		{name: "leak at twice the floor, n=300", minCovNative: 0.9, minCovRSS: 0.85, maxFalse: 0.05, minLeak: 0.85},
+		{name: "leak 11 KiB, bursty RSS +16 KiB, n=300", minCovNative: 0.9, minCovRSS: 0.8, maxFalse: 0.05, minLeak: 0.85, profileMaxCovRSS: 0.75},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +54,13 @@ func TestSuiteFast(t *testing.T) {
 			assert.LessOrEqual(t, r.FalseRate, tt.maxFalse)
 			if tt.minLeak > 0 {
 				assert.GreaterOrEqual(t, float64(r.Leak)/reps, tt.minLeak)
+			}
+			if tt.profileMaxCovRSS > 0 {
+				p := Robust()
+				p.Options.Interval = stats.IntervalRobust
+				pr := Run(c, p, reps, seed)
+				t.Logf("profile-likelihood interval alone: %+v", pr)
+				assert.Less(t, pr.CoverRSS, tt.profileMaxCovRSS)
 			}
 			if tt.legacyMaxCovRSS > 0 || tt.legacyMinFalse > 0 {
 				l := Run(c, Legacy(), reps, seed)
@@ -104,6 +113,10 @@ func TestReadSamplesCSV(t *testing.T) {
 	require.Len(t, ss, 2)
 	assert.Equal(t, "fixed", ss[0].Model)
 	assert.Equal(t, "leaky", ss[1].Model)
+	// Timer samples are left out, as the tool's fits leave them out: the
+	// file holds 159 fixed and 45 leaky rows, one timer row each.
+	assert.Len(t, ss[0].Lifecycles, 158)
+	assert.Len(t, ss[1].Lifecycles, 44)
 	for _, s := range ss {
 		n := len(s.Lifecycles)
 		assert.Greater(t, n, 20)
