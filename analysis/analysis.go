@@ -45,7 +45,7 @@ func flagsOf(fs []string) []stats.Flag {
 // batch-means interval of the same estimate; see stats.RegressRobustBatch),
 // the method measured to hold on the series these runs produce: on 20 seeds
 // of kafka-20616 the RSS slope's spread across seeds was 4.3–6.5× the
-// profile-likelihood standard error and 0.7–0.8× this one
+// profile-likelihood standard error and 0.6–0.9× this one
 // (scripts/statscheck -real).
 func Options() stats.Options {
 	o := stats.DefaultOptions()

@@ -40,11 +40,11 @@
 //     (conservative at small n and near a unit root). Fits then carry Flags.
 //     IntervalRobustBatch (what the tool uses): RegressRobustBatch, the same
 //     GLS estimate with the wider of that interval and a batch-means
-//     (cluster, fixed-b) interval of it, 8 consecutive batches of the
-//     whitened scores, Student-t with 7 df. The error model cannot represent
+//     (cluster, fixed-b) interval of it, FitBatches (12) consecutive batches of the
+//     whitened scores, Student-t with 11 df. The error model cannot represent
 //     growth in bursts (a rate that wanders within a run); on 20 seeds of
 //     kafka-20616 RSS the slopes spread 4.3–6.5× the profile-likelihood
-//     standard error and 0.7–0.8× this one.
+//     standard error and 0.6–0.9× this one.
 //   - Cross-checks: Theil–Sen slope (robust to outliers) and a Mann–Kendall
 //     trend test whose variance is inflated for autocorrelation (Hamed–Rao
 //     1998, Yue–Wang 2004).
