@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -297,9 +296,8 @@ func benchRecorder(b *testing.B, env *lifecycle.Env, sampler *measure.Sampler, m
 		<-drained
 		_ = r.Close()
 	})
-	enc := json.NewEncoder(w)
 	return &recorder{topo: &topology{env: env}, sampler: sampler, model: model, begin: time.Now(),
-		every: 1, interval: 250 * time.Millisecond, emit: func(e Event) error { return enc.Encode(e) }}
+		every: 1, interval: 250 * time.Millisecond, out: newEventWriter(w)}
 }
 
 func newBenchSampler(b *testing.B) *measure.Sampler {
@@ -428,13 +426,13 @@ func BenchmarkSampleCost(b *testing.B) {
 				b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(n), unit)
 			}
 			part("read-ns/sample", func() error { _, err := sampler.Read(); return err })
-			part("ledger-ns/sample", func() error { _ = kindMap(env.Ledger.Live()); return nil })
+			part("ledger-ns/sample", func() error { _ = rec.liveNatives(); return nil })
 			var round rocksdbFigures // the rule the sample applies (RocksDBFiguresDBsPerSample)
 			part("rocksdb-ns/sample", func() error { _ = round.take(env); return nil })
 			part("rocksdb-all-ns/sample", func() error { _, err := env.RocksDBMemory(); return err })
-			ev := Event{Sample: &schema.Sample{Model: lifecycle.Fixed.Name, Trigger: schema.TriggerLifecycle,
-				LiveNatives: kindMap(env.Ledger.Live())}}
-			part("event-ns/sample", func() error { return rec.emit(ev) })
+			s := schema.Sample{Model: lifecycle.Fixed.Name, Trigger: schema.TriggerLifecycle,
+				LiveNatives: kindMap(env.Ledger.Live())}
+			part("event-ns/sample", func() error { return rec.out.writeSample(&s) })
 		})
 	}
 }
