@@ -366,20 +366,22 @@ func (m loopMeter) report(b *testing.B) {
 }
 
 // BenchmarkSampleCost measures one full harness sample (recorder.sample:
-// Sampler.Read, the counters, Ledger.Live, RocksDB's own figures of the next
-// RocksDBFiguresDBsPerSample open DBs in the round-robin, and the JSON event to
+// Sampler.Read, the counters, the ledger's live counts, RocksDB's own figures
+// under their rule (RocksDBFiguresDBsPerSample of the open DBs in the
+// round-robin on every RocksDBFiguresEvery-th sample) and the JSON event to
 // the parent) with k stores open, each holding one flushed SST per column
 // family, in a hot loop: the round-robin goes round the k real DBs. Besides
 // ns/op it reports, as ns/sample metrics, what each part costs on its own
-// (rocksdb: the round-robin's part, what a sample spends on RocksDB's figures;
-// rocksdb-all: RocksDB's figures of all k DBs at once, what a sample spent
-// before the rule; event: the JSON line written to a pipe that a goroutine
-// drains, as the child writes to its parent), and cpu-ns/sample, the CPU time
-// of the sampling thread per sample, which load from other processes moves far
-// less than ns/op on a shared machine. Each count starts from a consolidated
-// heap (measure.TrimNativeHeap), so that counts do not differ by the free
-// chunks the stores of earlier counts left behind. It runs before BenchmarkLifecycle so that no memory leaked by
-// harness-leaky is in the heap it walks.
+// (rocksdb: the rule's part, what a sample spends on RocksDB's figures on
+// average; rocksdb-all: RocksDB's figures of all k DBs at once, what a sample
+// spent before the rule; event: the JSON line written to a pipe that a
+// goroutine drains, as the child writes to its parent), and cpu-ns/sample,
+// the CPU time of the sampling thread per sample, which load from other
+// processes moves far less than ns/op on a shared machine. Each count starts
+// from a consolidated heap (measure.TrimNativeHeap), so that counts do not
+// differ by the free chunks the stores of earlier counts left behind, as far
+// as malloc_trim consolidates them. It runs before BenchmarkLifecycle so that
+// no memory leaked by harness-leaky is in the heap it walks.
 func BenchmarkSampleCost(b *testing.B) {
 	w := newBenchWork()
 	for _, k := range []int{8, 64, 512} {
@@ -427,7 +429,7 @@ func BenchmarkSampleCost(b *testing.B) {
 			}
 			part("read-ns/sample", func() error { _, err := sampler.Read(); return err })
 			part("ledger-ns/sample", func() error { _ = rec.liveNatives(); return nil })
-			var round rocksdbFigures // the rule the sample applies (RocksDBFiguresDBsPerSample)
+			var round rocksdbFigures // the rule the sample applies (RocksDBFiguresDBsPerSample, RocksDBFiguresEvery)
 			part("rocksdb-ns/sample", func() error { _ = round.take(env); return nil })
 			part("rocksdb-all-ns/sample", func() error { _, err := env.RocksDBMemory(); return err })
 			s := schema.Sample{Model: lifecycle.Fixed.Name, Trigger: schema.TriggerLifecycle,
