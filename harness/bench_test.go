@@ -377,10 +377,13 @@ func (m loopMeter) report(b *testing.B) {
 // spent before the rule; event: the JSON line written to a pipe that a
 // goroutine drains, as the child writes to its parent), and cpu-ns/sample,
 // the CPU time of the sampling thread per sample, which load from other
-// processes moves far less than ns/op on a shared machine. Each count starts
+// processes moves far less than ns/op on a shared machine, and free-chunks,
+// the free chunks glibc's native-heap read walked (measure.NativeHeapFreeChunks,
+// after the loop; -1 under jemalloc), which its cost follows. Each count starts
 // from a consolidated heap (measure.TrimNativeHeap), so that counts do not
 // differ by the free chunks the stores of earlier counts left behind, as far
-// as malloc_trim consolidates them. It runs before BenchmarkLifecycle so that
+// as malloc_trim consolidates them (not wholly: free-chunks rises from count
+// to count). It runs before BenchmarkLifecycle so that
 // no memory leaked by harness-leaky is in the heap it walks.
 func BenchmarkSampleCost(b *testing.B) {
 	w := newBenchWork()
@@ -417,6 +420,7 @@ func BenchmarkSampleCost(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64((threadCPU(b)-cpu).Nanoseconds())/float64(b.N), "cpu-ns/sample")
+			b.ReportMetric(float64(measure.NativeHeapFreeChunks()), "free-chunks")
 			n := min(b.N, 1000)
 			part := func(unit string, f func() error) {
 				start := time.Now()
