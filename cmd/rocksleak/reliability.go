@@ -79,6 +79,7 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 		return usagef("--out: %s already exists", outDir)
 	}
 	rep := newReliabilityReport(sc.Name, sc.Models, first, seeds, untilVerdict)
+	rep.Replicate = replicate
 	mine := sh.seeds(first, seeds)
 	if shardFlag != "" {
 		rep.Shard = sh.String()

@@ -53,7 +53,15 @@ func (rp *replicates) add(rep *reliabilityReport, dir string, first *schema.Resu
 	if err := results.WriteDir(filepath.Join(dir, "replicate"), files); err != nil {
 		return nil, err
 	}
-	again, once := schema.SamplesByModel(out), schema.SamplesByModel(firstOut)
+	return rp.pair(rep, first, schema.SamplesByModel(firstOut), res, schema.SamplesByModel(out)), nil
+}
+
+// pair tallies, for each replicated model, the A/A pair of a seed's first run
+// (result first, samples once) and its replicate (result res, samples again)
+// and records both runs' slopes; it returns the words for the seed's progress
+// line. reliability calls it with the runs' outputs, merge with what they
+// wrote (result.json and samples.csv), so both tally the same.
+func (rp *replicates) pair(rep *reliabilityReport, first *schema.Result, once map[string][]schema.Sample, res *schema.Result, again map[string][]schema.Sample) []string {
 	var words []string
 	for _, m := range rp.models {
 		cs := analysis.CompareReplicate(m, again[m], once[m])
@@ -81,7 +89,7 @@ func (rp *replicates) add(rep *reliabilityReport, dir string, first *schema.Resu
 			}
 		}
 	}
-	return words, nil
+	return words
 }
 
 // write prints, per replicated model and signal, the spread of the slope
