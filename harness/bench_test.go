@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -297,9 +296,8 @@ func benchRecorder(b *testing.B, env *lifecycle.Env, sampler *measure.Sampler, m
 		<-drained
 		_ = r.Close()
 	})
-	enc := json.NewEncoder(w)
 	return &recorder{topo: &topology{env: env}, sampler: sampler, model: model, begin: time.Now(),
-		every: 1, interval: 250 * time.Millisecond, emit: func(e Event) error { return enc.Encode(e) }}
+		every: 1, interval: 250 * time.Millisecond, out: newEventWriter(w)}
 }
 
 func newBenchSampler(b *testing.B) *measure.Sampler {
@@ -368,20 +366,25 @@ func (m loopMeter) report(b *testing.B) {
 }
 
 // BenchmarkSampleCost measures one full harness sample (recorder.sample:
-// Sampler.Read, the counters, Ledger.Live, RocksDB's own figures of the next
-// RocksDBFiguresDBsPerSample open DBs in the round-robin, and the JSON event to
+// Sampler.Read, the counters, the ledger's live counts, RocksDB's own figures
+// under their rule (RocksDBFiguresDBsPerSample of the open DBs in the
+// round-robin on every RocksDBFiguresEvery-th sample) and the JSON event to
 // the parent) with k stores open, each holding one flushed SST per column
 // family, in a hot loop: the round-robin goes round the k real DBs. Besides
 // ns/op it reports, as ns/sample metrics, what each part costs on its own
-// (rocksdb: the round-robin's part, what a sample spends on RocksDB's figures;
-// rocksdb-all: RocksDB's figures of all k DBs at once, what a sample spent
-// before the rule; event: the JSON line written to a pipe that a goroutine
-// drains, as the child writes to its parent), and cpu-ns/sample, the CPU time
-// of the sampling thread per sample, which load from other processes moves far
-// less than ns/op on a shared machine. Each count starts from a consolidated
-// heap (measure.TrimNativeHeap), so that counts do not differ by the free
-// chunks the stores of earlier counts left behind. It runs before BenchmarkLifecycle so that no memory leaked by
-// harness-leaky is in the heap it walks.
+// (rocksdb: the rule's part, what a sample spends on RocksDB's figures on
+// average; rocksdb-all: RocksDB's figures of all k DBs at once, what a sample
+// spent before the rule; event: the JSON line written to a pipe that a
+// goroutine drains, as the child writes to its parent), and cpu-ns/sample,
+// the CPU time of the sampling thread per sample, which load from other
+// processes moves far less than ns/op on a shared machine, and free-chunks,
+// the free chunks glibc's native-heap read walked (measure.NativeHeapFreeChunks,
+// after the loop; -1 under jemalloc), which its cost follows. Each count starts
+// from a consolidated heap (measure.TrimNativeHeap), so that counts do not
+// differ by the free chunks the stores of earlier counts left behind, as far
+// as malloc_trim consolidates them (not wholly: free-chunks rises from count
+// to count). It runs before BenchmarkLifecycle so that
+// no memory leaked by harness-leaky is in the heap it walks.
 func BenchmarkSampleCost(b *testing.B) {
 	w := newBenchWork()
 	for _, k := range []int{8, 64, 512} {
@@ -417,6 +420,7 @@ func BenchmarkSampleCost(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64((threadCPU(b)-cpu).Nanoseconds())/float64(b.N), "cpu-ns/sample")
+			b.ReportMetric(float64(measure.NativeHeapFreeChunks()), "free-chunks")
 			n := min(b.N, 1000)
 			part := func(unit string, f func() error) {
 				start := time.Now()
@@ -428,13 +432,13 @@ func BenchmarkSampleCost(b *testing.B) {
 				b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(n), unit)
 			}
 			part("read-ns/sample", func() error { _, err := sampler.Read(); return err })
-			part("ledger-ns/sample", func() error { _ = kindMap(env.Ledger.Live()); return nil })
-			var round rocksdbFigures // the rule the sample applies (RocksDBFiguresDBsPerSample)
+			part("ledger-ns/sample", func() error { _ = rec.liveNatives(); return nil })
+			var round rocksdbFigures // the rule the sample applies (RocksDBFiguresDBsPerSample, RocksDBFiguresEvery)
 			part("rocksdb-ns/sample", func() error { _ = round.take(env); return nil })
 			part("rocksdb-all-ns/sample", func() error { _, err := env.RocksDBMemory(); return err })
-			ev := Event{Sample: &schema.Sample{Model: lifecycle.Fixed.Name, Trigger: schema.TriggerLifecycle,
-				LiveNatives: kindMap(env.Ledger.Live())}}
-			part("event-ns/sample", func() error { return rec.emit(ev) })
+			s := schema.Sample{Model: lifecycle.Fixed.Name, Trigger: schema.TriggerLifecycle,
+				LiveNatives: kindMap(env.Ledger.Live())}
+			part("event-ns/sample", func() error { return rec.out.writeSample(&s) })
 		})
 	}
 }

@@ -55,7 +55,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		return runInstance(ctx, j, model, rn.Synthetic, dec, events)
 	}
 	defer os.RemoveAll(j.StateDir)
-	emit, sampler, err := startChild(j, events)
+	out, sampler, err := startChild(j, events)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
-	rec := newRecorder(j, topo, sampler, emit)
+	rec := newRecorder(j, topo, sampler, out)
 	topo.after = rec.after
 	if j.Profile != nil {
 		rec.prof = &profiler{job: *j.Profile, begin: rec.begin}
@@ -117,7 +117,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if runErr != nil {
 		sum.Error = runErr.Error()
 	}
-	if err := emit(Event{Summary: &sum}); err != nil {
+	if err := out.emit(Event{Summary: &sum}); err != nil {
 		return err
 	}
 	return runErr
@@ -127,19 +127,18 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 // whenever the timer period has passed since the last sample.
 // startChild makes the job's state directory, opens the sampler and emits
 // the child's Info (PID, RocksDB's version, allocator): the start every child
-// shares. The caller closes the sampler; emit writes one event to events.
-func startChild(j Job, events io.Writer) (emit func(Event) error, sampler *measure.Sampler, err error) {
+// shares. The caller closes the sampler; out writes the events to events.
+func startChild(j Job, events io.Writer) (out *eventWriter, sampler *measure.Sampler, err error) {
 	if err := os.MkdirAll(j.StateDir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("child: %w", err)
 	}
-	enc := json.NewEncoder(events)
-	emit = func(e Event) error { return enc.Encode(e) }
+	out = newEventWriter(events)
 	if sampler, err = measure.NewSampler(); err != nil {
 		return nil, nil, fmt.Errorf("child: %w", err)
 	}
 	version, err := lifecycle.RocksDBVersion(j.StateDir)
 	if err == nil {
-		err = emit(Event{Info: &schema.ChildInfo{PID: os.Getpid(), RocksDBVersion: version, Allocator: sampler.Allocator()}})
+		err = out.emit(Event{Info: &schema.ChildInfo{PID: os.Getpid(), RocksDBVersion: version, Allocator: sampler.Allocator()}})
 	} else {
 		err = fmt.Errorf("child: reading RocksDB's version: %w", err)
 	}
@@ -147,13 +146,13 @@ func startChild(j Job, events io.Writer) (emit func(Event) error, sampler *measu
 		sampler.Close()
 		return nil, nil, err
 	}
-	return emit, sampler, nil
+	return out, sampler, nil
 }
 
 // newRecorder is the recorder of job j's samples, at the scenario's sampling
 // rules; it starts its clock now.
-func newRecorder(j Job, topo *topology, sampler *measure.Sampler, emit func(Event) error) *recorder {
-	return &recorder{topo: topo, sampler: sampler, emit: emit, model: j.Model, begin: time.Now(),
+func newRecorder(j Job, topo *topology, sampler *measure.Sampler, out *eventWriter) *recorder {
+	return &recorder{topo: topo, sampler: sampler, out: out, model: j.Model, begin: time.Now(),
 		every:    int64(max(j.Scenario.SampleEveryLifecycles, 1)),
 		interval: time.Duration(max(j.Scenario.SampleIntervalMs, 1)) * time.Millisecond}
 }
@@ -161,7 +160,7 @@ func newRecorder(j Job, topo *topology, sampler *measure.Sampler, emit func(Even
 type recorder struct {
 	topo     *topology
 	sampler  *measure.Sampler
-	emit     func(Event) error
+	out      *eventWriter
 	model    string
 	begin    time.Time
 	every    int64
@@ -173,6 +172,7 @@ type recorder struct {
 	lastTime time.Time
 	err      error
 	rocksdb  rocksdbFigures
+	live     map[string]int64 // the samples' LiveNatives, reused (see liveNatives)
 }
 
 func (r *recorder) after() {
@@ -198,7 +198,7 @@ func (r *recorder) sample(trigger string) error {
 		Model: r.model, Seq: r.seq, ElapsedNs: int64(time.Since(r.begin)), Trigger: trigger,
 		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(),
 		InitFailures: c.InitFailures.Load(), Records: r.topo.records,
-		Memory: mem, LiveNatives: kindMap(r.topo.env.Ledger.Live()),
+		Memory: mem, LiveNatives: r.liveNatives(),
 	}
 	if trigger == schema.TriggerEnd {
 		s.RocksDB = r.rocksdb.all(r.topo.env) // once per run: see RocksDBFiguresDBsPerSample
@@ -212,7 +212,20 @@ func (r *recorder) sample(trigger string) error {
 		r.lastLC = s.Lifecycles
 	}
 	r.lastTime = time.Now()
-	return r.emit(Event{Sample: &s})
+	return r.out.writeSample(&s)
+}
+
+// liveNatives returns the ledger's live counts by kind in the recorder's
+// reused map: valid until the next sample.
+func (r *recorder) liveNatives() map[string]int64 {
+	if r.live == nil {
+		r.live = make(map[string]int64, len(lifecycle.Kinds()))
+	}
+	clear(r.live)
+	for k, v := range r.topo.env.Ledger.Live() {
+		r.live[string(k)] = v
+	}
+	return r.live
 }
 
 func kindMap(m map[lifecycle.Kind]int64) map[string]int64 {

@@ -147,7 +147,7 @@ func runInstance(ctx context.Context, j Job, model lifecycle.Model, synthetic bo
 	if j.Scenario.Store == scenarios.StoreMigrating {
 		return errors.New("child: a fleet does not run the migrating store (its old-format seed is not in the changelog)")
 	}
-	emit, sampler, err := startChild(j, events)
+	out, sampler, err := startChild(j, events)
 	if err != nil {
 		return err
 	}
@@ -158,9 +158,9 @@ func runInstance(ctx context.Context, j Job, model lifecycle.Model, synthetic bo
 	}
 	topo.instance = true
 	topo.seed = uint64(ij.FleetSeed)
-	in := &instance{job: ij, topo: topo, emit: emit, writers: map[[2]int]*ChangelogWriter{}, pos: map[int]int64{},
+	in := &instance{job: ij, topo: topo, emit: out.emit, writers: map[[2]int]*ChangelogWriter{}, pos: map[int]int64{},
 		outFrom: map[int]int64{}, outHash: map[int]uint64{}, outCount: map[int]int64{}}
-	in.rec = newRecorder(j, topo, sampler, emit)
+	in.rec = newRecorder(j, topo, sampler, out)
 	topo.after = in.rec.after
 	topo.onWrite = in.written
 	defer in.closeWriters()
@@ -224,10 +224,10 @@ func runInstance(ctx context.Context, j Job, model lifecycle.Model, synthetic bo
 	if runErr != nil {
 		sum.Error = runErr.Error()
 	}
-	if err := emit(Event{Stopped: &stopped}); err != nil {
+	if err := out.emit(Event{Stopped: &stopped}); err != nil {
 		return err
 	}
-	if err := emit(Event{Summary: &sum}); err != nil {
+	if err := out.emit(Event{Summary: &sum}); err != nil {
 		return err
 	}
 	return runErr

@@ -5,32 +5,40 @@ import (
 	"github.com/rocksleak/rocksleak/schema"
 )
 
-// RocksDBFiguresDBsPerSample is the rule for RocksDB's own per-DB figures
-// (GetApproximateMemoryUsageByType, about 2–4 µs per DB here): they are read
-// in rounds spread over the samples, a round-robin over the open DBs in the
-// order they were opened, and one sample reads at most
+// RocksDBFiguresDBsPerSample and RocksDBFiguresEvery are the rule for
+// RocksDB's own per-DB figures (GetApproximateMemoryUsageByType, 3–10 µs per
+// DB here): they are read in rounds spread over the samples, a round-robin
+// over the open DBs in the order they were opened, and only every
+// RocksDBFiguresEvery-th sample of a child (its first, then every
+// RocksDBFiguresEvery-th after it: a reading turn) reads any, at most
 // RocksDBFiguresDBsPerSample of them, so that a sample's cost does not grow
-// with the number of open DBs. A round covers the DBs open when it starts:
-// with n open then it takes at most ⌈n / RocksDBFiguresDBsPerSample⌉ samples
-// (one sample when none or one is open), and the sample that completes it
+// with the number of open DBs and the read's cost is spread over
+// RocksDBFiguresEvery samples. A round covers the DBs open when it starts:
+// with n open then it takes at most ⌈n / RocksDBFiguresDBsPerSample⌉ reading
+// turns (one when none or one is open), so at most RocksDBFiguresEvery ×
+// ⌈n / RocksDBFiguresDBsPerSample⌉ samples, and the sample that completes it
 // carries the round's sums: each of those DBs read once, at its turn (DBs
 // closed before their turn are left out; those opened during the round wait
 // for the next, so that churn cannot stretch a round). The other samples
-// carry schema.Unavailable (-1) in the byte fields. The run's end
-// sample (schema.TriggerEnd, taken once, with everything still open) reads
-// every open DB at once instead, so that a run whose rounds outlast it (2,048
-// DBs need 2,048 samples) still ends with RocksDB's figures. OpenDBs is counted
+// carry schema.Unavailable (-1) in the byte fields. The run's end sample
+// (schema.TriggerEnd, taken once, with everything still open) reads every
+// open DB at once instead, so that a run whose rounds outlast it (2,048 DBs
+// need 8,192 samples) still ends with RocksDB's figures. OpenDBs is counted
 // on every sample (it is cheap, and the resident cost per DB needs it).
 //
 // Nothing in the analysis reads the byte fields (the resident cost per DB uses
 // the native heap, RSS and OpenDBs, which every sample carries); they are
 // RocksDB's own view, for the samples CSV and for a reader comparing it with
 // the native heap.
-const RocksDBFiguresDBsPerSample = 1
+const (
+	RocksDBFiguresDBsPerSample = 1
+	RocksDBFiguresEvery        = 4
+)
 
 // rocksdbFigures applies the rule to one child's samples; the zero value
 // starts a round.
 type rocksdbFigures struct {
+	turn    int                     // samples since the last reading turn, modulo RocksDBFiguresEvery
 	started bool                    // a round is under way
 	through uint64                  // open sequence number of the last DB the round covers
 	after   uint64                  // open sequence number of the last DB read in this round (0: none yet)
@@ -43,6 +51,11 @@ type rocksdbFigures struct {
 func (f *rocksdbFigures) take(env *lifecycle.Env) schema.RocksDBMemory {
 	open := env.OpenDBs()
 	unavailable := unavailableFigures(open)
+	turn := f.turn == 0
+	f.turn = (f.turn + 1) % RocksDBFiguresEvery
+	if !turn {
+		return unavailable
+	}
 	if !f.started {
 		f.started, f.through = true, env.LastOpenSeq()
 	}
@@ -59,7 +72,7 @@ func (f *rocksdbFigures) take(env *lifecycle.Env) schema.RocksDBMemory {
 		return unavailable
 	}
 	sum, failed := f.sum, f.failed
-	*f = rocksdbFigures{}
+	*f = rocksdbFigures{turn: f.turn}
 	if failed {
 		return unavailable
 	}
@@ -68,7 +81,7 @@ func (f *rocksdbFigures) take(env *lifecycle.Env) schema.RocksDBMemory {
 }
 
 // all returns the figures of every open DB at once (the end sample's) and
-// starts a new round.
+// starts a new round, whose first reading turn is the next sample.
 func (f *rocksdbFigures) all(env *lifecycle.Env) schema.RocksDBMemory {
 	*f = rocksdbFigures{}
 	fig, err := env.RocksDBMemory()

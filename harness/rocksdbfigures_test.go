@@ -28,17 +28,23 @@ func openStores(t *testing.T, env *lifecycle.Env, root, name string, n int) []*l
 	return out
 }
 
-// TestRocksDBFiguresRoundRobin: with n real stores open, a sample reads at
-// most RocksDBFiguresDBsPerSample of them; the sample that completes a round
-// (every ⌈n / RocksDBFiguresDBsPerSample⌉-th) carries the sums over all n,
+// TestRocksDBFiguresRoundRobin: with n real stores open, only every
+// RocksDBFiguresEvery-th sample (a reading turn) reads any, at most
+// RocksDBFiguresDBsPerSample of them; the sample that completes a round
+// (the ⌈n / RocksDBFiguresDBsPerSample⌉-th turn) carries the sums over all n,
 // equal to RocksDB's figures for all of them at once, and the others carry
-// Unavailable bytes and the open DB count. With none open, every sample
+// Unavailable bytes and the open DB count. With none open, every turn
 // completes a round with zeros.
 func TestRocksDBFiguresRoundRobin(t *testing.T) {
+	const e = RocksDBFiguresEvery
 	env := lifecycle.NewEnv(nil)
 	var f rocksdbFigures
-	for range 3 {
-		assert.Equal(t, schema.RocksDBMemory{}, f.take(env), "nothing open: a round of none, all zero")
+	for i := range 3 * e {
+		want := schema.RocksDBMemory{} // nothing open: a turn completes a round of none, all zero
+		if i%e != 0 {
+			want = unavailableFigures(0)
+		}
+		assert.Equal(t, want, f.take(env), "sample %d", i)
 	}
 	const n = 6
 	openStores(t, env, t.TempDir(), "s", n)
@@ -46,10 +52,10 @@ func TestRocksDBFiguresRoundRobin(t *testing.T) {
 	all, err := env.RocksDBMemory()
 	require.NoError(t, err)
 	require.Positive(t, all.MemTables)
-	every := (n + RocksDBFiguresDBsPerSample - 1) / RocksDBFiguresDBsPerSample
+	turns := (n + RocksDBFiguresDBsPerSample - 1) / RocksDBFiguresDBsPerSample // a round's turns
 	f = rocksdbFigures{}
 	var taken []int
-	for i := range 3 * every {
+	for i := range 3 * turns * e {
 		got := f.take(env)
 		assert.Equal(t, n, got.OpenDBs, "sample %d counts the open DBs", i)
 		if got.MemTables == schema.Unavailable {
@@ -61,9 +67,11 @@ func TestRocksDBFiguresRoundRobin(t *testing.T) {
 		assert.Equal(t, schema.RocksDBMemory{MemTables: int64(all.MemTables), TableReaders: int64(all.TableReaders),
 			BlockCache: int64(all.BlockCache), OpenDBs: n}, got, "sample %d: the round's sums over all %d DBs", i, n)
 	}
-	assert.Equal(t, []int{every - 1, 2*every - 1, 3*every - 1}, taken)
+	assert.Equal(t, []int{(turns - 1) * e, (2*turns - 1) * e, (3*turns - 1) * e}, taken,
+		"each round completes on its last turn")
 
-	// The end sample reads all of them at once, mid-round, and starts a new round.
+	// The end sample reads all of them at once, mid-round, and starts a new
+	// round, whose first turn is the next sample.
 	f = rocksdbFigures{}
 	require.Equal(t, schema.Unavailable, f.take(env).MemTables)
 	assert.Equal(t, schema.RocksDBMemory{MemTables: int64(all.MemTables), TableReaders: int64(all.TableReaders),
@@ -89,7 +97,7 @@ func TestRocksDBFiguresRoundWithChurn(t *testing.T) {
 	require.Equal(t, schema.Unavailable, got.MemTables)
 	require.NoError(t, stores[3].Close()) // closed before its turn
 	rounds, samples := 0, 1
-	for i := 0; i < 10 && rounds == 0; i++ {
+	for i := 0; i < 10*RocksDBFiguresEvery && rounds == 0; i++ {
 		openStores(t, env, root, fmt.Sprintf("new%d", i), 1) // a store opened at every sample
 		got = f.take(env)
 		samples++
@@ -98,14 +106,14 @@ func TestRocksDBFiguresRoundWithChurn(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, rounds, "the round ends under churn")
-	assert.LessOrEqual(t, samples, (4+RocksDBFiguresDBsPerSample-1)/RocksDBFiguresDBsPerSample)
+	assert.LessOrEqual(t, samples, RocksDBFiguresEvery*((4+RocksDBFiguresDBsPerSample-1)/RocksDBFiguresDBsPerSample))
 	assert.Equal(t, int64(3*perDB), got.MemTables, "stores 0-2, once each; none of the new ones")
 	assert.Equal(t, env.OpenDBs(), got.OpenDBs)
 
 	// The next round covers the new ones.
 	open := env.OpenDBs()
 	for i := 0; ; i++ {
-		require.Less(t, i, open, "the next round ends within %d samples", open)
+		require.Less(t, i, open*RocksDBFiguresEvery, "the next round ends within %d samples", open*RocksDBFiguresEvery)
 		if got = f.take(env); got.MemTables != schema.Unavailable {
 			break
 		}

@@ -36,3 +36,30 @@ func TestTrimNativeHeapKeepsBytesInUse(t *testing.T) {
 	require.NoError(t, err)
 	assert.InDelta(t, before, after, 4096, "bytes in use")
 }
+
+// TestNativeHeapFreeChunksCountsTheHoles: freeing every other one of 4,000 chunks leaves holes that mallinfo2 walks
+// (all but the few tcache keeps), and freeing the rest lets them coalesce again.
+func TestNativeHeapFreeChunksCountsTheHoles(t *testing.T) {
+	if processAllocator() != spec.AllocatorGlibc {
+		assert.Equal(t, int64(-1), NativeHeapFreeChunks())
+		return
+	}
+	TrimNativeHeap()
+	base := NativeHeapFreeChunks()
+	require.Positive(t, base, "every arena's top chunk counts")
+	held := make([]unsafe.Pointer, 4000)
+	for i := range held {
+		held[i] = testalloc.Malloc(200 + (i%50)*16)
+	}
+	for i := 0; i < len(held); i += 2 {
+		testalloc.Free(held[i])
+	}
+	holes := NativeHeapFreeChunks()
+	for i := 1; i < len(held); i += 2 {
+		testalloc.Free(held[i])
+	}
+	TrimNativeHeap()
+	after := NativeHeapFreeChunks()
+	assert.Greater(t, holes-base, int64(1000), "2,000 holes between chunks in use")
+	assert.Less(t, after-base, int64(100), "coalesced once their neighbours are free")
+}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -183,11 +184,12 @@ func TestEachModelStartsInAFreshProcess(t *testing.T) {
 func TestInterruptLeavesMarkedResult(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
+		waitChild bool          // wait for the first child process first (so the parent's handler is set)
 		waitState bool          // wait for the child's state directory first
 		delay     time.Duration // then this long
 	}{
-		{"while the child starts", false, 150 * time.Millisecond},
-		{"mid-model", true, time.Second},
+		{"while the child starts", true, false, 0},
+		{"mid-model", false, true, time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run")
@@ -199,6 +201,12 @@ func TestInterruptLeavesMarkedResult(t *testing.T) {
 			cmd.Stderr = &stderr
 			require.NoError(t, cmd.Start())
 			deadline := time.Now().Add(30 * time.Second)
+			// A SIGINT before main has set its handler kills the process
+			// by the signal (Go's default); the first child exists only
+			// after it is set.
+			for tc.waitChild && !hasChild(cmd.Process.Pid) && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
 			for tc.waitState {
 				entries, _ := os.ReadDir(state)
 				if len(entries) > 0 || time.Now().After(deadline) {
@@ -229,6 +237,18 @@ func TestInterruptLeavesMarkedResult(t *testing.T) {
 			assert.True(t, json.Valid(b))
 		})
 	}
+}
+
+// hasChild reports whether process pid has a child process (any thread's
+// children in /proc).
+func hasChild(pid int) bool {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, f := range tasks {
+		if b, err := os.ReadFile(f); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // assertOnlyReadOptionsLive: what 4.3.1 leaves live is RocksJava's

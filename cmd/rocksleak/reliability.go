@@ -8,15 +8,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/schema"
 )
@@ -82,6 +79,7 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 		return usagef("--out: %s already exists", outDir)
 	}
 	rep := newReliabilityReport(sc.Name, sc.Models, first, seeds, untilVerdict)
+	rep.Replicate = replicate
 	mine := sh.seeds(first, seeds)
 	if shardFlag != "" {
 		rep.Shard = sh.String()
@@ -166,153 +164,4 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	}
 	reps.write(stdout)
 	return nil
-}
-
-// replicates collects, for --replicate, each replicated model's first and
-// replicate slopes per seed (native heap and RSS, lifecycle-only fits) with
-// their reported standard errors.
-type replicates struct {
-	models []string
-	pairs  map[string][]replicatePair // by "model/signal"
-}
-
-// replicatePair is one seed's two runs of a model on one signal: the
-// slopes and SEs the fits report, and the batch-means slopes and SEs
-// (analysis.BatchMeans) for comparison.
-type replicatePair struct {
-	first, second, seFirst, seSecond     float64
-	bFirst, bSecond, bseFirst, bseSecond float64
-}
-
-func newReplicates(models []string) *replicates {
-	return &replicates{models: models, pairs: map[string][]replicatePair{}}
-}
-
-// add writes the seed's replicate run into dir/replicate, tallies each
-// replicated model's A/A pair (analysis.CompareReplicate: the replicate
-// against the seed's first run, paired difference series, native heap and
-// RSS) under "<model> (replicate) vs <model>", and records both runs'
-// slopes. It returns the words for the seed's progress line.
-func (rp *replicates) add(rep *reliabilityReport, dir string, first *schema.Result, firstOut *schema.Output, res *schema.Result, out *schema.Output, runErr error) ([]string, error) {
-	if out == nil || out.Interrupted {
-		if runErr == nil || errors.Is(runErr, errInterrupted) || (out != nil && out.Interrupted) {
-			return nil, errInterrupted
-		}
-		return []string{"replicate=failed: " + runErr.Error()}, nil
-	}
-	files, err := results.Render(res, out)
-	if err != nil {
-		return nil, err
-	}
-	if err := results.WriteDir(filepath.Join(dir, "replicate"), files); err != nil {
-		return nil, err
-	}
-	again, once := schema.SamplesByModel(out), schema.SamplesByModel(firstOut)
-	var words []string
-	for _, m := range rp.models {
-		cs := analysis.CompareReplicate(m, again[m], once[m])
-		rep.tallyControlled(cs)
-		for _, c := range cs {
-			if c.Signal == analysis.SignalNativeHeap {
-				words = append(words, fmt.Sprintf("A/A %s native %s", m, c.Verdict))
-			}
-		}
-		a, b := first.Runs[m], res.Runs[m]
-		if a == nil || b == nil {
-			continue
-		}
-		for _, sig := range []string{analysis.SignalNativeHeap, analysis.SignalRSS} {
-			sa, oka := totalSE(a, sig)
-			sb, okb := totalSE(b, sig)
-			if !oka || !okb {
-				continue
-			}
-			ba := analysis.BatchMeans(once[m], sig, a.Fits[sig].Total.WarmupSamples)
-			bb := analysis.BatchMeans(again[m], sig, b.Fits[sig].Total.WarmupSamples)
-			if ba.Valid && bb.Valid {
-				rp.pairs[m+"/"+sig] = append(rp.pairs[m+"/"+sig], replicatePair{totalSlope(a, sig), totalSlope(b, sig), sa, sb,
-					ba.Value, bb.Value, ba.SE, bb.SE})
-			}
-		}
-	}
-	return words, nil
-}
-
-// write prints, per replicated model and signal, the spread of the slope
-// against the median reported SE, for the fits' intervals (what the verdicts
-// use) and for batch means (analysis.BatchMeans): run to run at a fixed seed,
-// the SD of one run's slope from the pairs, √(Σ(a−b)²/2n), which does not
-// count how the workload differs between seeds; and across seeds, the SD of
-// the first runs' slopes.
-func (rp *replicates) write(stdout io.Writer) {
-	if len(rp.models) == 0 {
-		return
-	}
-	fmt.Fprintln(stdout)
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "replicate (same seed, run twice)\tsignal\tseeds\tfit: run-to-run SD\tacross seeds SD\tmedian SE\tspread/SE run, seeds\tbatch means: run-to-run SD\tacross seeds SD\tmedian SE\tspread/SE run, seeds")
-	for _, m := range rp.models {
-		for _, sig := range []string{analysis.SignalNativeHeap, analysis.SignalRSS} {
-			ps := rp.pairs[m+"/"+sig]
-			if len(ps) == 0 {
-				continue
-			}
-			fit, bm := make([]replicatePair, len(ps)), make([]replicatePair, len(ps))
-			for i, p := range ps {
-				fit[i] = replicatePair{first: p.first, second: p.second, seFirst: p.seFirst, seSecond: p.seSecond}
-				bm[i] = replicatePair{first: p.bFirst, second: p.bSecond, seFirst: p.bseFirst, seSecond: p.bseSecond}
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", m, analysis.Describe(sig).Name, len(ps), spreadCells(fit), spreadCells(bm))
-		}
-	}
-	tw.Flush()
-	fmt.Fprintln(stdout, "spread/SE near 1 or below means the reported intervals carry the variation of another run at the same seed (run) or at another seed (seeds); goal ≤ 1.5")
-}
-
-// spreadCells renders the run-to-run SD, across-seed SD, median SE and the
-// two ratios of ps.
-func spreadCells(ps []replicatePair) string {
-	sd, se := replicateSpread(ps)
-	firsts := make([]float64, len(ps))
-	for i, p := range ps {
-		firsts[i] = p.first
-	}
-	across := sampleSD(firsts)
-	ratio := func(v float64) string {
-		if se <= 0 || math.IsNaN(v) {
-			return "—"
-		}
-		return fmt.Sprintf("%.2f", v/se)
-	}
-	return fmt.Sprintf("%.0f B\t%.0f B\t%.0f B\t%s, %s", sd, across, se, ratio(sd), ratio(across))
-}
-
-// sampleSD is the sample standard deviation of v (NaN below 2 values).
-func sampleSD(v []float64) float64 {
-	if len(v) < 2 {
-		return math.NaN()
-	}
-	var m, ss float64
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	for _, x := range v {
-		ss += (x - m) * (x - m)
-	}
-	return math.Sqrt(ss / float64(len(v)-1))
-}
-
-// replicateSpread returns the SD of one run's slope from replicate pairs,
-// √(Σ(a−b)²/2n), and the median of all the pairs' reported SEs.
-func replicateSpread(ps []replicatePair) (sd, medianSE float64) {
-	var ss float64
-	var ses []float64
-	for _, p := range ps {
-		ss += (p.first - p.second) * (p.first - p.second)
-		ses = append(ses, p.seFirst, p.seSecond)
-	}
-	slices.Sort(ses)
-	medianSE = (ses[(len(ses)-1)/2] + ses[len(ses)/2]) / 2
-	return math.Sqrt(ss / float64(2*len(ps))), medianSE
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,12 +31,15 @@ type reliabilityReport struct {
 	SeedCount int   `json:"seed_count"`
 	// Shard is "K/N" for the K-th of N shards; empty for a whole sweep,
 	// unsharded or merged.
-	Shard        string                       `json:"shard,omitempty"`
-	UntilVerdict bool                         `json:"until_verdict,omitempty"`
-	Seeds        []int64                      `json:"seeds"`
-	Models       []string                     `json:"models"`
-	Tally        map[string]*reliabilityTally `json:"tally"`
-	Calib        map[string]*calibrationTally `json:"calibration,omitempty"`
+	Shard        string   `json:"shard,omitempty"`
+	UntilVerdict bool     `json:"until_verdict,omitempty"`
+	Seeds        []int64  `json:"seeds"`
+	Models       []string `json:"models"`
+	// Replicate are the models of --replicate: each seed's directory holds
+	// their second run under replicate/, which merge pairs again.
+	Replicate []string                     `json:"replicate,omitempty"`
+	Tally     map[string]*reliabilityTally `json:"tally"`
+	Calib     map[string]*calibrationTally `json:"calibration,omitempty"`
 	// Controlled tallies the controlled verdicts by "model vs control
 	// (signal)" (see analysis.Controlled).
 	Controlled map[string]*controlledTally `json:"controlled,omitempty"`
@@ -314,8 +318,8 @@ func mergeCmd(stdout, stderr io.Writer, args []string) error {
 	seedDir := map[int64]string{}
 	for i, p := range parts {
 		if p.Scenario != first.Scenario || !slices.Equal(p.Models, first.Models) || p.FirstSeed != first.FirstSeed ||
-			p.SeedCount != first.SeedCount || p.UntilVerdict != first.UntilVerdict {
-			return fmt.Errorf("%w: %s is not of the sweep of %s (scenario, models, seeds or --until-verdict differ)",
+			p.SeedCount != first.SeedCount || p.UntilVerdict != first.UntilVerdict || !slices.Equal(p.Replicate, first.Replicate) {
+			return fmt.Errorf("%w: %s is not of the sweep of %s (scenario, models, seeds, --until-verdict or --replicate differ)",
 				errMerge, dirs[i], dirs[0])
 		}
 		for _, s := range p.Seeds {
@@ -326,6 +330,8 @@ func mergeCmd(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	rep := newReliabilityReport(first.Scenario, first.Models, first.FirstSeed, first.SeedCount, first.UntilVerdict)
+	rep.Replicate = first.Replicate
+	reps := newReplicates(first.Replicate)
 	for _, seed := range (shard{1, 1}).seeds(first.FirstSeed, first.SeedCount) {
 		dir, ok := seedDir[seed]
 		if !ok {
@@ -336,7 +342,15 @@ func mergeCmd(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "seed %d: %s\n", seed, strings.Join(rep.addSeed(seed, dir, res), " "))
+		words := rep.addSeed(seed, dir, res)
+		if len(first.Replicate) > 0 {
+			w, err := mergeReplicate(rep, reps, dir, res)
+			if err != nil {
+				return err
+			}
+			words = append(words, w...)
+		}
+		fmt.Fprintf(stdout, "seed %d: %s\n", seed, strings.Join(words, " "))
 	}
 	if len(seedDir) != first.SeedCount {
 		return fmt.Errorf("%w: the directories hold %d seeds, the sweep has %d", errMerge, len(seedDir), first.SeedCount)
@@ -348,7 +362,35 @@ func mergeCmd(stdout, stderr io.Writer, args []string) error {
 	if _, err := os.Stat(filepath.Join(dir, "reliability.json")); err == nil {
 		return usagef("--out: %s already holds a reliability.json", dir)
 	}
-	return rep.write(stdout, dir)
+	if err := rep.write(stdout, dir); err != nil {
+		return err
+	}
+	reps.write(stdout)
+	return nil
+}
+
+// mergeReplicate pairs a seed's replicate run (dir/replicate) with its first
+// run (dir) from their result.json and samples.csv, as reliability paired
+// them from the runs. A seed without a replicate directory is the seed whose
+// replicate run failed.
+func mergeReplicate(rep *reliabilityReport, reps *replicates, dir string, first *schema.Result) ([]string, error) {
+	repDir := filepath.Join(dir, "replicate")
+	if _, err := os.Stat(filepath.Join(repDir, "result.json")); errors.Is(err, os.ErrNotExist) {
+		return []string{"replicate=failed"}, nil
+	}
+	res, err := schema.Read(filepath.Join(repDir, "result.json"))
+	if err != nil {
+		return nil, err
+	}
+	once, err := schema.ReadSamplesCSV(filepath.Join(dir, "samples.csv"))
+	if err != nil {
+		return nil, err
+	}
+	again, err := schema.ReadSamplesCSV(filepath.Join(repDir, "samples.csv"))
+	if err != nil {
+		return nil, err
+	}
+	return reps.pair(rep, first, once, res, again), nil
 }
 
 // spreadRatio is the across-seed standard deviation of slopes over the

@@ -145,3 +145,36 @@ func TestShardedSweepMergesToUnsharded(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, se, "is in both")
 }
+
+// TestMergeKeepsReplicatePairs runs a 2-seed sweep with --replicate and merges
+// its directory: the A/A pairs' controlled tallies in reliability.json, the
+// seed lines (with their "A/A" words) and the replicate spread table come out
+// as reliability wrote and printed them, paired again from each seed's
+// result.json and samples.csv and its replicate/ directory.
+func TestMergeKeepsReplicatePairs(t *testing.T) {
+	root := t.TempDir()
+	state := t.TempDir()
+	whole := filepath.Join(root, "whole")
+	stdout, stderr, code := runCLI(t, append([]string{"reliability", "--seeds", "2", "--replicate", "fixed", "--out", whole, "--state-dir", state}, tinySweep...)...)
+	require.Equal(t, 0, code, "stdout: %s\nstderr: %s", stdout, stderr)
+	wholeRep, _ := readReliability(t, whole)
+	assert.Equal(t, []string{"fixed"}, wholeRep.Replicate)
+	require.Contains(t, wholeRep.Controlled, "fixed (replicate) vs fixed (native heap)", "the A/A pair is tallied")
+	require.Contains(t, stdout, "replicate (same seed, run twice)")
+
+	again := filepath.Join(root, "again")
+	againOut, se, code := runCLI(t, "merge", "--out", again, whole)
+	require.Equal(t, 0, code, se)
+	againRep, _ := readReliability(t, again)
+	assert.Equal(t, withoutRuns(t, wholeRep), withoutRuns(t, againRep))
+	assert.Equal(t, tableOf(stdout), tableOf(againOut), "the printed seed lines and table")
+	replicateTable := func(s string) string {
+		i := strings.Index(s, "replicate (same seed, run twice)")
+		if i < 0 {
+			return ""
+		}
+		return s[i:]
+	}
+	assert.NotEmpty(t, replicateTable(againOut), "merge prints the replicate table")
+	assert.Equal(t, replicateTable(stdout), replicateTable(againOut))
+}
