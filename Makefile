@@ -26,13 +26,14 @@ build:
 run: deps build
 	./$(BIN) run $(ARGS)
 
-## test: every test, plus the pure-Go packages under -race and every fuzz target briefly.
+## test: every test, plus the pure-Go packages under -race (with -short: their Monte Carlo coverage tests,
+## single-goroutine, already ran in the main pass) and every fuzz target briefly.
 ## Packages run one at a time (-p 1): the real runs' verdicts read RSS, and glibc's RSS retention
 ## grows when other test binaries compete for the two cores.
 test: deps
 	$(GO) vet ./...
 	$(GO) test -p 1 -count=1 -timeout 15m ./...
-	$(GO) test -count=1 -race -timeout 10m $(PURE)
+	$(GO) test -count=1 -race -short -timeout 10m $(PURE)
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=5s
 
 ## fuzz: every fuzz target for FUZZTIME (default 2m) each.

@@ -252,6 +252,7 @@ func pairedSeries(r *rand.Rand, n int, slope, sd, rw float64) Input {
 }
 
 func TestComparePaired(t *testing.T) {
+	skipMonteCarloInShort(t)
 	r := rand.New(rand.NewPCG(11, 3))
 	o := Options{Interval: IntervalRobust}
 	var leaks, aaFalse, covered int

@@ -90,6 +90,7 @@ func TestAndrewsBandwidth(t *testing.T) {
 // must cover it in 90–98% of simulated series, while plain OLS standard
 // errors undercover badly. Plain Newey–West is reported for comparison.
 func TestCoverage(t *testing.T) {
+	skipMonteCarloInShort(t)
 	const (
 		reps  = 1000
 		n     = 500

@@ -28,6 +28,7 @@ func randomWalk(r *rand.Rand, n int, sd float64) []float64 {
 // Newey–West) misses a random walk badly: the negative control that shows
 // the check can fail.
 func TestRegressRobustCoverage(t *testing.T) {
+	skipMonteCarloInShort(t)
 	const reps, slope = 200, 500.0
 	tests := []struct {
 		name      string
@@ -158,6 +159,7 @@ func burstyGrowth(r *rand.Rand, n int, phi, sd float64) []float64 {
 // holds too (not above 0.99); and its interval is never narrower than
 // RegressRobust's.
 func TestRegressRobustBatchCoverage(t *testing.T) {
+	skipMonteCarloInShort(t)
 	const reps, slope = 200, 500.0
 	tests := []struct {
 		name      string

@@ -28,6 +28,7 @@ func caseNamed(t *testing.T, name string, cases []Case) Case {
 // evaluated batch-means widening (RobustBatch) and the shortfall of the
 // tool's own interval is asserted, so that it is seen.
 func TestSuiteFast(t *testing.T) {
+	skipMonteCarloInShort(t)
 	const reps, seed = 60, 11
 	suite := Suite([]int{100, 300})
 	tests := []struct {
@@ -86,6 +87,7 @@ func TestSuiteFast(t *testing.T) {
 // makes no false call on a benign warm-up, and stops on a leak at twice the
 // floor with an interval that covers the truth.
 func TestSequentialFast(t *testing.T) {
+	skipMonteCarloInShort(t)
 	const reps, seed = 30, 11
 	rule := stats.StopRule{PlannedLifecycles: 2 * float64(Looks[len(Looks)-1]-1)}
 	suite := SequentialSuite()
@@ -102,6 +104,7 @@ func TestSequentialFast(t *testing.T) {
 // TestControlledFast: a 256 B/lifecycle leak is found against its control
 // over 1,000 lifecycles; A/A pairs are not called leaks.
 func TestControlledFast(t *testing.T) {
+	skipMonteCarloInShort(t)
 	r := RunControlled(256, 1000, 30, 11)
 	t.Logf("%+v", r)
 	assert.GreaterOrEqual(t, r.Detected, 28)
