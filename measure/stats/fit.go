@@ -33,7 +33,8 @@ type Options struct {
 	// IntervalCochraneOrcutt, IntervalRobust the one measured to hold on
 	// autocorrelated and random-walk series (see RegressRobust), and
 	// IntervalRobustBatch that one widened where a batch-means interval of
-	// the same estimate is wider (see RegressRobustBatch; what the tool uses).
+	// the same estimate is wider (see RegressRobustBatch; measured, not what
+	// the tool uses: analysis.Options).
 	Interval IntervalMethod
 }
 

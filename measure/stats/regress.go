@@ -30,7 +30,7 @@ type Regression struct {
 	// RandomWalkPlausible (RegressRobust only) says the errors' likelihood
 	// region contains a random walk, so the interval allows for one.
 	RandomWalkPlausible bool
-	// BatchSE (RegressRobust and RegressRobustBatch) is the batch-means
+	// BatchSE (RegressRobustBatch only) is the batch-means
 	// (cluster, fixed-b) standard error of each coefficient, with BatchDF
 	// degrees of freedom (see RegressRobustBatch); 0 for a constant column
 	// or a series too short for batches.
