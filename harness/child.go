@@ -222,18 +222,20 @@ func (r *recorder) liveNatives() map[string]int64 {
 		r.live = make(map[string]int64, len(lifecycle.Kinds()))
 	}
 	clear(r.live)
-	for k, v := range r.topo.env.Ledger.Live() {
-		r.live[string(k)] = v
-	}
-	return r.live
+	return kindMapInto(r.live, r.topo.env.Ledger.Live())
 }
 
+// kindMap returns m keyed by the kinds' names, in a new map.
 func kindMap(m map[lifecycle.Kind]int64) map[string]int64 {
-	out := make(map[string]int64, len(m))
+	return kindMapInto(make(map[string]int64, len(m)), m)
+}
+
+// kindMapInto adds m, keyed by the kinds' names, to dst and returns dst.
+func kindMapInto(dst map[string]int64, m map[lifecycle.Kind]int64) map[string]int64 {
 	for k, v := range m {
-		out[string(k)] = v
+		dst[string(k)] = v
 	}
-	return out
+	return dst
 }
 
 func (t *topology) summary(model string, interrupted bool, elapsed time.Duration) schema.Summary {

@@ -12,12 +12,21 @@ import (
 
 func randomWalk(r *rand.Rand, n int, sd float64) []float64 {
 	e := make([]float64, n)
-	var w float64
 	for i := range e {
-		w += r.NormFloat64() * sd
-		e[i] = w
+		e[i] = r.NormFloat64() * sd
 	}
-	return e
+	return integrated(e)
+}
+
+// integrated replaces x by its running sums (the walk whose steps x are)
+// and returns it.
+func integrated(x []float64) []float64 {
+	var w float64
+	for i := range x {
+		w += x[i]
+		x[i] = w
+	}
+	return x
 }
 
 // TestRegressRobustCoverage: the 95% interval of RegressRobust covers the
@@ -139,14 +148,7 @@ func TestWelchDF(t *testing.T) {
 // random walk error model cannot represent (its increments are never
 // positively autocorrelated).
 func burstyGrowth(r *rand.Rand, n int, phi, sd float64) []float64 {
-	a := ar1(r, n, phi, sd)
-	e := make([]float64, n)
-	var u float64
-	for i := range e {
-		u += a[i]
-		e[i] = u
-	}
-	return e
+	return integrated(ar1(r, n, phi, sd))
 }
 
 // TestRegressRobustBatchCoverage: where growth comes in bursts
