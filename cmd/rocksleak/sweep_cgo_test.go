@@ -155,7 +155,10 @@ func TestMergeKeepsReplicatePairs(t *testing.T) {
 	root := t.TempDir()
 	state := t.TempDir()
 	whole := filepath.Join(root, "whole")
-	stdout, stderr, code := runCLI(t, append([]string{"reliability", "--seeds", "2", "--replicate", "fixed", "--out", whole, "--state-dir", state}, tinySweep...)...)
+	// 120 lifecycles: enough samples at both seeds for the replicate table's
+	// rows (at 20 it prints only its header).
+	stdout, stderr, code := runCLI(t, "reliability", "--scenario", "smoke", "--lifecycles", "120", "--seeds", "2",
+		"--replicate", "fixed", "--out", whole, "--state-dir", state)
 	require.Equal(t, 0, code, "stdout: %s\nstderr: %s", stdout, stderr)
 	wholeRep, _ := readReliability(t, whole)
 	assert.Equal(t, []string{"fixed"}, wholeRep.Replicate)
@@ -175,6 +178,6 @@ func TestMergeKeepsReplicatePairs(t *testing.T) {
 		}
 		return s[i:]
 	}
-	assert.NotEmpty(t, replicateTable(againOut), "merge prints the replicate table")
+	assert.Regexp(t, `(?m)^fixed\s+native heap\s+2\s`, replicateTable(againOut), "merge prints the replicate table's rows, both seeds paired")
 	assert.Equal(t, replicateTable(stdout), replicateTable(againOut))
 }
