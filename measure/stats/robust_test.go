@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -16,6 +17,16 @@ func randomWalk(r *rand.Rand, n int, sd float64) []float64 {
 		e[i] = r.NormFloat64() * sd
 	}
 	return integrated(e)
+}
+
+// twoLifecyclesPerSample is the lifecycle count of n samples taken every
+// two lifecycles and the design (intercept, lifecycles) over it.
+func twoLifecyclesPerSample(n int) ([]float64, *mat.Dense) {
+	L := make([]float64, n)
+	for i := range L {
+		L[i] = 2 * float64(i)
+	}
+	return L, design(L)
 }
 
 // integrated replaces x by its running sums (the walk whose steps x are)
@@ -54,11 +65,7 @@ func TestRegressRobustCoverage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := seeded(99)
-			L := make([]float64, tt.n)
-			for i := range L {
-				L[i] = 2 * float64(i)
-			}
-			X := design(L)
+			L, X := twoLifecyclesPerSample(tt.n)
 			var rob, leg int
 			for range reps {
 				e := tt.noise(r, tt.n)
@@ -177,11 +184,7 @@ func TestRegressRobustBatchCoverage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := seeded(11)
-			L := make([]float64, tt.n)
-			for i := range L {
-				L[i] = 2 * float64(i)
-			}
-			X := design(L)
+			L, X := twoLifecyclesPerSample(tt.n)
 			var rob, bat, batchKept int
 			for range reps {
 				e := tt.noise(r, L)
