@@ -40,3 +40,50 @@ func TestDefaultFloorsAreTheStatsDefaults(t *testing.T) {
 	assert.Equal(t, schema.VerdictFloors{NativeHeap: o.NativeFloor, RSS: o.RSSFloor}, DefaultFloors())
 	assert.Equal(t, schema.VerdictFloors{NativeHeap: 2048, RSS: 12288}, DefaultFloors(), "the floors every verdict has used")
 }
+
+// linearSamples is a model's samples: a start sample before any lifecycle at
+// startRSS/startNative, then n lifecycle samples growing by slope bytes per
+// lifecycle from a level 30 MB above it (RocksDB's one-time start), with a
+// small deterministic wobble; restoredEvery > 0 adds a restore replaying
+// 5,000 records every restoredEvery samples, which leaves perRecord bytes
+// of RSS each.
+func linearSamples(n int, slope float64, restoredEvery int, perRecord float64) []schema.Sample {
+	ss := []schema.Sample{{Model: "m", Trigger: schema.TriggerStart, Memory: schema.Memory{RSS: 2e7, NativeHeap: 4e5}}}
+	var rr int64
+	for i := 1; i <= n; i++ {
+		if restoredEvery > 0 && i%restoredEvery == 0 {
+			rr += 5_000
+		}
+		w := float64((i*7919)%13) * 1_000
+		ss = append(ss, schema.Sample{Model: "m", Seq: i, Trigger: schema.TriggerLifecycle, Lifecycles: int64(2 * i),
+			Records: int64(20 * i), RestoredRecords: rr,
+			Memory: schema.Memory{RSS: int64(5e7 + slope*float64(2*i) + perRecord*float64(rr) + w),
+				NativeHeap: int64(3e7 + slope*float64(2*i) + w)}})
+	}
+	return ss
+}
+
+// TestFitSamplesLeaveOutTheStartSample: the start sample (before the first
+// store opened) does not move the fits; RSS takes restored records as a
+// regressor, the native heap does not.
+func TestFitSamplesLeaveOutTheStartSample(t *testing.T) {
+	ss := linearSamples(200, 1_000, 0, 0)
+	with, err := FitSamples(ss)
+	require.NoError(t, err)
+	without, err := FitSamples(ss[1:])
+	require.NoError(t, err)
+	for _, sig := range []string{SignalNativeHeap, SignalRSS} {
+		assert.Equal(t, without[sig].Total.PerLifecycle, with[sig].Total.PerLifecycle, sig)
+		assert.Equal(t, 200, with[sig].Total.Samples, sig)
+		assert.InDelta(t, 1_000, with[sig].Total.BytesPerLifecycle, 50, sig)
+	}
+
+	ss = linearSamples(200, 1_000, 10, 40)
+	fits, err := FitSamples(ss)
+	require.NoError(t, err)
+	rss := fits[SignalRSS].Total
+	require.NotNil(t, rss.PerRestoredRecord)
+	assert.InDelta(t, 40, rss.PerRestoredRecord.Value, 2)
+	assert.InDelta(t, 1_000, rss.BytesPerLifecycle, 50, "RSS per lifecycle without the restores' share")
+	assert.Nil(t, fits[SignalNativeHeap].Total.PerRestoredRecord)
+}

@@ -53,6 +53,8 @@ func (w *eventWriter) writeSample(s *schema.Sample) error {
 	b = appendField(b, "failed_closes", s.FailedCloses)
 	b = appendField(b, "init_failures", s.InitFailures)
 	b = appendField(b, "records", s.Records)
+	b = appendField(b, "restores", s.Restores)
+	b = appendField(b, "restored_records", s.RestoredRecords)
 	b = appendField(b, "rss", s.RSS)
 	b = appendField(b, "vms", s.VMS)
 	b = appendField(b, "fds", int64(s.FDs))

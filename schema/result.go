@@ -300,11 +300,16 @@ type SignalFit struct {
 	PerLifecycle           stats.Estimate `json:"per_lifecycle"`
 	PerFailedClose         stats.Estimate `json:"per_failed_close"`
 	PerMillionRecords      stats.Estimate `json:"per_million_records"`
-	R2                     float64        `json:"r2"`
-	Samples                int            `json:"samples"`
-	SamplesUsed            int            `json:"samples_used"`
-	WarmupSamples          int            `json:"warmup_samples"`
-	WarmupReason           string         `json:"warmup_reason"`
+	// PerRestoredRecord is the signal's growth per changelog record replayed
+	// by restores, when the fit took restored records as a regressor (RSS,
+	// in runs with restores; see stats.Input.RestoredRecords); absent
+	// otherwise.
+	PerRestoredRecord *stats.Estimate `json:"per_restored_record,omitempty"`
+	R2                float64         `json:"r2"`
+	Samples           int             `json:"samples"`
+	SamplesUsed       int             `json:"samples_used"`
+	WarmupSamples     int             `json:"warmup_samples"`
+	WarmupReason      string          `json:"warmup_reason"`
 	// WarmupEndLifecycles is the lifecycle count at the first used sample
 	// (samples are the model's non-timer samples; see FitSamples).
 	WarmupEndLifecycles float64   `json:"warmup_end_lifecycles"`
@@ -315,7 +320,8 @@ type SignalFit struct {
 	Lag1                float64   `json:"lag1_autocorrelation"`
 	Confidence          float64   `json:"confidence"` // of every interval in this fit
 	// Intercept places the fitted line: Y ≈ Intercept + PerLifecycle·L +
-	// PerFailedClose·F over the used samples (the line through their centroid).
+	// PerFailedClose·F over the used samples (the line through their centroid;
+	// with PerRestoredRecord, at the used samples' mean restored records).
 	Intercept float64  `json:"intercept"`
 	Warnings  []string `json:"warnings"`
 	// Flags are the kinds of the warnings that undermine the fit

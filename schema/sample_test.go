@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,7 +31,7 @@ func goldenSamples() []Sample {
 		},
 		{
 			Model: "leaky, with \"quotes\"", Seq: 2, ElapsedNs: 9_223_372_036_854_775_807, Trigger: TriggerTimer,
-			Lifecycles: 2, FailedCloses: 1, InitFailures: 1, Records: 240,
+			Lifecycles: 2, FailedCloses: 1, InitFailures: 1, Records: 240, Restores: 1, RestoredRecords: 96,
 			Memory:      Memory{RSS: 31_490_048, VMS: 1_300_008_960, FDs: 9, NativeHeap: Unavailable, GoHeap: Unavailable},
 			LiveNatives: map[string]int64{"db": 1, "options": 2, "column_family": 2, "unlisted": 7},
 			RocksDB:     RocksDBMemory{MemTables: 2_097_152, TableReaders: 4_096, BlockCache: 8_388_608, OpenDBs: 1},
@@ -68,11 +69,11 @@ func TestSampleJSON(t *testing.T) {
 
 	for _, k := range []string{
 		"model", "seq", "elapsed_ns", "trigger", "lifecycles", "failed_closes", "init_failures", "records",
-		"rss", "vms", "fds", "native_heap", "go_heap", "live_natives", "rocksdb",
+		"restores", "restored_records", "rss", "vms", "fds", "native_heap", "go_heap", "live_natives", "rocksdb",
 	} {
 		assert.Contains(t, got, k)
 	}
-	assert.Len(t, got, 15, "no other keys: %s", b)
+	assert.Len(t, got, 17, "no other keys: %s", b)
 	assert.Equal(t, map[string]any{
 		"memtables": float64(2_097_152), "table_readers": float64(4_096), "block_cache": float64(8_388_608),
 		"open_dbs": float64(1),
@@ -81,4 +82,35 @@ func TestSampleJSON(t *testing.T) {
 	var back Sample
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.Equal(t, goldenSamples()[2], back)
+}
+
+func TestParseSamplesCSVRoundTripAndOlderFiles(t *testing.T) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	require.NoError(t, w.Write(CSVHeader(goldenKinds)))
+	for _, s := range goldenSamples() {
+		require.NoError(t, w.Write(s.CSVRow(goldenKinds)))
+	}
+	w.Flush()
+	got, err := ParseSamplesCSV(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	last := got[goldenSamples()[2].Model]
+	require.Len(t, last, 1)
+	assert.Equal(t, int64(1), last[0].Restores)
+	assert.Equal(t, int64(96), last[0].RestoredRecords)
+
+	// A file written before the restore columns existed: they read as 0, the rest as written.
+	old := "model,seq,elapsed_ns,trigger,lifecycles,failed_closes,init_failures,records,rss,vms,fds,native_heap,go_heap," +
+		"rocksdb_memtables,rocksdb_table_readers,rocksdb_block_cache,rocksdb_open_dbs\n" +
+		"leaky,0,0,start,3,1,0,120,31457280,1300000768,6,614400,1048576,0,0,0,0\n"
+	got, err = ParseSamplesCSV(strings.NewReader(old))
+	require.NoError(t, err)
+	require.Len(t, got["leaky"], 1)
+	assert.Equal(t, int64(0), got["leaky"][0].Restores)
+	assert.Equal(t, int64(3), got["leaky"][0].Lifecycles)
+	assert.Equal(t, int64(31457280), got["leaky"][0].RSS)
+
+	// A required column missing is still an error naming it.
+	_, err = ParseSamplesCSV(strings.NewReader("model,seq\nx,1\n"))
+	require.ErrorContains(t, err, `missing column "elapsed_ns"`)
 }

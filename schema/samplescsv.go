@@ -24,7 +24,8 @@ func ReadSamplesCSV(path string) (map[string][]Sample, error) {
 	return out, nil
 }
 
-// ParseSamplesCSV parses the content of a samples.csv (see [ReadSamplesCSV]).
+// ParseSamplesCSV parses the content of a samples.csv (see [ReadSamplesCSV]). The columns "restores" and
+// "restored_records" may be absent (files written before they were recorded): they read as 0.
 func ParseSamplesCSV(r io.Reader) (map[string][]Sample, error) {
 	cr := csv.NewReader(r)
 	header, err := cr.Read()
@@ -36,7 +37,7 @@ func ParseSamplesCSV(r io.Reader) (map[string][]Sample, error) {
 		col[h] = i
 	}
 	for _, need := range CSVHeader(nil) {
-		if _, ok := col[need]; !ok {
+		if _, ok := col[need]; !ok && !optionalCSVColumns[need] {
 			return nil, fmt.Errorf("header: missing column %q", need)
 		}
 	}
@@ -51,6 +52,9 @@ func ParseSamplesCSV(r io.Reader) (map[string][]Sample, error) {
 		}
 		var perr error
 		num := func(name string) int64 {
+			if _, ok := col[name]; !ok {
+				return 0 // an optional column absent from the file
+			}
 			v, err := strconv.ParseInt(rec[col[name]], 10, 64)
 			if err != nil && perr == nil {
 				perr = fmt.Errorf("line %d: column %s: %w", line, name, err)
@@ -60,7 +64,7 @@ func ParseSamplesCSV(r io.Reader) (map[string][]Sample, error) {
 		s := Sample{
 			Model: rec[col["model"]], Seq: int(num("seq")), ElapsedNs: num("elapsed_ns"), Trigger: rec[col["trigger"]],
 			Lifecycles: num("lifecycles"), FailedCloses: num("failed_closes"), InitFailures: num("init_failures"),
-			Records: num("records"),
+			Records: num("records"), Restores: num("restores"), RestoredRecords: num("restored_records"),
 			Memory: Memory{RSS: num("rss"), VMS: num("vms"), FDs: int(num("fds")),
 				NativeHeap: num("native_heap"), GoHeap: num("go_heap")},
 			RocksDB: RocksDBMemory{MemTables: num("rocksdb_memtables"), TableReaders: num("rocksdb_table_readers"),
@@ -81,3 +85,6 @@ func ParseSamplesCSV(r io.Reader) (map[string][]Sample, error) {
 		out[s.Model] = append(out[s.Model], s)
 	}
 }
+
+// optionalCSVColumns are the columns of [CSVHeader] that older files lack.
+var optionalCSVColumns = map[string]bool{"restores": true, "restored_records": true}

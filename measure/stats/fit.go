@@ -19,6 +19,15 @@ type Input struct {
 	Lifecycles   []float64 // cumulative store lifecycles (one store or segment opened and closed)
 	FailedCloses []float64 // cumulative failed closes
 	Records      []float64 // cumulative records written
+	// RestoredRecords, when not nil, is the cumulative count of changelog
+	// records replayed by restores: a nuisance regressor of the lifecycle
+	// fits (Y ~ 1 + Lifecycles [+ FailedCloses] + RestoredRecords) for a
+	// signal that keeps what a restore's replay raised it by (RSS: the
+	// allocator does not hand the replay's memtable pages back), so that
+	// the restores' jumps are neither read as per-lifecycle growth nor
+	// left in the residuals. It enters only when it varies over the used
+	// samples; its coefficient is PerRestoredRecord.
+	RestoredRecords []float64
 	// Unit names Y's unit in Warnings: "" or "B" for bytes (shown scaled
 	// by 1024: KiB, MiB), anything else verbatim, e.g. "FDs".
 	Unit string
@@ -97,8 +106,12 @@ type Fit struct {
 	PerLifecycle      Estimate // d Y / d lifecycle, from the multiple regression Y ~ 1 + Lifecycles + FailedCloses
 	PerFailedClose    Estimate // d Y / d failed close, same regression; !Valid (and Y ~ 1 + Lifecycles fitted) when FailedCloses does not vary after the cut
 	PerMillionRecords Estimate // from Y ~ 1 + Records, scaled to per 10⁶ records
-	R2                float64  // of the lifecycle regression (plain OLS) on the used samples
-	N, Used           int      // samples given, samples used after the warm-up cut
+	// PerRestoredRecord is d Y / d restored record in the lifecycle
+	// regression; !Valid when Input.RestoredRecords is nil or does not vary
+	// over the used samples (it is then not in the regression).
+	PerRestoredRecord Estimate
+	R2                float64 // of the lifecycle regression (plain OLS) on the used samples
+	N, Used           int     // samples given, samples used after the warm-up cut
 	// LifecyclesUsed is the span of Lifecycles over the used samples (last
 	// minus first): how much information the slope rests on.
 	LifecyclesUsed float64
@@ -146,7 +159,7 @@ type Fit struct {
 //     lies beyond the first quarter of the run, Step is set, a warning says
 //     so, and no warm-up is cut (a step is not a warm-up). An earlier jump
 //     is treated as warm-up.
-//  2. Warm-up: Y ~ 1 + Lifecycles (+ FailedCloses) is fitted by OLS to the
+//  2. Warm-up: Y ~ 1 + Lifecycles (+ FailedCloses, RestoredRecords) is fitted by OLS to the
 //     last half of the samples and extrapolated to all of them; MSER-5 on the
 //     residuals proposes a cut of at most MaxWarmupFraction·n. A straight
 //     line leaves flat residuals (cut ≈ 0); a rise that levels off, or a
@@ -160,7 +173,8 @@ type Fit struct {
 //     Newey–West, Student-t intervals) or, with Options.Interval =
 //     IntervalRobust, RegressRobust (GLS under an AR(1) + random walk error
 //     model; with IntervalRobustBatch, RegressRobustBatch: the wider of that
-//     interval and a batch-means one) of Y ~ 1 + Lifecycles + FailedCloses and of
+//     interval and a batch-means one) of Y ~ 1 + Lifecycles + FailedCloses
+//     (+ RestoredRecords when given and varying) and of
 //     Y ~ 1 + Records; Theil–Sen of Y on Lifecycles; Mann–Kendall corrected
 //     for autocorrelation (MannKendallCorrected); and checks that become
 //     Warnings (too few samples, slope differing between the halves of the
@@ -180,17 +194,20 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 	if n == 0 || len(in.Lifecycles) == 0 {
 		return Fit{}, errors.New("stats: FitSignal: Y and Lifecycles are required")
 	}
-	fails, recs := in.FailedCloses, in.Records
+	fails, recs, restored := in.FailedCloses, in.Records, in.RestoredRecords
 	if fails == nil {
 		fails = make([]float64, n)
 	}
 	if recs == nil {
 		recs = make([]float64, n)
 	}
+	if restored == nil {
+		restored = make([]float64, n)
+	}
 	for _, c := range []struct {
 		name string
 		s    []float64
-	}{{"Y", in.Y}, {"Lifecycles", in.Lifecycles}, {"FailedCloses", fails}, {"Records", recs}} {
+	}{{"Y", in.Y}, {"Lifecycles", in.Lifecycles}, {"FailedCloses", fails}, {"Records", recs}, {"RestoredRecords", restored}} {
 		name, s := c.name, c.s
 		if len(s) != n {
 			return Fit{}, fmt.Errorf("stats: FitSignal: %s has %d samples, Y has %d", name, len(s), n)
@@ -218,7 +235,7 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 		f.WarmupReason = fmt.Sprintf("no warm-up cut: the level shift at sample %d would be mistaken for one", st.Index)
 	} else {
 		// 2. Warm-up.
-		f.WarmupCut, f.WarmupReason = detectWarmup(in.Y, in.Lifecycles, fails, opt.MaxWarmupFraction)
+		f.WarmupCut, f.WarmupReason = detectWarmup(in.Y, in.Lifecycles, fails, restored, opt.MaxWarmupFraction)
 		if maxCut := int(opt.MaxWarmupFraction * float64(n)); f.WarmupCut > 0 && f.WarmupCut+5 > maxCut {
 			flag(FlagWarmupAtLimit)
 			warn("the warm-up cut (%d of %d samples) reached its limit of %.0f%%: warm-up may not be over; run longer", f.WarmupCut, n, 100*opt.MaxWarmupFraction)
@@ -229,7 +246,8 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 	if f.Used > 0 {
 		f.LifecyclesUsed = in.Lifecycles[n-1] - in.Lifecycles[cut]
 	}
-	y, L, F, R := in.Y[cut:], in.Lifecycles[cut:], fails[cut:], recs[cut:]
+	y, L, F, R, RR := in.Y[cut:], in.Lifecycles[cut:], fails[cut:], recs[cut:], restored[cut:]
+	useRR := varies(RR)
 
 	enough := f.Used >= opt.MinSamples && f.Used >= 5
 	if !enough {
@@ -241,16 +259,33 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 	if !varies(L) {
 		warn("Lifecycles does not vary over the used samples: no per-lifecycle slope")
 	} else {
-		cols := [][]float64{L}
 		useF := varies(F)
-		if useF {
-			cols = append(cols, F)
+		// cols returns the regressors after the intercept: L, then F and RR
+		// when they are used; jRR is RR's coefficient index.
+		cols := func() (c [][]float64, jRR int) {
+			c = [][]float64{L}
+			if useF {
+				c = append(c, F)
+			}
+			if useRR {
+				c = append(c, RR)
+				jRR = len(c)
+			}
+			return c, jRR
 		}
-		reg, err := regressOrOLS(y, opt, enough, cols...)
+		c, jRR := cols()
+		reg, err := regressOrOLS(y, opt, enough, c...)
 		if err != nil && useF {
-			warn("FailedCloses is collinear with Lifecycles (%v): fitted Y ~ 1 + Lifecycles only", err)
+			warn("FailedCloses is collinear with Lifecycles (%v): fitted without it", err)
 			useF = false
-			reg, err = regressOrOLS(y, opt, enough, L)
+			c, jRR = cols()
+			reg, err = regressOrOLS(y, opt, enough, c...)
+		}
+		if err != nil && useRR {
+			warn("RestoredRecords is collinear with the other counters (%v): fitted without it", err)
+			useRR = false
+			c, jRR = cols()
+			reg, err = regressOrOLS(y, opt, enough, c...)
 		}
 		if err != nil {
 			warn("lifecycle regression failed: %v", err)
@@ -258,6 +293,9 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 			f.PerLifecycle = estimate(reg, 1, 1, enough)
 			if useF {
 				f.PerFailedClose = estimate(reg, 2, 1, enough)
+			}
+			if useRR {
+				f.PerRestoredRecord = estimate(reg, jRR, 1, enough)
 			}
 			f.R2 = reg.OLS.R2
 			f.Lag1, f.Bandwidth = reg.Rho, reg.Bandwidth
@@ -279,12 +317,18 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 		}
 		if len(y) >= 2 {
 			yt := y
-			if useF && err == nil {
+			if (useF || useRR) && err == nil {
 				// Theil–Sen is a cross-check of PerLifecycle, so take out
-				// the failed closes' share first.
+				// the failed closes' and restores' shares first.
 				yt = make([]float64, len(y))
 				for i := range y {
-					yt[i] = y[i] - reg.Coef[2]*F[i]
+					yt[i] = y[i]
+					if useF {
+						yt[i] -= reg.Coef[2] * F[i]
+					}
+					if useRR {
+						yt[i] -= reg.Coef[jRR] * RR[i]
+					}
 				}
 			}
 			if ts := TheilSen(L, yt); !math.IsNaN(ts) {
@@ -308,7 +352,11 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 		if f.TheilSen < pl.Low || f.TheilSen > pl.High {
 			warn("the robust Theil–Sen slope %s/lifecycle lies outside the interval [%s, %s]: outliers or non-linear growth", signed(f.TheilSen), qty(pl.Low), qty(pl.High))
 		}
-		if msg, halves := halvesDiffer(y, L, opt, in.Unit); msg != "" {
+		var rrUsed []float64
+		if useRR {
+			rrUsed = RR
+		}
+		if msg, halves := halvesDiffer(y, L, rrUsed, opt, in.Unit); msg != "" {
 			flag(FlagSlopeNotConstant)
 			f.Halves = halves
 			warn("%s", msg)
@@ -357,14 +405,22 @@ func varies(x []float64) bool {
 // halvesDiffer compares the per-lifecycle slopes of the two halves of the
 // used samples and describes a significant (|z| > 3) difference; it returns
 // the two halves' slope estimates (first, second) whenever both halves can
-// be fitted, and a description only when they differ.
-func halvesDiffer(y, L []float64, opt Options, unit string) (string, []Estimate) {
+// be fitted, and a description only when they differ. RR, when not nil, is
+// the RestoredRecords regressor of the fit, kept in each half where it
+// varies there.
+func halvesDiffer(y, L, RR []float64, opt Options, unit string) (string, []Estimate) {
 	h := len(y) / 2
 	if h < max(opt.MinSamples, 10) || !varies(L[:h]) || !varies(L[h:]) {
 		return "", nil
 	}
-	a, err1 := regressBy(opt.Interval, design(L[:h]), y[:h], opt.Confidence)
-	b, err2 := regressBy(opt.Interval, design(L[h:]), y[h:], opt.Confidence)
+	half := func(lo, hi int) *mat.Dense {
+		if RR != nil && varies(RR[lo:hi]) {
+			return design(L[lo:hi], RR[lo:hi])
+		}
+		return design(L[lo:hi])
+	}
+	a, err1 := regressBy(opt.Interval, half(0, h), y[:h], opt.Confidence)
+	b, err2 := regressBy(opt.Interval, half(h, len(y)), y[h:], opt.Confidence)
 	if err1 != nil || err2 != nil {
 		return "", nil
 	}

@@ -3,6 +3,7 @@ package stats
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -256,4 +257,79 @@ func hasWarning(ws []string, sub string) bool {
 		}
 	}
 	return false
+}
+
+// restoreSeries is a kafka-20616-like RSS series: lifecycles advance 3 per
+// sample and by 40 more at each restore; restores come in pairs at random
+// samples and replay more records each time (the changelog grows); Y keeps
+// perRecord bytes of every replayed record on top of slope bytes per
+// lifecycle, with AR(1) noise.
+func restoreSeries(r *rand.Rand, n int, slope, perRecord float64) Input {
+	in := Input{Y: make([]float64, n), Lifecycles: make([]float64, n), RestoredRecords: make([]float64, n)}
+	noise := ar1(r, n, 0.5, 20_000)
+	var L, RR, replay float64
+	for i := range n {
+		L += 3
+		if i > 0 && r.Float64() < 0.02 {
+			replay += 2_500
+			L += 40
+			RR += 2 * replay
+		}
+		in.Lifecycles[i], in.RestoredRecords[i] = L, RR
+		in.Y[i] = 3e7 + slope*L + perRecord*RR + noise[i]
+	}
+	return in
+}
+
+// TestFitSignalRestoredRecords: with restored records as a regressor the
+// per-lifecycle slope and the per-record cost are both recovered and the
+// slope's interval covers the truth; without it (negative control) the
+// restores' jumps are read as per-lifecycle growth and the interval misses.
+func TestFitSignalRestoredRecords(t *testing.T) {
+	const slope, perRecord = 1_000.0, 30.0
+	covered, coveredWithout, valid, runs := 0, 0, 0, 40
+	for s := range runs {
+		in := restoreSeries(seeded(uint64(700+s)), 500, slope, perRecord)
+		opt := Options{Interval: IntervalRobust}
+		f, err := FitSignal(in, opt)
+		require.NoError(t, err)
+		if f.PerRestoredRecord.Valid {
+			valid++
+		}
+		if f.PerLifecycle.Low <= slope && slope <= f.PerLifecycle.High {
+			covered++
+		}
+		if s == 0 {
+			assert.InDelta(t, perRecord, f.PerRestoredRecord.Value, 3*f.PerRestoredRecord.SE+1)
+		}
+		without := in
+		without.RestoredRecords = nil
+		g, err := FitSignal(without, opt)
+		require.NoError(t, err)
+		assert.False(t, g.PerRestoredRecord.Valid)
+		if g.PerLifecycle.Low <= slope && slope <= g.PerLifecycle.High {
+			coveredWithout++
+		}
+	}
+	t.Logf("slope covered in %d of %d series with restored records as a regressor (per-record cost estimated in %d), %d without", covered, runs, valid, coveredWithout)
+	// A series whose restores all fall in its warm-up has no restored-record
+	// cost to estimate; the others do.
+	assert.GreaterOrEqual(t, valid, runs-2)
+	assert.GreaterOrEqual(t, covered, 36, "coverage ≥ 0.90 with the regressor")
+	assert.LessOrEqual(t, coveredWithout, 20, "without it the restores bias the slope")
+
+	// A constant RestoredRecords (no restore after the warm-up) is not a
+	// regressor: same fit as without it.
+	in := synth(300, line(500), ar1(seeded(9), 300, 0.5, 1_000))
+	in.RestoredRecords = make([]float64, 300)
+	for i := range in.RestoredRecords {
+		in.RestoredRecords[i] = 7_500
+	}
+	f, err := FitSignal(in, Options{Interval: IntervalRobust})
+	require.NoError(t, err)
+	in.RestoredRecords = nil
+	g, err := FitSignal(in, Options{Interval: IntervalRobust})
+	require.NoError(t, err)
+	assert.False(t, f.PerRestoredRecord.Valid)
+	assert.Equal(t, g.PerLifecycle, f.PerLifecycle)
 }

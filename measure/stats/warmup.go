@@ -9,8 +9,9 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// detectWarmup implements step 2 of FitSignal.
-func detectWarmup(y, L, F []float64, maxFrac float64) (int, string) {
+// detectWarmup implements step 2 of FitSignal. The tail fit takes the
+// counters among L, F and RR (restored records) that vary in the tail.
+func detectWarmup(y, L, F, RR []float64, maxFrac float64) (int, string) {
 	n := len(y)
 	if n < 20 {
 		return 0, fmt.Sprintf("no warm-up detection: %d samples are too few", n)
@@ -18,7 +19,7 @@ func detectWarmup(y, L, F []float64, maxFrac float64) (int, string) {
 	h := n / 2
 	// Fit the tail with regressors centred on their tail means.
 	cols := [][]float64{}
-	for _, c := range [][]float64{L, F} {
+	for _, c := range [][]float64{L, F, RR} {
 		if varies(c[h:]) {
 			cols = append(cols, c)
 		}
