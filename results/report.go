@@ -264,6 +264,17 @@ func reportFit(b *bytes.Buffer, r *schema.Result, sig string) {
 			warmupCell(*tot), fmtSignedQty(tot.TheilSen, unit), fmtP(tot.MannKendallP))
 	}
 	t.Markdown(b)
+	var per []string
+	for _, m := range r.Models {
+		if f, ok := r.Runs[m].Fits[sig]; ok && f.Total != nil && f.Total.PerRestoredRecord != nil {
+			per = append(per, m+" "+fmtEst(*f.Total.PerRestoredRecord, unit, true))
+		}
+	}
+	if len(per) > 0 {
+		fmt.Fprintf(b, "Restores: these fits also take the changelog records replayed by restores as a regressor "+
+			"(a restore's replay leaves its pages resident, once), so the slopes per lifecycle above leave that out. "+
+			"%s per restored record [95%% CI], lifecycle-only fit: %s.\n\n", analysis.Describe(sig).Name, strings.Join(per, "; "))
+	}
 }
 
 func usedCut(f schema.SignalFit) string {

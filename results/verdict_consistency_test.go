@@ -118,3 +118,18 @@ func TestReportEarlyStopAndSettle(t *testing.T) {
 	assert.Contains(t, md, "| leaky | fixed | test | native heap | +300 B [100 B, 500 B] | **leak** | 67 |")
 	assert.Contains(t, md, "| native heap: warmup-at-limit | "+settle+" |")
 }
+
+// TestReportRestoredRecords: a fit that took restored records as a
+// regressor says so under its table, with the per-record cost; one that
+// did not says nothing.
+func TestReportRestoredRecords(t *testing.T) {
+	r := readTestResult(t, "smoke")
+	assert.NotContains(t, string(ReportMarkdown(r)), "per restored record")
+	f := r.Runs["leaky"].Fits[analysis.SignalRSS]
+	tot := *f.Total
+	tot.PerRestoredRecord = &stats.Estimate{Value: 12.5, Low: 2.5, High: 22.5, SE: 5, DF: 400, Valid: true}
+	f.Total = &tot
+	r.Runs["leaky"].Fits[analysis.SignalRSS] = f
+	md := string(ReportMarkdown(r))
+	assert.Contains(t, md, "RSS per restored record [95% CI], lifecycle-only fit: leaky +12 B [2 B, 22 B].")
+}
