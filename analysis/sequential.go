@@ -91,7 +91,7 @@ func (q *Sequential) Observe(all []schema.Sample) bool {
 	if q.PlannedLifecycles <= 0 && q.DurationNs > 0 && last.ElapsedNs > 0 {
 		q.PlannedLifecycles = float64(last.Lifecycles) * float64(q.DurationNs) / float64(last.ElapsedNs)
 	}
-	fits, err := fitSamples(samples, Options(), []string{SignalNativeHeap, SignalRSS})
+	fits, err := fitSamples(samples, []string{SignalNativeHeap, SignalRSS})
 	if err != nil {
 		return false
 	}

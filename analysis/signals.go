@@ -30,11 +30,16 @@ type SignalInfo struct {
 	// native heap (bytes in use) falls back. Measured on 20 seeds of
 	// kafka-20616 (README, "RSS and restores").
 	restoreJumps bool
+	// bursty says the signal grows in bursts the error model does not
+	// see (RSS: the allocator's resident high-water rises in steps), so
+	// its interval is widened to a batch-means one where that is wider
+	// (OptionsFor).
+	bursty bool
 }
 
 var signalInfo = map[string]SignalInfo{
 	SignalNativeHeap: {Key: SignalNativeHeap, Name: "native heap", Title: "Native heap in use (C allocator)", Unit: "bytes"},
-	SignalRSS:        {Key: SignalRSS, Name: "RSS", Title: "Resident set size (RSS)", Unit: "bytes", restoreJumps: true},
+	SignalRSS:        {Key: SignalRSS, Name: "RSS", Title: "Resident set size (RSS)", Unit: "bytes", restoreJumps: true, bursty: true},
 	SignalGoHeap:     {Key: SignalGoHeap, Name: "Go heap", Title: "Go heap in use", Unit: "bytes"},
 	SignalFDs:        {Key: SignalFDs, Name: "FDs", Title: "Open file descriptors", Unit: "fds", statsUnit: "FDs"},
 }

@@ -109,10 +109,11 @@ func spreads(glob string) error {
 	fmt.Println("\nAcross-seed spread of the per-lifecycle slope on real runs: SD of the seeds' slopes / median reported SE (goal ≤ 1.5).")
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Println("fit: total = Y ~ 1 + lifecycles (the growth per lifecycle the verdict reads); +failed closes = the lifecycle slope of Y ~ 1 + lifecycles + failed closes.")
-	fmt.Println("legacy = Cochrane–Orcutt FGLS + Newey–West; robust = RegressRobust (GLS, profile-likelihood interval: what the tool uses);")
-	fmt.Println("batch = RegressRobustBatch (the same GLS estimate, the wider of that interval and a batch-means one: evaluated, not used).")
-	fmt.Println("rw = seeds whose error model allows a random walk (FlagRandomWalkModelled); flagged = seeds with a blocking flag (robust).")
-	fmt.Fprintln(w, "run\tmodel\tsignal\tfit\tseeds\tmean slope\tSD\t|\tlegacy SE\tratio\t|\trobust SE\tratio\t|\tbatch SE\tratio\trw\tflagged\t")
+	fmt.Println("legacy = Cochrane–Orcutt FGLS + Newey–West; tool = what the tool uses (analysis.OptionsFor): RegressRobust (GLS, profile-likelihood interval)")
+	fmt.Println("for the native heap, RegressRobustBatch (the wider of that interval and a batch-means one) for RSS; profile-only = RegressRobust for both.")
+	fmt.Println("RSS fits take restored records as a regressor (samples.csv without the column: none); the start sample is left out, as the tool does.")
+	fmt.Println("rw = seeds whose error model allows a random walk (FlagRandomWalkModelled); flagged = seeds with a blocking flag (tool).")
+	fmt.Fprintln(w, "run\tmodel\tsignal\tfit\tseeds\tmean slope\tSD\t|\tlegacy SE\tratio\t|\ttool SE\tratio\t|\tprofile-only SE\tratio\trw\tflagged\t")
 	for _, d := range dirs {
 		seeds, err := simulate.LoadRun(d)
 		if err != nil {
@@ -130,7 +131,7 @@ func spreads(glob string) error {
 			for _, sig := range []string{"native_heap", "rss"} {
 				for _, total := range []bool{true, false} {
 					lo := stats.DefaultOptions()
-					po := simulate.RobustBatch().Options // p: the batch-means widening, evaluated
+					po := simulate.ProfileOnly().Options // p: the profile-likelihood interval alone
 					a, err := simulate.SeedSpread(filepath.Base(d), seeds, m, sig, total, lo)
 					if err != nil {
 						return err
@@ -139,7 +140,11 @@ func spreads(glob string) error {
 					if err != nil {
 						return err
 					}
-					b, err := simulate.SeedSpread(filepath.Base(d), seeds, m, sig, total, simulate.Robust().Options)
+					to := simulate.Robust().Options // b: the tool's (per signal)
+					if sig == "rss" {
+						to = simulate.Robust().RSSOptions()
+					}
+					b, err := simulate.SeedSpread(filepath.Base(d), seeds, m, sig, total, to)
 					if err != nil {
 						return err
 					}

@@ -196,7 +196,7 @@ func RealVerdicts(seeds []map[string]Series, model string, p Procedure) (Verdict
 		if err != nil {
 			return vc, err
 		}
-		rf, err := stats.FitSignal(ri, p.Options)
+		rf, err := stats.FitSignal(ri, p.RSSOptions())
 		if err != nil {
 			return vc, err
 		}

@@ -15,15 +15,20 @@ import (
 type Series struct {
 	Model                             string
 	Lifecycles, FailedCloses, Records []float64
-	NativeHeap, RSS                   []float64
+	// RestoredRecords is the cumulative count of changelog records
+	// replayed by restores (zeros in files written before it was recorded).
+	RestoredRecords []float64
+	NativeHeap, RSS []float64
 }
 
-// Input returns the stats.Input of one signal ("native_heap" or "rss").
+// Input returns the stats.Input of one signal ("native_heap" or "rss"), as
+// analysis.FitSamples builds it: RSS with restored records as a regressor.
 func (s Series) Input(signal string) stats.Input {
 	in := stats.Input{Lifecycles: s.Lifecycles, FailedCloses: s.FailedCloses, Records: s.Records, Unit: "B"}
 	switch signal {
 	case "rss":
 		in.Y = s.RSS
+		in.RestoredRecords = s.RestoredRecords
 	default:
 		in.Y = s.NativeHeap
 	}
@@ -31,8 +36,9 @@ func (s Series) Input(signal string) stats.Input {
 }
 
 // ReadSamplesCSV reads a samples.csv written by rocksleak and returns its
-// series by model, models sorted by name. Timer samples are left out, as
-// analysis.FitSamples leaves them out (the fits regress on event counters),
+// series by model, models sorted by name. Timer samples and the start
+// sample are left out, as analysis.FitSamples leaves them out (the fits
+// regress on event counters; the start sample precedes the first store),
 // so that fits here are the tool's. Only the columns it needs are read; it
 // fails on a missing column or a malformed number.
 func ReadSamplesCSV(r io.Reader) ([]Series, error) {
@@ -61,7 +67,7 @@ func ReadSamplesCSV(r io.Reader) ([]Series, error) {
 		if err != nil {
 			return nil, fmt.Errorf("simulate: samples.csv line %d: %w", line, err)
 		}
-		if hasTrigger && rec[trigger] == "timer" {
+		if hasTrigger && (rec[trigger] == "timer" || rec[trigger] == "start") {
 			continue
 		}
 		m := rec[col["model"]]
@@ -83,6 +89,13 @@ func ReadSamplesCSV(r io.Reader) ([]Series, error) {
 		s.Records = append(s.Records, v[2])
 		s.NativeHeap = append(s.NativeHeap, v[3])
 		s.RSS = append(s.RSS, v[4])
+		rr := 0.0
+		if i, ok := col["restored_records"]; ok {
+			if rr, err = strconv.ParseFloat(rec[i], 64); err != nil {
+				return nil, fmt.Errorf("simulate: samples.csv line %d column restored_records: %w", line, err)
+			}
+		}
+		s.RestoredRecords = append(s.RestoredRecords, rr)
 	}
 	out := make([]Series, 0, len(by))
 	for _, s := range by {

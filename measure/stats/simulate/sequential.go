@@ -42,7 +42,7 @@ type SeqResult struct {
 }
 
 // RunSequential simulates the whole early-verdict procedure on c: at each
-// look in looks the run so far is fitted with p.Options and judged by
+// look in looks the run so far is fitted with p's options and judged by
 // rule.Look; the run stops at the first conclusive verdict.
 func RunSequential(c Case, p Procedure, rule stats.StopRule, looks []int, reps int, seed uint64) SeqResult {
 	r := rand.New(rand.NewPCG(seed, hash("seq "+c.Name)))
@@ -56,7 +56,7 @@ func RunSequential(c Case, p Procedure, rule stats.StopRule, looks []int, reps i
 		stopAt := looks[len(looks)-1]
 		for _, n := range looks {
 			nf, err1 := stats.FitSignal(head(ni, n), p.Options)
-			rf, err2 := stats.FitSignal(head(ri, n), p.Options)
+			rf, err2 := stats.FitSignal(head(ri, n), p.RSSOptions())
 			if err1 != nil || err2 != nil {
 				continue
 			}
