@@ -38,15 +38,15 @@
 //     likelihood, with the largest standard error over their
 //     likelihood-ratio region; coverage 0.89–1.00 in every simulated case
 //     (conservative at small n and near a unit root). Fits then carry Flags.
-//     IntervalRobustBatch (evaluated, not what the tool uses: see
-//     analysis.Options): RegressRobustBatch, the same
+//     IntervalRobustBatch (what the tool uses for RSS: see
+//     analysis.OptionsFor): RegressRobustBatch, the same
 //     GLS estimate with the wider of that interval and a batch-means
 //     (cluster, fixed-b) interval of it, FitBatches (12) consecutive batches of the
 //     whitened scores, Student-t with 11 df. The error model cannot represent
 //     growth in bursts (a rate that wanders within a run); on 20 seeds of
-//     kafka-20616 RSS the slopes spread 4.3–6.5× the profile-likelihood
-//     standard error and 0.6–0.9× this one, but its RSS interval was too
-//     wide to call a clear leak's RSS rise at some runs.
+//     kafka-20616, with restored records as a regressor (Input.RestoredRecords),
+//     RSS slopes spread 1.07–1.38× the profile-likelihood standard error and
+//     0.74–1.00× this one.
 //   - Cross-checks: Theil–Sen slope (robust to outliers) and a Mann–Kendall
 //     trend test whose variance is inflated for autocorrelation (Hamed–Rao
 //     1998, Yue–Wang 2004).

@@ -42,8 +42,8 @@ type Options struct {
 	// IntervalCochraneOrcutt, IntervalRobust the one measured to hold on
 	// autocorrelated and random-walk series (see RegressRobust), and
 	// IntervalRobustBatch that one widened where a batch-means interval of
-	// the same estimate is wider (see RegressRobustBatch; measured, not what
-	// the tool uses: analysis.Options).
+	// the same estimate is wider (see RegressRobustBatch; the tool's for
+	// RSS: analysis.OptionsFor).
 	Interval IntervalMethod
 }
 
