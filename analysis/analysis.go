@@ -169,7 +169,7 @@ func VerdictWord(leak *bool) string {
 // (seed 7 of kafka-20616: native heap +14.7 KiB [−0.9, 30.3] against
 // +11.6 KiB [10.6, 12.6] without it). The deltas and the resident cost still
 // use it (see residentOf). For RSS, the fits take restored records as a
-// regressor (SignalInfo.restoreJumps).
+// regressor (SignalInfo.restoreRegressor).
 func FitSamples(all []schema.Sample) (map[string]schema.SignalFit, error) {
 	return fitSamples(all, Signals())
 }
@@ -200,7 +200,7 @@ func fitSamples(all []schema.Sample, signals []string) (map[string]schema.Signal
 		d := Describe(sig)
 		in.Unit = d.statsUnit
 		in.RestoredRecords = nil
-		if d.restoreJumps {
+		if d.restoreRegressor {
 			in.RestoredRecords = restored
 		}
 		unit := d.Unit

@@ -272,8 +272,9 @@ func reportFit(b *bytes.Buffer, r *schema.Result, sig string) {
 	}
 	if len(per) > 0 {
 		fmt.Fprintf(b, "Restores: these fits also take the changelog records replayed by restores as a regressor "+
-			"(a restore's replay leaves its pages resident, once), so the slopes per lifecycle above leave that out. "+
-			"%s per restored record [95%% CI], lifecycle-only fit: %s.\n\n", analysis.Describe(sig).Name, strings.Join(per, "; "))
+			"(a restore replays its changelog through dozens of segment lifecycles in one sample interval, at a cost per "+
+			"lifecycle unlike the ordinary ones'), so the slopes per lifecycle above are at a given amount of restore work. "+
+			"%s per restored record beyond that [95%% CI], lifecycle-only fit: %s.\n\n", analysis.Describe(sig).Name, strings.Join(per, "; "))
 	}
 }
 

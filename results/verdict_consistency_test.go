@@ -131,5 +131,5 @@ func TestReportRestoredRecords(t *testing.T) {
 	f.Total = &tot
 	r.Runs["leaky"].Fits[analysis.SignalRSS] = f
 	md := string(ReportMarkdown(r))
-	assert.Contains(t, md, "RSS per restored record [95% CI], lifecycle-only fit: leaky +12 B [2 B, 22 B].")
+	assert.Contains(t, md, "RSS per restored record beyond that [95% CI], lifecycle-only fit: leaky +12 B [2 B, 22 B].")
 }

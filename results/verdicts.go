@@ -18,7 +18,8 @@ func howToRead(r *schema.Result) string {
 		"fitted after the warm-up is cut, with a 95%% interval from a GLS fit whose error model (AR(1) plus a random walk, "+
 		"chosen by profile likelihood) allows for autocorrelated and wandering samples. RSS's interval is the wider of that "+
 		"one and a batch-means one (12 batches, Student-t with 11 df), because RSS grows in bursts, and its fits take the "+
-		"changelog records replayed by restores as a regressor, because a restore's replay leaves its pages resident once. "+
+		"changelog records replayed by restores as a regressor, because a restore's burst of segment lifecycles would "+
+		"otherwise tilt its slope. "+
 		"The verdict of a model rests on the native heap (what the C allocator has handed out) and RSS (what the "+
 		"process occupies), by two one-sided tests at 2.5%% each: a leak when the native heap's interval lies above its "+
 		"floor of %s/lifecycle and RSS's above 0 (RSS rises significantly); no leak only when every interval lies below its "+

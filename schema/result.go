@@ -301,9 +301,9 @@ type SignalFit struct {
 	PerFailedClose         stats.Estimate `json:"per_failed_close"`
 	PerMillionRecords      stats.Estimate `json:"per_million_records"`
 	// PerRestoredRecord is the signal's growth per changelog record replayed
-	// by restores, when the fit took restored records as a regressor (RSS,
-	// in runs with restores; see stats.Input.RestoredRecords); absent
-	// otherwise.
+	// by restores beyond the per-lifecycle slope, when the fit took
+	// restored records as a regressor (RSS, in runs with restores; see
+	// stats.Input.RestoredRecords); absent otherwise.
 	PerRestoredRecord *stats.Estimate `json:"per_restored_record,omitempty"`
 	R2                float64         `json:"r2"`
 	Samples           int             `json:"samples"`

@@ -22,10 +22,9 @@ type Sample struct {
 	InitFailures int64  `json:"init_failures"` // lifecycles whose store failed to open
 	Records      int64  `json:"records"`       // records written so far
 	// Restores is the number of restores (wipe, reopen and changelog replay of a store whose last close was unclean
-	// under exactly-once) completed so far, and RestoredRecords the changelog records they replayed. A restore
-	// raises RSS by its replay's memtables and block reads, once: the RSS fits take these counters as regressors
-	// so that the jumps are not read as per-lifecycle growth (see analysis.FitSamples). Absent (0) in results
-	// written before they were recorded.
+	// under exactly-once) completed so far, and RestoredRecords the changelog records they replayed. The RSS fits
+	// take RestoredRecords as a regressor (see analysis.FitSamples). Absent (0) in results written before they
+	// were recorded.
 	Restores        int64 `json:"restores"`
 	RestoredRecords int64 `json:"restored_records"`
 	Memory

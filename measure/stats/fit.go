@@ -20,13 +20,13 @@ type Input struct {
 	FailedCloses []float64 // cumulative failed closes
 	Records      []float64 // cumulative records written
 	// RestoredRecords, when not nil, is the cumulative count of changelog
-	// records replayed by restores: a nuisance regressor of the lifecycle
-	// fits (Y ~ 1 + Lifecycles [+ FailedCloses] + RestoredRecords) for a
-	// signal that keeps what a restore's replay raised it by (RSS: the
-	// allocator does not hand the replay's memtable pages back), so that
-	// the restores' jumps are neither read as per-lifecycle growth nor
-	// left in the residuals. It enters only when it varies over the used
-	// samples; its coefficient is PerRestoredRecord.
+	// records replayed by restores: a regressor of the lifecycle fits
+	// (Y ~ 1 + Lifecycles [+ FailedCloses] + RestoredRecords), so that
+	// PerLifecycle is the growth per lifecycle at a given amount of restore
+	// work and the restores' own share (their replay, and the segment
+	// lifecycles it drives at a cost unlike the ordinary ones') is
+	// PerRestoredRecord. It enters only when it varies over the used
+	// samples.
 	RestoredRecords []float64
 	// Unit names Y's unit in Warnings: "" or "B" for bytes (shown scaled
 	// by 1024: KiB, MiB), anything else verbatim, e.g. "FDs".
