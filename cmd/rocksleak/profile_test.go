@@ -26,7 +26,7 @@ func profiledRun(t *testing.T, args ...string) (string, *schema.Result) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "run")
 	var stdout, stderr bytes.Buffer
-	args = append(args, "--profile", "--out", out, "--state-dir", t.TempDir())
+	args = append(args, "--profile", "--out", out, "--state-dir", stateRoot(t))
 	require.NoError(t, runCmd(context.Background(), &stdout, &stderr, args), stderr.String())
 	res, err := schema.Read(filepath.Join(out, "result.json"))
 	require.NoError(t, err)
@@ -121,7 +121,7 @@ func TestProfileCalibrationNamesTheSyntheticLeak(t *testing.T) {
 	// 600 lifecycles: at 300 the other functions' run-to-run difference (manifest writes, LRU tables: about
 	// 2 KiB/lifecycle between two runs, CI saw it) took 6.6% of the difference and failed the 95% share.
 	run := exec.Command(exe, "run", "--scenario", "calibration", "--lifecycles", "600", "--profile", "--out", out,
-		"--state-dir", t.TempDir())
+		"--state-dir", stateRoot(t))
 	b, err := run.CombinedOutput()
 	require.NoError(t, err, string(b))
 	res, err := schema.Read(filepath.Join(out, "result.json"))
