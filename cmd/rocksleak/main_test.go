@@ -298,6 +298,9 @@ func TestEveryCloseFailingNeverAborts(t *testing.T) {
 					continue // the semantics differ only in what a skipped release does: one failure kind is enough off window stores
 				}
 				t.Run(kind+"/"+failure+"/"+sem, func(t *testing.T) {
+					// Nothing here reads memory (counts and ledgers only): the
+					// cases run two at a time, after the package's serial tests.
+					t.Parallel()
 					sc := mustScenario(t, "smoke", "store="+kind, "close_failure_rate=1", "close_failure_kind="+failure,
 						"init_failure_rate=0.2", "rebalance_every_steps=2", "lifecycles=16", "leak_semantics="+sem,
 						"models=leaky,fixed,options-fix,finally-fix,read-options-fix,all-fixes")
