@@ -4,6 +4,8 @@ BIN     := bin/rocksleak
 # The pure-Go packages (no cgo, no RocksDB: `go list -deps` names neither grocksdb nor lifecycle nor harness)
 # also run under the race detector.
 PURE    := ./measure/stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/...
+# Every other package: the ones with real runs (evaluated only when used).
+REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 ARGS    ?=
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
 FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./schema:FuzzParseSamplesCSV \
@@ -28,11 +30,13 @@ run: deps build
 
 ## test: every test, plus the pure-Go packages under -race (with -short: their Monte Carlo coverage tests,
 ## single-goroutine, already ran in the main pass) and every fuzz target briefly.
-## Packages run one at a time (-p 1): the real runs' verdicts read RSS, and glibc's RSS retention
-## grows when other test binaries compete for the two cores.
+## The packages with real runs (cgo: RocksDB, children, samplers) run one at a time (-p 1): the real runs'
+## verdicts read RSS, and glibc's RSS retention grows when other test binaries compete for the two cores.
+## The pure packages read no memory: they run (and build) on both cores, before the real ones start.
 test: deps
 	$(GO) vet ./...
-	$(GO) test -p 1 -count=1 -timeout 15m ./...
+	$(GO) test -count=1 -timeout 15m $(PURE)
+	$(GO) test -p 1 -count=1 -timeout 15m $(REAL)
 	$(GO) test -count=1 -race -short -timeout 10m $(PURE)
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=5s
 

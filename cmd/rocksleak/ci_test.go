@@ -21,7 +21,7 @@ import (
 func TestRunFormatBMF(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	stdout, stderr, code := runCLI(t, "run", "--scenario", "smoke", "--lifecycles", "60", "--out", out,
-		"--state-dir", t.TempDir(), "--format", "bmf")
+		"--state-dir", stateRoot(t), "--format", "bmf")
 	require.Equal(t, 0, code, "stderr: %s", stderr)
 	var doc results.BMF
 	require.NoError(t, json.Unmarshal([]byte(stdout), &doc), "stdout is the BMF document alone:\n%s", stdout)

@@ -21,7 +21,7 @@ import (
 // scenario without the synthetic leak under the same limit is not stopped.
 func TestMemoryGuardStopsLeakingChild(t *testing.T) {
 	leakArgs := []string{"run", "--scenario", "calibration", "--lifecycles", "2000", "--max-rss", "64MiB",
-		"--set", "synthetic_leak_bytes=8388608", "--state-dir", t.TempDir()}
+		"--set", "synthetic_leak_bytes=8388608", "--state-dir", stateRoot(t)}
 	out := filepath.Join(t.TempDir(), "leak")
 	stdout, stderr, code := runCLI(t, append(leakArgs, "--models", "fixed+synthetic", "--out", out)...)
 	require.Equal(t, 1, code, "stdout: %s\nstderr: %s", stdout, stderr)
@@ -42,7 +42,7 @@ func TestMemoryGuardStopsLeakingChild(t *testing.T) {
 
 	control := filepath.Join(t.TempDir(), "control")
 	stdout, stderr, code = runCLI(t, "run", "--scenario", "calibration", "--lifecycles", "30", "--max-rss", "64MiB",
-		"--models", "fixed", "--state-dir", t.TempDir(), "--out", control)
+		"--models", "fixed", "--state-dir", stateRoot(t), "--out", control)
 	require.Equal(t, 0, code, "stdout: %s\nstderr: %s", stdout, stderr)
 	c := readResult(t, control)
 	assert.Empty(t, c.Runs["fixed"].StoppedByGuard)

@@ -109,6 +109,31 @@ func assertEmptyDir(t *testing.T, dir string) {
 	assert.Empty(t, names, "no state directories are left behind")
 }
 
+// stateRoot is a fresh directory for a real run's store state, removed when
+// the test ends: under harness.DefaultStateRoot() (/dev/shm where writable),
+// where "rocksleak run", "rocksleak rehearse" and "make reliability" keep it
+// when no --state-dir is given, so the tests measure what the tool measures
+// by default; and on tmpfs a store's fsyncs cost nothing (t.TempDir() on a
+// disk-backed /tmp doubled the package's time). Where that file system has
+// less than minStateFree available (a container's 64 MiB /dev/shm), the
+// test's own temporary directory.
+func stateRoot(t *testing.T) string {
+	t.Helper()
+	root := harness.DefaultStateRoot()
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(root, &st); err != nil || st.Bavail*uint64(st.Bsize) < minStateFree {
+		return t.TempDir()
+	}
+	dir, err := os.MkdirTemp(root, "rocksleak-test-")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
+// minStateFree is the space stateRoot wants free: the largest test state
+// (the four-instance rehearsal) peaks at about 250 MB.
+const minStateFree = 1 << 30
+
 // TestShortRunPerStoreKind runs every store kind for real, leaky and fixed,
 // with close and init failures injected.
 func TestShortRunPerStoreKind(t *testing.T) {
@@ -118,7 +143,7 @@ func TestShortRunPerStoreKind(t *testing.T) {
 		kind := tc.kind
 		t.Run(kind, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run")
-			state := t.TempDir()
+			state := stateRoot(t)
 			stdout, stderr, code := runCLI(t, "run", "--scenario", "smoke", "--lifecycles", "40", "--out", out,
 				"--state-dir", state, "--set", "store="+kind, "--set", "rebalance_every_steps=2",
 				"--set", "close_failure_rate=0.2", "--set", "init_failure_rate=0.05",
@@ -158,7 +183,7 @@ func TestShortRunPerStoreKind(t *testing.T) {
 func TestEachModelStartsInAFreshProcess(t *testing.T) {
 	out, err := harness.Run(context.Background(), harness.Config{
 		Scenario: mustScenario(t, "smoke", "lifecycles=120"), Models: []string{"leaky", "fixed"}, Seed: 3,
-		StateRoot: t.TempDir(),
+		StateRoot: stateRoot(t),
 	})
 	require.NoError(t, err)
 	require.Len(t, out.Runs, 2)
@@ -193,7 +218,7 @@ func TestInterruptLeavesMarkedResult(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run")
-			state := t.TempDir()
+			state := stateRoot(t)
 			cmd := exec.Command(os.Args[0])
 			cmd.Env = append(os.Environ(), "ROCKSLEAK_MAIN=1",
 				"ROCKSLEAK_ARGS=run --scenario smoke --duration 60s --out "+out+" --state-dir "+state)
@@ -273,10 +298,13 @@ func TestEveryCloseFailingNeverAborts(t *testing.T) {
 					continue // the semantics differ only in what a skipped release does: one failure kind is enough off window stores
 				}
 				t.Run(kind+"/"+failure+"/"+sem, func(t *testing.T) {
+					// Nothing here reads memory (counts and ledgers only): the
+					// cases run two at a time, after the package's serial tests.
+					t.Parallel()
 					sc := mustScenario(t, "smoke", "store="+kind, "close_failure_rate=1", "close_failure_kind="+failure,
 						"init_failure_rate=0.2", "rebalance_every_steps=2", "lifecycles=16", "leak_semantics="+sem,
 						"models=leaky,fixed,options-fix,finally-fix,read-options-fix,all-fixes")
-					res, out, err := execute(context.Background(), io.Discard, sc, t.TempDir(), "test", false)
+					res, out, err := execute(context.Background(), io.Discard, sc, stateRoot(t), "test", false)
 					require.NoError(t, err)
 					require.NotNil(t, out)
 					assert.Equal(t, schema.StatusComplete, res.Status)

@@ -48,7 +48,7 @@ func TestRehearseLeakyToFixedCompletes(t *testing.T) {
 		t.Skip("runs a real fleet of RocksDB child processes (about 60 s of CPU)")
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	state := t.TempDir()
+	state := stateRoot(t)
 	stdout, stderr, code := runCLI(t, "rehearse", "--from", "leaky", "--to", "fixed", "--instances", "4", "--domains", "2",
 		"--state-dir", state, "--out", out)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
@@ -96,7 +96,7 @@ func TestRehearseBadCandidateRollsBack(t *testing.T) {
 		t.Skip("runs a real fleet of RocksDB child processes (about 25 s of CPU)")
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	state := t.TempDir()
+	state := stateRoot(t)
 	stdout, stderr, code := runCLI(t, "rehearse", "--from", "fixed", "--to", "fixed+synthetic",
 		"--set", "synthetic_leak_bytes=65536", "--instances", "2", "--domains", "2", "--window", "30m",
 		"--state-dir", state, "--out", out)
@@ -181,7 +181,7 @@ func TestRehearseInterruptLeavesMarkedRecord(t *testing.T) {
 		t.Skip("runs a real fleet")
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	state := t.TempDir()
+	state := stateRoot(t)
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "ROCKSLEAK_MAIN=1",
 		"ROCKSLEAK_ARGS=rehearse --from leaky --to fixed --instances 2 --domains 1 --out "+out+" --state-dir "+state)

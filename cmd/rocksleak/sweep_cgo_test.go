@@ -93,7 +93,7 @@ func tableOf(stdout string) string {
 //     lines and the verdict columns of the table.
 func TestShardedSweepMergesToUnsharded(t *testing.T) {
 	root := t.TempDir()
-	state := t.TempDir()
+	state := stateRoot(t)
 	whole := filepath.Join(root, "whole")
 	stdout, stderr, code := runCLI(t, append([]string{"reliability", "--seeds", "4", "--out", whole, "--state-dir", state}, tinySweep...)...)
 	require.Equal(t, 0, code, "stdout: %s\nstderr: %s", stdout, stderr)
@@ -153,7 +153,7 @@ func TestShardedSweepMergesToUnsharded(t *testing.T) {
 // result.json and samples.csv and its replicate/ directory.
 func TestMergeKeepsReplicatePairs(t *testing.T) {
 	root := t.TempDir()
-	state := t.TempDir()
+	state := stateRoot(t)
 	whole := filepath.Join(root, "whole")
 	// 120 lifecycles: enough samples at both seeds for the replicate table's
 	// rows (at 20 it prints only its header).

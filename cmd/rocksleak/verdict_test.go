@@ -21,7 +21,7 @@ import (
 func analyse(t *testing.T, name string, sets ...string) *schema.Result {
 	t.Helper()
 	sc := mustScenario(t, name, sets...)
-	res, out, err := execute(context.Background(), io.Discard, sc, t.TempDir(), "test", false)
+	res, out, err := execute(context.Background(), io.Discard, sc, stateRoot(t), "test", false)
 	require.NoError(t, err)
 	require.NotNil(t, out)
 	require.Equal(t, schema.StatusComplete, res.Status)
