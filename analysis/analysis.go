@@ -167,7 +167,7 @@ func VerdictWord(leak *bool) string {
 // 30 MB on kafka-20616), not a lifecycle's cost; left in, the error model
 // can read that one step as a random walk and widen or tilt the slope
 // (seed 7 of kafka-20616: native heap +14.7 KiB [−0.9, 30.3] against
-// +11.6 KiB [10.6, 12.6] without it). The deltas and the resident cost still
+// +11.6 KiB [10.4, 12.7] without it). The deltas and the resident cost still
 // use it (see residentOf). For RSS, the fits take restored records as a
 // regressor (SignalInfo.restoreRegressor).
 func FitSamples(all []schema.Sample) (map[string]schema.SignalFit, error) {
