@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rocksleak/rocksleak/internal/shm"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
@@ -302,13 +303,8 @@ func (t *tailBuffer) String() string {
 // lifecycle's wall time is RocksDB's own work; RocksDB reads its files with
 // pread, so their pages are not in the process's RSS either way.
 func DefaultStateRoot() string {
-	const shm = "/dev/shm"
-	if st, err := os.Stat(shm); err == nil && st.IsDir() {
-		if f, err := os.CreateTemp(shm, ".rocksleak-probe-"); err == nil {
-			f.Close()
-			os.Remove(f.Name())
-			return shm
-		}
+	if root, ok := shm.Root(0); ok {
+		return root
 	}
 	return os.TempDir()
 }

@@ -3,8 +3,9 @@ package lifecycle_test
 import (
 	"fmt"
 	"os"
-	"syscall"
 	"testing"
+
+	"github.com/rocksleak/rocksleak/internal/shm"
 )
 
 // TestMain puts the tests' temporary directories (t.TempDir(), where every
@@ -15,10 +16,8 @@ import (
 // reads its files with pread, so their pages are in no process's RSS either
 // way.
 func TestMain(m *testing.M) {
-	const shm = "/dev/shm"
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(shm, &st); err == nil && st.Bavail*uint64(st.Bsize) >= 1<<30 {
-		if dir, err := os.MkdirTemp(shm, "rocksleak-lifecycle-test-"); err == nil {
+	if root, ok := shm.Root(1 << 30); ok {
+		if dir, err := os.MkdirTemp(root, "rocksleak-lifecycle-test-"); err == nil {
 			if err := os.Setenv("TMPDIR", dir); err != nil {
 				fmt.Fprintln(os.Stderr, "lifecycle tests: TMPDIR:", err)
 			}

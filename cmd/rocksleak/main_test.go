@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/internal/shm"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 )
@@ -110,7 +111,7 @@ func assertEmptyDir(t *testing.T, dir string) {
 }
 
 // stateRoot is a fresh directory for a real run's store state, removed when
-// the test ends: under harness.DefaultStateRoot() (/dev/shm where writable),
+// the test ends: under /dev/shm (shm.Root, the root harness.DefaultStateRoot picks),
 // where "rocksleak run", "rocksleak rehearse" and "make reliability" keep it
 // when no --state-dir is given, so the tests measure what the tool measures
 // by default; and on tmpfs a store's fsyncs cost nothing (t.TempDir() on a
@@ -119,9 +120,8 @@ func assertEmptyDir(t *testing.T, dir string) {
 // test's own temporary directory.
 func stateRoot(t *testing.T) string {
 	t.Helper()
-	root := harness.DefaultStateRoot()
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(root, &st); err != nil || st.Bavail*uint64(st.Bsize) < minStateFree {
+	root, ok := shm.Root(minStateFree)
+	if !ok {
 		return t.TempDir()
 	}
 	dir, err := os.MkdirTemp(root, "rocksleak-test-")
