@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/internal/montecarlo"
 	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 )
@@ -80,7 +81,7 @@ func TestPairedInput(t *testing.T) {
 // mostly is not (the negative control of the pairing); and the A/A pair (a
 // replicate of the control) is not called a leak.
 func TestControlledPaired(t *testing.T) {
-	skipMonteCarloInShort(t)
+	montecarlo.SkipInShort(t)
 	const n, reps = 1200, 10
 	r := rand.New(rand.NewPCG(11, 256))
 	var leaks, covers, fitsLeaks, aaFalse int

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/rocksleak/rocksleak/internal/montecarlo"
 )
 
 // fitWith returns a Fit whose per-lifecycle 95% interval is [lo, hi] with
@@ -252,7 +254,7 @@ func pairedSeries(r *rand.Rand, n int, slope, sd, rw float64) Input {
 }
 
 func TestComparePaired(t *testing.T) {
-	skipMonteCarloInShort(t)
+	montecarlo.SkipInShort(t)
 	r := rand.New(rand.NewPCG(11, 3))
 	o := Options{Interval: IntervalRobust}
 	var leaks, aaFalse, covered int

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/rocksleak/rocksleak/internal/montecarlo"
 )
 
 func TestNeweyWestKnown(t *testing.T) {
@@ -90,7 +92,7 @@ func TestAndrewsBandwidth(t *testing.T) {
 // must cover it in 90–98% of simulated series, while plain OLS standard
 // errors undercover badly. Plain Newey–West is reported for comparison.
 func TestCoverage(t *testing.T) {
-	skipMonteCarloInShort(t)
+	montecarlo.SkipInShort(t)
 	const (
 		reps  = 1000
 		n     = 500

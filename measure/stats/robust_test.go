@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/rocksleak/rocksleak/internal/montecarlo"
 )
 
 func randomWalk(r *rand.Rand, n int, sd float64) []float64 {
@@ -48,7 +50,7 @@ func integrated(x []float64) []float64 {
 // Newey–West) misses a random walk badly: the negative control that shows
 // the check can fail.
 func TestRegressRobustCoverage(t *testing.T) {
-	skipMonteCarloInShort(t)
+	montecarlo.SkipInShort(t)
 	const reps, slope = 200, 500.0
 	tests := []struct {
 		name      string
@@ -168,7 +170,7 @@ func burstyGrowth(r *rand.Rand, n int, phi, sd float64) []float64 {
 // holds too (not above 0.99); and its interval is never narrower than
 // RegressRobust's.
 func TestRegressRobustBatchCoverage(t *testing.T) {
-	skipMonteCarloInShort(t)
+	montecarlo.SkipInShort(t)
 	const reps, slope = 200, 500.0
 	tests := []struct {
 		name      string

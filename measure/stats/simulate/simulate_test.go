@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/rocksleak/rocksleak/internal/montecarlo"
 	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,7 +28,7 @@ func caseNamed(t *testing.T, name string, cases []Case) Case {
 // profile-likelihood interval alone (ProfileOnly) is asserted too: it is
 // what the tool's batch-means widening of RSS is for.
 func TestSuiteFast(t *testing.T) {
-	skipMonteCarloInShort(t)
+	montecarlo.SkipInShort(t)
 	const reps, seed = 60, 11
 	suite := Suite([]int{100, 300})
 	tests := []struct {
@@ -82,7 +83,7 @@ func TestSuiteFast(t *testing.T) {
 // makes no false call on a benign warm-up, and stops on a leak at twice the
 // floor with an interval that covers the truth.
 func TestSequentialFast(t *testing.T) {
-	skipMonteCarloInShort(t)
+	montecarlo.SkipInShort(t)
 	const reps, seed = 30, 11
 	rule := stats.StopRule{PlannedLifecycles: 2 * float64(Looks[len(Looks)-1]-1)}
 	suite := SequentialSuite()
@@ -99,7 +100,7 @@ func TestSequentialFast(t *testing.T) {
 // TestControlledFast: a 256 B/lifecycle leak is found against its control
 // over 1,000 lifecycles; A/A pairs are not called leaks.
 func TestControlledFast(t *testing.T) {
-	skipMonteCarloInShort(t)
+	montecarlo.SkipInShort(t)
 	r := RunControlled(256, 1000, 30, 11)
 	t.Logf("%+v", r)
 	assert.GreaterOrEqual(t, r.Detected, 28)
