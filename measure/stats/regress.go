@@ -30,6 +30,13 @@ type Regression struct {
 	// RandomWalkPlausible (RegressRobust only) says the errors' likelihood
 	// region contains a random walk, so the interval allows for one.
 	RandomWalkPlausible bool
+	// IntegratedAR (RegressRobust only) says the likelihood's maximum is in
+	// the integrated family: a random walk whose steps are AR(1) with
+	// coefficient IntegratedPhi (growth in bursts; see RegressRobust). Rho
+	// and RandomWalkShare are then still the stationary family's, whose
+	// maximum gives the estimate.
+	IntegratedAR  bool
+	IntegratedPhi float64
 	// BatchSE (RegressRobustBatch only) is the batch-means
 	// (cluster, fixed-b) standard error of each coefficient, with BatchDF
 	// degrees of freedom (see RegressRobustBatch); 0 for a constant column

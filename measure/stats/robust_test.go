@@ -47,8 +47,9 @@ func integrated(x []float64) []float64 {
 // signals show (the full table is make stats-check; near a unit root and at
 // small n it is conservative, up to 1.00, so only the lower bound is
 // asserted there), where Regress (the original Cochrane–Orcutt +
-// Newey–West) misses a random walk badly: the negative control that shows
-// the check can fail.
+// Newey–West) misses a random walk badly, and where RegressRobust without
+// its integrated family (the stationary family alone) misses growth in
+// bursts: the negative controls that show the check can fail.
 func TestRegressRobustCoverage(t *testing.T) {
 	montecarlo.SkipInShort(t)
 	const reps, slope = 200, 500.0
@@ -58,17 +59,21 @@ func TestRegressRobustCoverage(t *testing.T) {
 		noise     func(r *rand.Rand, n int) []float64
 		hi        float64 // upper bound on RegressRobust's coverage
 		legacyMax float64 // Regress must cover less than this (0: not checked)
+		statMax   float64 // the stationary family alone must cover less than this (0: not checked)
 	}{
-		{"white n=300", 300, func(r *rand.Rand, n int) []float64 { return ar1(r, n, 0, 2e4) }, 0.99, 0},
-		{"AR(1) φ=0.7 n=300", 300, func(r *rand.Rand, n int) []float64 { return ar1(r, n, 0.7, 2e4) }, 0.99, 0},
-		{"AR(1) φ=0.95 n=100", 100, func(r *rand.Rand, n int) []float64 { return ar1(r, n, 0.95, 1e4) }, 1, 0.8},
-		{"random walk n=300", 300, func(r *rand.Rand, n int) []float64 { return randomWalk(r, n, 2e4) }, 0.99, 0.6},
+		{"white n=300", 300, func(r *rand.Rand, n int) []float64 { return ar1(r, n, 0, 2e4) }, 0.99, 0, 0},
+		{"AR(1) φ=0.7 n=300", 300, func(r *rand.Rand, n int) []float64 { return ar1(r, n, 0.7, 2e4) }, 0.99, 0, 0},
+		{"AR(1) φ=0.95 n=100", 100, func(r *rand.Rand, n int) []float64 { return ar1(r, n, 0.95, 1e4) }, 1, 0.8, 0},
+		{"random walk n=300", 300, func(r *rand.Rand, n int) []float64 { return randomWalk(r, n, 2e4) }, 0.99, 0.6, 0},
+		{"bursty growth φ=0.8 n=100", 100, func(r *rand.Rand, n int) []float64 { return burstyGrowth(r, n, 0.8, 2e4) }, 1, 0, 0.8},
+		{"bursty growth φ=0.7 n=300", 300, func(r *rand.Rand, n int) []float64 { return burstyGrowth(r, n, 0.7, 2e4) }, 0.99, 0, 0.8},
+		{"bursty growth φ=0.8 n=700", 700, func(r *rand.Rand, n int) []float64 { return burstyGrowth(r, n, 0.8, 2e4) }, 0.99, 0, 0.8},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := seeded(99)
 			L, X := twoLifecyclesPerSample(tt.n)
-			var rob, leg int
+			var rob, leg, stat int
 			for range reps {
 				e := tt.noise(r, tt.n)
 				y := make([]float64, tt.n)
@@ -85,13 +90,21 @@ func TestRegressRobustCoverage(t *testing.T) {
 				if b.Low[1] <= slope && slope <= b.High[1] {
 					leg++
 				}
+				c, err := regressRobust(X, y, 0.95, robustConfig{})
+				require.NoError(t, err)
+				if c.Low[1] <= slope && slope <= c.High[1] {
+					stat++
+				}
 			}
-			cr, cl := float64(rob)/reps, float64(leg)/reps
-			t.Logf("coverage: RegressRobust %.3f, Regress %.3f", cr, cl)
+			cr, cl, cs := float64(rob)/reps, float64(leg)/reps, float64(stat)/reps
+			t.Logf("coverage: RegressRobust %.3f, Regress %.3f, stationary family alone %.3f", cr, cl, cs)
 			assert.GreaterOrEqual(t, cr, 0.90)
 			assert.LessOrEqual(t, cr, tt.hi)
 			if tt.legacyMax > 0 {
 				assert.Less(t, cl, tt.legacyMax, "Regress should undercover here")
+			}
+			if tt.statMax > 0 {
+				assert.Less(t, cs, tt.statMax, "the stationary family alone should undercover here")
 			}
 		})
 	}
@@ -160,15 +173,17 @@ func burstyGrowth(r *rand.Rand, n int, phi, sd float64) []float64 {
 	return integrated(ar1(r, n, phi, sd))
 }
 
-// TestRegressRobustBatchCoverage: where growth comes in bursts
+// TestRegressRobustBatchCoverage: the batch-means widening is the fallback
+// for an error model the likelihood gets wrong. Where growth comes in bursts
 // (burstyGrowth: the rate wanders around its mean within a run, so each
-// run's average rate differs from the expected slope, the truth here), the
-// profile-likelihood interval of RegressRobust covers the expected
-// slope far less than 95% (the negative control: the check can fail), and
-// RegressRobustBatch, on the same series, 0.90 or more; on a stationary
-// AR(1) and a random walk, where RegressRobust holds, RegressRobustBatch
-// holds too (not above 0.99); and its interval is never narrower than
-// RegressRobust's.
+// run's average rate differs from the expected slope, the truth here) and
+// the error model is misspecified (the stationary family alone, without the
+// integrated one that represents bursts), the profile-likelihood interval
+// covers the expected slope far less than 95% (the negative control: the
+// check can fail) and the batch-means widening of the same fit recovers
+// most of it; RegressRobustBatch, on the same series, covers 0.90–0.99; on
+// a stationary AR(1) and a random walk it holds too; and its interval is
+// never narrower than RegressRobust's.
 func TestRegressRobustBatchCoverage(t *testing.T) {
 	montecarlo.SkipInShort(t)
 	const reps, slope = 200, 500.0
@@ -176,18 +191,19 @@ func TestRegressRobustBatchCoverage(t *testing.T) {
 		name      string
 		n         int
 		noise     func(r *rand.Rand, L []float64) []float64
-		robustMax float64 // RegressRobust must cover less than this (0: not checked)
+		statMax   float64 // the stationary family alone must cover less than this (0: not checked)
+		statBatch float64 // and the stationary family with the widening at least this
 	}{
-		{"AR(1) φ=0.7 n=300", 300, func(r *rand.Rand, L []float64) []float64 { return ar1(r, len(L), 0.7, 2e4) }, 0},
-		{"random walk n=300", 300, func(r *rand.Rand, L []float64) []float64 { return randomWalk(r, len(L), 2e4) }, 0},
-		{"bursty growth φ=0.7 n=300", 300, func(r *rand.Rand, L []float64) []float64 { return burstyGrowth(r, len(L), 0.7, 2e4) }, 0.8},
-		{"bursty growth φ=0.8 n=700", 700, func(r *rand.Rand, L []float64) []float64 { return burstyGrowth(r, len(L), 0.8, 2e4) }, 0.8},
+		{"AR(1) φ=0.7 n=300", 300, func(r *rand.Rand, L []float64) []float64 { return ar1(r, len(L), 0.7, 2e4) }, 0, 0},
+		{"random walk n=300", 300, func(r *rand.Rand, L []float64) []float64 { return randomWalk(r, len(L), 2e4) }, 0, 0},
+		{"bursty growth φ=0.7 n=300", 300, func(r *rand.Rand, L []float64) []float64 { return burstyGrowth(r, len(L), 0.7, 2e4) }, 0.8, 0.8},
+		{"bursty growth φ=0.8 n=700", 700, func(r *rand.Rand, L []float64) []float64 { return burstyGrowth(r, len(L), 0.8, 2e4) }, 0.8, 0.8},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := seeded(11)
 			L, X := twoLifecyclesPerSample(tt.n)
-			var rob, bat, batchKept int
+			var rob, bat, batchKept, stat, statB int
 			for range reps {
 				e := tt.noise(r, L)
 				y := make([]float64, tt.n)
@@ -215,13 +231,30 @@ func TestRegressRobustBatchCoverage(t *testing.T) {
 				if b.Low[1] <= slope && slope <= b.High[1] {
 					bat++
 				}
+				if tt.statMax > 0 {
+					c, err := regressRobust(X, y, 0.95, robustConfig{})
+					require.NoError(t, err)
+					if c.Low[1] <= slope && slope <= c.High[1] {
+						stat++
+					}
+					d, err := regressRobust(X, y, 0.95, robustConfig{batches: true})
+					require.NoError(t, err)
+					if d.Low[1] <= slope && slope <= d.High[1] {
+						statB++
+					}
+				}
 			}
 			cr, cb := float64(rob)/reps, float64(bat)/reps
+			cs, csb := float64(stat)/reps, float64(statB)/reps
 			t.Logf("coverage: RegressRobust %.3f, RegressRobustBatch %.3f (batch-means interval kept in %d of %d)", cr, cb, batchKept, reps)
+			if tt.statMax > 0 {
+				t.Logf("stationary family alone %.3f, with the widening %.3f", cs, csb)
+			}
 			assert.GreaterOrEqual(t, cb, 0.90)
 			assert.LessOrEqual(t, cb, 0.99)
-			if tt.robustMax > 0 {
-				assert.Less(t, cr, tt.robustMax, "RegressRobust should undercover here")
+			if tt.statMax > 0 {
+				assert.Less(t, cs, tt.statMax, "the stationary family alone should undercover here")
+				assert.GreaterOrEqual(t, csb, tt.statBatch, "the widening should recover most of the coverage")
 			}
 		})
 	}
