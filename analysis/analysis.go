@@ -52,12 +52,12 @@ func Options() stats.Options {
 // OptionsFor are the fit options of signal sig: Options, with the
 // batch-means widening (stats.IntervalRobustBatch) for a signal that grows
 // in bursts (SignalInfo.bursty: RSS). On 20 seeds of kafka-20616, with
-// restored records as a regressor, RSS's across-seed spread over the median
-// SE is 0.73 (leaky) and 1.00 (fixed) with it and 1.05 and 1.36 without, and
-// it covers RSS growing in bursts in simulation where the profile interval
-// alone does not (README, "RSS: restores and bursts"); on the native heap the
-// batch-means interval is no wider than the model's, so it changes nothing
-// there.
+// restored records as a regressor and before the error model had its
+// integrated (bursty) family, RSS's across-seed spread over the median SE
+// was 0.73 (leaky) and 1.00 (fixed) with it and 1.05 and 1.36 without; with
+// that family, see the README ("RSS: restores and bursts"). On the native
+// heap the batch-means interval is no wider than the model's, so it changes
+// nothing there.
 func OptionsFor(sig string) stats.Options {
 	o := Options()
 	if Describe(sig).bursty {

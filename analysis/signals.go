@@ -34,10 +34,12 @@ type SignalInfo struct {
 	// two sets of 20 seeds of kafka-20616 (README, "RSS: restores and
 	// bursts").
 	restoreRegressor bool
-	// bursty says the signal grows in bursts the error model does not
-	// see (RSS: the allocator's resident high-water rises in steps), so
-	// its interval is widened to a batch-means one where that is wider
-	// (OptionsFor).
+	// bursty says the signal grows in bursts (RSS: the allocator's
+	// resident high-water rises in steps), so its interval is widened to a
+	// batch-means one where that is wider (OptionsFor): a safeguard for
+	// an error model the likelihood gets wrong, measured on real RSS. The
+	// error model itself allows for bursts (RegressRobust's integrated
+	// family) for every signal.
 	bursty bool
 }
 

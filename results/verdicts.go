@@ -16,8 +16,10 @@ import (
 func howToRead(r *schema.Result) string {
 	return fmt.Sprintf("Every slope is the growth of a signal per store lifecycle (one store or window segment opened and closed), "+
 		"fitted after the warm-up is cut, with a 95%% interval from a GLS fit whose error model (AR(1) plus a random walk, "+
-		"chosen by profile likelihood) allows for autocorrelated and wandering samples. RSS's interval is the wider of that "+
-		"one and a batch-means one (12 batches, Student-t with 11 df), because RSS grows in bursts, and its fits take the "+
+		"whose steps may themselves be autocorrelated, as when memory grows in bursts; chosen by profile likelihood) allows "+
+		"for autocorrelated and wandering samples, and takes the widest interval among the error models the data cannot "+
+		"rule out. RSS's interval is the wider of that one and a batch-means one (12 batches, Student-t with 11 df), a "+
+		"safeguard measured on real RSS, and its fits take the "+
 		"changelog records replayed by restores as a regressor, because a restore's burst of segment lifecycles would "+
 		"otherwise tilt its slope. "+
 		"The verdict of a model rests on the native heap (what the C allocator has handed out) and RSS (what the "+

@@ -211,7 +211,8 @@ func Robust() Procedure {
 // ProfileOnly is Robust without the batch-means widening of RSS: both
 // signals with RegressRobust intervals (the tool's procedure before RSS
 // was given restored records as a regressor and the widening; kept to
-// show what the widening buys).
+// show what the widening buys on real runs: statscheck -real's
+// "profile-only" column).
 func ProfileOnly() Procedure {
 	o := stats.DefaultOptions()
 	o.Interval = stats.IntervalRobust
