@@ -253,6 +253,10 @@ type Result struct {
 	Leak, NoLeak, Undecided int
 	FalseCalls              int
 	FalseRate               float64
+	// CutNative and CutRSS count the runs whose fit cut a warm-up: on a
+	// case without one, each is a false cut, and the slope after it is
+	// fitted on a stretch chosen for looking different.
+	CutNative, CutRSS int
 }
 
 // Run simulates reps runs of c (seeded by seed) through p.
@@ -267,6 +271,12 @@ func Run(c Case, p Procedure, reps int, seed uint64) Result {
 		if err1 != nil || err2 != nil {
 			res.Undecided++
 			continue
+		}
+		if nf.WarmupCut > 0 {
+			res.CutNative++
+		}
+		if rf.WarmupCut > 0 {
+			res.CutRSS++
 		}
 		if e := nf.PerLifecycle; e.Valid {
 			res.ValidNative++

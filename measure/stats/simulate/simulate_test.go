@@ -136,3 +136,18 @@ func stringsReader(s string) *os.File {
 	_, _ = f.Seek(0, 0)
 	return f
 }
+
+// TestRunCountsWarmupCuts: Run counts the fits that cut a warm-up: most
+// runs of a case with a slow warm-up (positive control), almost none of
+// white noise (negative control).
+func TestRunCountsWarmupCuts(t *testing.T) {
+	montecarlo.SkipInShort(t)
+	const reps = 30
+	suite := Suite([]int{300, 700})
+	w := Run(caseNamed(t, "warm-up τ=150, no slope, n=700", suite), Robust(), reps, 11)
+	assert.Greater(t, w.CutNative, reps/2, "%+v", w)
+	assert.Greater(t, w.CutRSS, reps/2, "%+v", w)
+	f := Run(caseNamed(t, "white noise, flat, n=300", suite), Robust(), reps, 11)
+	assert.LessOrEqual(t, f.CutNative, 2, "%+v", f)
+	assert.LessOrEqual(t, f.CutRSS, 2, "%+v", f)
+}
