@@ -56,7 +56,11 @@ func TestCalibrationRecoversKnownLeak(t *testing.T) {
 		if c.Model == "fixed+synthetic" && c.Control == "fixed" && c.Signal == analysis.SignalNativeHeap {
 			found = true
 			assert.Equal(t, analysis.WordLeak, c.Verdict, c.Reason)
-			assert.True(t, c.Difference.Low < known && known < c.Difference.High+0.02*known, c.Reason)
+			// Within ±2% of the known leak, as the native heap's own estimate
+			// above: the paired interval is narrow (±40 B or so) and centred
+			// on what glibc counts, the chunk (65,536 + 8 rounded up to 16 =
+			// 65,552 B), so its lower bound may lie above 65,536 itself.
+			assert.True(t, c.Difference.Low < known+0.02*known && known < c.Difference.High+0.02*known, c.Reason)
 		}
 	}
 	assert.True(t, found, "a controlled verdict of fixed+synthetic against fixed")
