@@ -301,11 +301,11 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 			f.Lag1, f.Bandwidth = reg.Rho, reg.Bandwidth
 			if enough && opt.Interval != IntervalCochraneOrcutt && reg.RandomWalkPlausible {
 				flag(FlagRandomWalkModelled)
+				what := fmt.Sprintf("a random walk (the error model allows for one; random-walk share of the innovations %.0f%%, φ̂ %.2f)", 100*reg.RandomWalkShare, reg.Rho)
 				if reg.IntegratedAR {
-					warn("the residuals may be a random walk moving in bursts (the error model allows for one; the likelihood prefers a random walk whose steps are AR(1) with φ̂ %.2f): the interval is honest but narrows only as lifecycles^−½; run longer to narrow it", reg.IntegratedPhi)
-				} else {
-					warn("the residuals may be a random walk (the error model allows for one; random-walk share of the innovations %.0f%%, φ̂ %.2f): the interval is honest but narrows only as lifecycles^−½; run longer to narrow it", 100*reg.RandomWalkShare, reg.Rho)
+					what = fmt.Sprintf("a random walk moving in bursts (the error model allows for one; the likelihood prefers a random walk whose steps are AR(1) with φ̂ %.2f)", reg.IntegratedPhi)
 				}
+				warn("the residuals may be %s: the interval is honest but narrows only as lifecycles^−½; run longer to narrow it", what)
 			} else if enough && opt.Interval == IntervalCochraneOrcutt && reg.Rho >= 0.9 && residScale(reg.OLS.Resid) > 1e-9*yScale(y) {
 				// (Residuals at rounding level, e.g. a constant signal, have
 				// no autocorrelation to speak of.)

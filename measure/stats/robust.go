@@ -278,12 +278,10 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 			}
 		}
 	}
-	if best < 0 {
-		return Regression{}, fmt.Errorf("%w: the differenced design is rank deficient", ErrSingular)
-	}
 	// The estimate is the GLS estimate at the stationary family's maximum;
 	// the integrated family enters the standard error only (see
-	// RegressRobust). est ≥ 0: the stationary family always has points.
+	// RegressRobust). Without a stationary point (best < 0 implies est < 0)
+	// there is no estimate.
 	if est < 0 {
 		return Regression{}, fmt.Errorf("%w: the differenced design is rank deficient", ErrSingular)
 	}
