@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -71,20 +72,34 @@ func profileEnv(j ProfileJob) ([]string, error) {
 	return []string{"LD_PRELOAD=" + lib, "MALLOC_CONF=" + conf}, nil
 }
 
-// dumpName is the file name of a child's n-th heap dump, taken at lc lifecycles and fc failed closes.
-func dumpName(n int, lc, fc int64) string { return fmt.Sprintf("dump-%03d-lc%d-fc%d.heap", n, lc, fc) }
+// dumpName is the file name of a child's n-th heap dump, taken at lc lifecycles and fc failed closes, with the
+// native heap nh bytes (measure.Memory.NativeHeap, read just before the dump; schema.Unavailable when not read).
+func dumpName(n int, lc, fc, nh int64) string {
+	return fmt.Sprintf("dump-%03d-lc%d-fc%d-nh%d.heap", n, lc, fc, nh)
+}
 
 // profiler takes a child's heap dumps.
 type profiler struct {
-	job    ProfileJob
-	begin  time.Time
-	n      int
-	warm   bool
-	lastLC int64
+	job ProfileJob
+	// nativeHeap reads the child's native heap (jemalloc's stats.allocated) at each dump, so that the parent can
+	// compare the profile's growth with the native heap's over the same two instants; nil leaves it unread.
+	nativeHeap func() (int64, error)
+	begin      time.Time
+	n          int
+	warm       bool
+	lastLC     int64
 }
 
 func (p *profiler) dump(lc, fc int64) error {
-	path := filepath.Join(p.job.Dir, dumpName(p.n, lc, fc))
+	nh := int64(schema.Unavailable)
+	if p.nativeHeap != nil {
+		v, err := p.nativeHeap()
+		if err != nil {
+			return fmt.Errorf("heap profile: reading the native heap: %w", err)
+		}
+		nh = v
+	}
+	path := filepath.Join(p.job.Dir, dumpName(p.n, lc, fc, nh))
 	if err := measure.DumpHeapProfile(path); err != nil {
 		return fmt.Errorf("heap profile: %w", err)
 	}
@@ -123,17 +138,18 @@ type dumpFile struct {
 	n    int
 	lc   int64
 	fc   int64
+	nh   int64
 }
 
 func listDumps(dir string) ([]dumpFile, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "dump-*-lc*-fc*.heap"))
+	paths, err := filepath.Glob(filepath.Join(dir, "dump-*-lc*-fc*-nh*.heap"))
 	if err != nil {
 		return nil, err
 	}
 	var out []dumpFile
 	for _, p := range paths {
 		var d dumpFile
-		if _, err := fmt.Sscanf(filepath.Base(p), "dump-%d-lc%d-fc%d.heap", &d.n, &d.lc, &d.fc); err != nil {
+		if _, err := fmt.Sscanf(filepath.Base(p), "dump-%d-lc%d-fc%d-nh%d.heap", &d.n, &d.lc, &d.fc, &d.nh); err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 		d.path = p
@@ -188,6 +204,11 @@ func collectProfile(dir, model string) *schema.HeapProfile {
 	}
 	hp.GrowthBytes = t.TotalBytes
 	hp.PromotedBytes = parsed[last].PromotedBytes(heapprof.LargeMinClass) - parsed[first].PromotedBytes(heapprof.LargeMinClass)
+	hp.GrowthSDBytes = math.Sqrt(parsed[first].InuseVariance() + parsed[last].InuseVariance())
+	if dumps[first].nh >= 0 && dumps[last].nh >= 0 {
+		g := dumps[last].nh - dumps[first].nh
+		hp.NativeHeapGrowthBytes = &g
+	}
 	hp.Functions = functions(t, len(t.Rows))
 	var buf bytes.Buffer
 	if err := p.Write(&buf); err != nil {

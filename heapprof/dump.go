@@ -250,6 +250,30 @@ func unsample(n, s, period int64) (float64, float64) {
 	return float64(n) * k, float64(s) * k
 }
 
+// InuseVariance estimates the sampling variance of the dump's unsampled in-use bytes (the sum over its records of
+// Estimate's inuseBytes): the Horvitz–Thompson variance estimate, for each sampled live object of size m seen with
+// probability π = 1 − exp(−m/R), (m/π)²·(1 − π), with m a record's mean object size as in unsample. Objects far larger
+// than R add nothing (always sampled); small ones add about m·R each, so for B bytes of small objects the standard
+// deviation is about sqrt(R·B).
+//
+// For the difference of two dumps of one process, the objects live at both dumps were sampled once and their errors
+// cancel: the sum of the two dumps' InuseVariance counts them as if they did not, so it errs high by their share.
+func (d *Dump) InuseVariance() float64 {
+	period := float64(d.SamplePeriod)
+	var v float64
+	for _, r := range d.Records {
+		c := r.Counts
+		if c.InuseObjects <= 0 || c.InuseBytes <= 0 || period <= 0 {
+			continue
+		}
+		n := float64(c.InuseObjects)
+		m := float64(c.InuseBytes) / n
+		pi := -math.Expm1(-m / period)
+		v += n * (m / pi) * (m / pi) * (1 - pi)
+	}
+	return v
+}
+
 // LargeMinClass is jemalloc's smallest large size class on a 4 KiB-page system (4 pages). A sampled allocation
 // smaller than it is served as one of it (jemalloc's "prof promotion", arena_prof_promote), and jemalloc's
 // stats.allocated counts the large size while the dump records the requested one.

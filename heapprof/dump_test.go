@@ -2,6 +2,7 @@ package heapprof
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -69,4 +70,54 @@ func TestUnsample(t *testing.T) {
 			assert.InEpsilon(t, tc.wantS+1e-9, s+1e-9, 0.001)
 		})
 	}
+}
+
+// TestInuseVarianceKnownAnswer samples a known population as jemalloc does (each object of size m seen with
+// probability 1 − exp(−m/R)), many times over: the unsampled estimate's variance across draws is what InuseVariance
+// estimates from each draw's samples, on average within a few percent; and for a record of small objects it is about
+// R times their bytes.
+func TestInuseVarianceKnownAnswer(t *testing.T) {
+	const r = 1 << 15
+	// Sizes of the population's records: small objects (as the options' and cache's), one near R, large blocks.
+	pop := []struct {
+		n    int
+		size int64
+	}{{20000, 64}, {5000, 512}, {800, 4096}, {200, 1 << 15}, {20, 1 << 20}}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const draws = 4000
+	var sum, sumSq, varSum float64
+	for range draws {
+		d := &Dump{SamplePeriod: r}
+		for _, p := range pop {
+			pi := -math.Expm1(-float64(p.size) / r)
+			k := 0
+			for range p.n {
+				if rng.Float64() < pi {
+					k++
+				}
+			}
+			d.Records = append(d.Records, Record{Counts: Counts{InuseObjects: int64(k), InuseBytes: int64(k) * p.size}})
+		}
+		var est float64
+		for _, rec := range d.Records {
+			_, b, _, _ := d.Estimate(rec.Counts)
+			est += b
+		}
+		sum += est
+		sumSq += est * est
+		varSum += d.InuseVariance()
+	}
+	mean := sum / draws
+	empirical := sumSq/draws - mean*mean
+	t.Logf("estimate's variance across draws %.4g, mean InuseVariance %.4g", empirical, varSum/draws)
+	// The standard error of a variance from 4000 draws is about sqrt(2/4000) = 2.2% of it.
+	assert.InEpsilon(t, empirical, varSum/draws, 0.07)
+
+	// One record of small objects: about R·bytes.
+	d := &Dump{SamplePeriod: r, Records: []Record{{Counts: Counts{InuseObjects: 100, InuseBytes: 100 * 16}}}}
+	_, b, _, _ := d.Estimate(d.Records[0].Counts)
+	assert.InEpsilon(t, r*b, d.InuseVariance(), 0.001)
+	// Objects far larger than R: none.
+	d = &Dump{SamplePeriod: r, Records: []Record{{Counts: Counts{InuseObjects: 3, InuseBytes: 3 << 25}}}}
+	assert.Less(t, d.InuseVariance(), 1.0)
 }

@@ -101,10 +101,18 @@ type HeapProfile struct {
 	FailedCloses int64 `json:"failed_closes"`
 	// GrowthBytes is the live heap's growth between the dumps (inuse_space summed over every stack).
 	GrowthBytes int64 `json:"growth_bytes"`
+	// GrowthSDBytes estimates the sampling standard deviation of GrowthBytes: the square root of the two dumps'
+	// heapprof.Dump.InuseVariance summed. It treats objects live at both dumps, whose sampling errors cancel, as if
+	// they were not, so it errs high by their share; 0 in results made before it was recorded.
+	GrowthSDBytes float64 `json:"growth_sd_bytes,omitempty"`
 	// PromotedBytes is the growth between the dumps of what jemalloc's promotion of sampled small objects to its
 	// smallest large class (16 KiB) adds to the native heap (heapprof.Dump.PromotedBytes): a profiled child's
 	// native-heap growth is GrowthBytes plus about this.
 	PromotedBytes int64 `json:"promoted_bytes"`
+	// NativeHeapGrowthBytes is the native heap's growth (jemalloc's stats.allocated) between the same two dumps, read
+	// by the child just before each: GrowthBytes plus PromotedBytes estimates it, within the profile's sampling
+	// error. Absent from results made before it was recorded.
+	NativeHeapGrowthBytes *int64 `json:"native_heap_growth_bytes,omitempty"`
 	// Functions is the growth by allocating function (the innermost frame that is not the allocator), every
 	// function with a non-zero growth, by decreasing bytes.
 	Functions []ProfileFunction `json:"functions,omitempty"`
