@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -140,29 +141,61 @@ func ProfilePairs(r *schema.Result) [][2]string {
 	return out
 }
 
-// ProfileAgreement compares a profiled run's growth per lifecycle with its native-heap slope of the same run (the
-// lifecycle-only fit, which like the profile includes failed closes at the run's rate), less
-// jemalloc's promotion of sampled objects (schema.HeapProfile.PromotedBytes per lifecycle): ratio is profile over
-// corrected slope; ok is false without a profile or a native-heap fit.
-func ProfileAgreement(run *schema.Run) (profilePerLC, slope, promotedPerLC, ratio float64, ok bool) {
+// Agreement compares a profiled run's growth with its native heap's (ProfileAgreement). Bytes per lifecycle between
+// the dumps.
+type Agreement struct {
+	// Profile is the profile's growth (schema.HeapProfile.GrowthBytes) per lifecycle.
+	Profile float64
+	// Native is the native heap's growth per lifecycle that the profile is compared with: between the two dumps
+	// when the child read it there (AtDumps), else the run's native-heap slope (the lifecycle-only fit).
+	Native  float64
+	AtDumps bool
+	// Slope is the run's native-heap slope per lifecycle (the lifecycle-only fit, failed closes included at the
+	// run's rate); 0 without a native-heap fit.
+	Slope float64
+	// Promoted is jemalloc's promotion of sampled objects per lifecycle (schema.HeapProfile.PromotedBytes): the
+	// part of the native heap's growth that only profiling adds.
+	Promoted float64
+	// Ratio is Profile over Native less Promoted; 0 when that is 0.
+	Ratio float64
+	// RatioSD is the ratio's standard deviation from the profile's sampling alone (schema.HeapProfile.GrowthSDBytes
+	// over the growth it is compared with); 0 when unknown. It is the whole of the ratio's error only AtDumps.
+	RatioSD float64
+}
+
+// ProfileAgreement compares a profiled run's growth per lifecycle with its native heap's growth over the same two
+// dumps, less jemalloc's promotion of sampled objects: the two measure the same live heap at the same instants, so
+// the ratio differs from 1 by the profile's sampling error alone. For a result made before the child read its native
+// heap at the dumps, it compares with the run's native-heap slope instead, which also carries the fit's error and
+// the samples outside the dumps (warm-up). ok is false without a profile, or without either figure.
+func ProfileAgreement(run *schema.Run) (a Agreement, ok bool) {
 	if run == nil || run.Profile == nil || run.Profile.Lifecycles <= 0 {
-		return 0, 0, 0, 0, false
-	}
-	f, has := run.Fits["native_heap"]
-	if !has {
-		return 0, 0, 0, 0, false
+		return Agreement{}, false
 	}
 	p := run.Profile
-	profilePerLC = float64(p.GrowthBytes) / float64(p.Lifecycles)
-	promotedPerLC = float64(p.PromotedBytes) / float64(p.Lifecycles)
-	slope = f.PerLifecycle.Value
-	if f.Total != nil {
-		slope = f.Total.PerLifecycle.Value
+	lcs := float64(p.Lifecycles)
+	a.Profile = float64(p.GrowthBytes) / lcs
+	a.Promoted = float64(p.PromotedBytes) / lcs
+	f, hasFit := run.Fits["native_heap"]
+	if hasFit {
+		a.Slope = f.PerLifecycle.Value
+		if f.Total != nil {
+			a.Slope = f.Total.PerLifecycle.Value
+		}
 	}
-	if c := slope - promotedPerLC; c != 0 {
-		ratio = profilePerLC / c
+	switch {
+	case p.NativeHeapGrowthBytes != nil:
+		a.Native, a.AtDumps = float64(*p.NativeHeapGrowthBytes)/lcs, true
+	case hasFit:
+		a.Native = a.Slope
+	default:
+		return Agreement{}, false
 	}
-	return profilePerLC, slope, promotedPerLC, ratio, true
+	if c := a.Native - a.Promoted; c != 0 {
+		a.Ratio = a.Profile / c
+		a.RatioSD = math.Abs(p.GrowthSDBytes / lcs / c)
+	}
+	return a, true
 }
 
 // reportProfiles writes the "Where the growth was allocated" section when any model was profiled.
@@ -199,11 +232,22 @@ func reportProfiles(b *bytes.Buffer, r *schema.Result) {
 		p("Growth %s over %d lifecycles (%d → %d), %s/lifecycle, sampled every %s; %s.\n",
 			fmtSignedBytes(t.TotalBytes), t.Lifecycles, hp.WarmLifecycles, hp.EndLifecycles,
 			fmtSignedBytes(t.TotalPerLifecycle), fmtBytes(float64(hp.SamplingIntervalBytes)), hp.File)
-		if prof, slope, prom, ratio, ok := ProfileAgreement(runs[i]); ok {
-			p("Native-heap slope of this run %s/lifecycle, of which %s/lifecycle is jemalloc's promotion of sampled "+
-				"objects to 16 KiB: %s/lifecycle against the profile's %s (ratio %s).\n",
-				fmtSignedBytes(slope), fmtSignedBytes(prom), fmtSignedBytes(slope-prom), fmtSignedBytes(prof),
-				strconv.FormatFloat(ratio, 'f', 3, 64))
+		if a, ok := ProfileAgreement(runs[i]); ok {
+			what := "Native-heap slope of this run"
+			if a.AtDumps {
+				what = "Native heap between the dumps"
+			}
+			p("%s %s/lifecycle, of which %s/lifecycle is jemalloc's promotion of sampled objects to 16 KiB: %s/lifecycle "+
+				"against the profile's %s (ratio %s", what, fmtSignedBytes(a.Native), fmtSignedBytes(a.Promoted),
+				fmtSignedBytes(a.Native-a.Promoted), fmtSignedBytes(a.Profile), strconv.FormatFloat(a.Ratio, 'f', 3, 64))
+			if a.RatioSD > 0 {
+				p(", the profile's sampling standard deviation ±%s", strconv.FormatFloat(a.RatioSD, 'f', 3, 64))
+			}
+			p(").")
+			if a.AtDumps && a.Slope != 0 {
+				p(" The run's native-heap slope: %s/lifecycle.", fmtSignedBytes(a.Slope))
+			}
+			p("\n")
 		}
 		p("\n")
 		profileRows(t).Markdown(b)

@@ -14,6 +14,7 @@ import (
 )
 
 func profiledResult() *schema.Result {
+	nativeGrowth := int64(12_500_000)
 	fit := func(v float64) map[string]schema.SignalFit {
 		return map[string]schema.SignalFit{"native_heap": {PerLifecycle: stats.Estimate{Value: v}}}
 	}
@@ -22,7 +23,8 @@ func profiledResult() *schema.Result {
 		Runs: map[string]*schema.Run{
 			"leaky": {Fits: fit(16000), Profile: &schema.HeapProfile{File: "leaky/growth.pb.gz",
 				SamplingIntervalBytes: 32768, WarmLifecycles: 200, EndLifecycles: 1000, Lifecycles: 800,
-				GrowthBytes: 9_000_000, PromotedBytes: 4_000_000,
+				GrowthBytes: 9_000_000, PromotedBytes: 4_000_000, NativeHeapGrowthBytes: &nativeGrowth,
+				GrowthSDBytes: 600_000,
 				Functions: []schema.ProfileFunction{{Function: "rocksdb::port::cacheline_aligned_alloc", Bytes: 3_000_000},
 					{Function: "rocksdb_options_create", Bytes: 5_000_000}, {Function: "rocksdb_readoptions_create", Bytes: 1_200_000},
 					{Function: "rocksdb::Timer::Add", Bytes: -200_000}}}},
@@ -76,10 +78,26 @@ func TestProfileDiffAndPairs(t *testing.T) {
 	r.Runs["fixed+synthetic@jemalloc"], r.Runs["fixed@jemalloc"] = r.Runs["leaky"], r.Runs["fixed"]
 	assert.Equal(t, [][2]string{{"leaky", "fixed"}, {"fixed+synthetic@jemalloc", "fixed@jemalloc"}}, ProfilePairs(r))
 
-	prof, slope, prom, ratio, ok := ProfileAgreement(r.Runs["leaky"])
+	// The native heap read at the dumps is what the profile is compared with; the slope is only reported.
+	a, ok := ProfileAgreement(r.Runs["leaky"])
 	require.True(t, ok)
-	assert.InDelta(t, 9_000_000.0/800, prof, 1e-9)
-	assert.InDelta(t, 16000, slope, 1e-9)
-	assert.InDelta(t, 5000, prom, 1e-9)
-	assert.InDelta(t, (9_000_000.0/800)/11000, ratio, 1e-9)
+	assert.True(t, a.AtDumps)
+	assert.InDelta(t, 9_000_000.0/800, a.Profile, 1e-9)
+	assert.InDelta(t, 12_500_000.0/800, a.Native, 1e-9)
+	assert.InDelta(t, 16000, a.Slope, 1e-9)
+	assert.InDelta(t, 5000, a.Promoted, 1e-9)
+	assert.InDelta(t, 9_000_000.0/(12_500_000-4_000_000), a.Ratio, 1e-9)
+	assert.InDelta(t, 600_000.0/(12_500_000-4_000_000), a.RatioSD, 1e-9)
+
+	// A result made before the child read its native heap at the dumps: the slope stands in.
+	a, ok = ProfileAgreement(r.Runs["fixed"])
+	require.True(t, ok)
+	assert.False(t, a.AtDumps)
+	assert.InDelta(t, 1000, a.Native, 1e-9)
+	assert.InDelta(t, 400_000.0/(1000*400-100_000), a.Ratio, 1e-9)
+	assert.Zero(t, a.RatioSD)
+
+	// Neither figure: no agreement.
+	_, ok = ProfileAgreement(&schema.Run{Profile: &schema.HeapProfile{Lifecycles: 10, GrowthBytes: 1}})
+	assert.False(t, ok)
 }

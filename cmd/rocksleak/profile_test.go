@@ -65,9 +65,10 @@ func optionsConstruction(fn string) bool {
 }
 
 // TestProfileKVCleanNamesTheOptionsLeak: on kv-clean, the leaky model's growth between the warm-up dump and the end
-// lies ≥ 80% under the offsets options' construction (within the profile's sampling error), and agrees within 10% with its native-heap slope in the same
-// run (less jemalloc's promotion of sampled objects); the fixed model (negative control) grows by less than a
-// tenth as much per lifecycle under the same frames.
+// lies ≥ 80% under the offsets options' construction (within the profile's sampling error), and agrees, within three
+// of the profile's sampling standard deviations, with its native heap's growth between the same two dumps (less
+// jemalloc's promotion of sampled objects); the fixed model (negative control) grows by less than a tenth as much
+// per lifecycle under the same frames.
 func TestProfileKVCleanNamesTheOptionsLeak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs kv-clean's two models under the heap profiler")
@@ -91,17 +92,22 @@ func TestProfileKVCleanNamesTheOptionsLeak(t *testing.T) {
 		leaky.Profile.GrowthBytes, leaky.Profile.Lifecycles, through, 100*share, 100*shareSD)
 	assert.GreaterOrEqual(t, share+3*shareSD, 0.80)
 
-	prof, slope, prom, ratio, ok := results.ProfileAgreement(leaky)
+	a, ok := results.ProfileAgreement(leaky)
 	require.True(t, ok)
-	t.Logf("leaky: profile %.0f B/lifecycle, native-heap slope %.0f less promotion %.0f = %.0f, ratio %.3f",
-		prof, slope, prom, slope-prom, ratio)
-	// The profile's growth is estimated from jemalloc's samples with a relative standard deviation of about
-	// sqrt(2^15 / growth) (one sample per 32 KiB on average); 10% was two of them for kv-clean's ~16 MiB, which
-	// fails one run in twenty on sampling noise alone (CI saw 1.108). Three standard deviations, from this run's
-	// own growth: a profile that misattributes a tenth of the slope still fails.
-	sd := math.Sqrt(float64(1<<15) / float64(leaky.Profile.GrowthBytes))
-	t.Logf("leaky: the profile's sampling sd %.1f%%; tolerance %.1f%%", 100*sd, 300*sd)
-	assert.InDelta(t, 1, ratio, 3*sd, "profile against native-heap slope")
+	require.True(t, a.AtDumps, "the child reads its native heap at each dump")
+	t.Logf("leaky: profile %.0f B/lifecycle, native heap between the dumps %.0f less promotion %.0f = %.0f, ratio %.3f "+
+		"(the run's native-heap slope %.0f)", a.Profile, a.Native, a.Promoted, a.Native-a.Promoted, a.Ratio, a.Slope)
+	// The profile and the native heap measure the same live heap at the same two instants, so the ratio differs from
+	// 1 by the profile's sampling error. Its standard deviation is estimated from both dumps' samples
+	// (schema.HeapProfile.GrowthSDBytes): most of kv-clean's live heap at a dump (stores opened, used and closed
+	// within a few lifecycles) is not live at the other, so it is about sqrt(2^15 · (live at warm + live at end)),
+	// ~6.7% of the growth, not the sqrt(2^15 · growth) (~5%) this test used before. Three of them: a profile that
+	// misses a quarter of the growth fails. (This compared with the run's fitted slope, within three of the smaller
+	// figure, until the stop-18 CI run failed at 0.819: the slope spans samples before the warm-up dump and carries
+	// its own ~6.6% standard error. Seven runs here gave 0.90-1.11 at the dumps, 0.87-1.08 against the slope.)
+	require.Positive(t, a.RatioSD)
+	t.Logf("leaky: the ratio's sampling sd %.3f; tolerance %.3f", a.RatioSD, 3*a.RatioSD)
+	assert.InDelta(t, 1, a.Ratio, 3*a.RatioSD, "profile against the native heap's growth between the dumps")
 
 	fixed := res.Runs["fixed"]
 	pf := growthProfile(t, dir, fixed)
