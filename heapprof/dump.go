@@ -266,10 +266,11 @@ func (d *Dump) InuseVariance() float64 {
 		if c.InuseObjects <= 0 || c.InuseBytes <= 0 || period <= 0 {
 			continue
 		}
+		// Each of the n sampled objects stands for m/π bytes (unsample's rule): (m/π)²·(1 − π) each, b²·(1 − π)/n
+		// in all for the record's estimate b = n·m/π.
 		n := float64(c.InuseObjects)
-		m := float64(c.InuseBytes) / n
-		pi := -math.Expm1(-m / period)
-		v += n * (m / pi) * (m / pi) * (1 - pi)
+		_, b := unsample(c.InuseObjects, c.InuseBytes, d.SamplePeriod)
+		v += b * b * math.Exp(-float64(c.InuseBytes)/n/period) / n
 	}
 	return v
 }

@@ -248,34 +248,21 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 	}
 	var pts []point
 	best, est := -1, -1
-	for _, integ := range []bool{false, true} {
-		if integ && !cfg.integrated {
+	for _, m := range errorModels(phis, rs, cfg.integrated) {
+		ll, ok := g.fitFamily(d, z, m.phi, m.r, m.integ)
+		if !ok {
 			continue
 		}
-		for _, phi := range phis {
-			if integ && (phi <= 0 || phi > maxIntegratedPhi) {
-				continue
-			}
-			for _, r := range rs {
-				if integ && r == 0 {
-					continue // the same model as the stationary family's
-				}
-				ll, ok := g.fitFamily(d, z, phi, r, integ)
-				if !ok {
-					continue
-				}
-				se := make([]float64, kq)
-				for a := range se {
-					se[a] = math.Sqrt(math.Max(g.ssr/df*g.inv.At(a, a), 0))
-				}
-				pts = append(pts, point{ll, phi, r, integ, se})
-				if best < 0 || ll > pts[best].ll {
-					best = len(pts) - 1
-				}
-				if !integ && (est < 0 || ll > pts[est].ll) {
-					est = len(pts) - 1
-				}
-			}
+		se := make([]float64, kq)
+		for a := range se {
+			se[a] = math.Sqrt(math.Max(g.ssr/df*g.inv.At(a, a), 0))
+		}
+		pts = append(pts, point{ll, m.phi, m.r, m.integ, se})
+		if best < 0 || ll > pts[best].ll {
+			best = len(pts) - 1
+		}
+		if !m.integ && (est < 0 || ll > pts[est].ll) {
+			est = len(pts) - 1
 		}
 	}
 	// The estimate is the GLS estimate at the stationary family's maximum;
@@ -351,6 +338,37 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 		widenByBatches(&r, confidence)
 	}
 	return r, nil
+}
+
+// errorModel is one error model of RegressRobust's grid: (φ, r) in the stationary family (integ false) or the
+// integrated one.
+type errorModel struct {
+	phi, r float64
+	integ  bool
+}
+
+// errorModels lists the grid RegressRobust searches over phis and rs: every (φ, r) of the stationary family, then,
+// when integrated is set, the integrated family's, 0 < φ ≤ maxIntegratedPhi and r > 0 (at r = 0 it is the same model
+// as the stationary family's).
+func errorModels(phis, rs []float64, integrated bool) []errorModel {
+	var out []errorModel
+	for _, integ := range []bool{false, true} {
+		if integ && !integrated {
+			continue
+		}
+		for _, phi := range phis {
+			if integ && (phi <= 0 || phi > maxIntegratedPhi) {
+				continue
+			}
+			for _, r := range rs {
+				if integ && r == 0 {
+					continue
+				}
+				out = append(out, errorModel{phi, r, integ})
+			}
+		}
+	}
+	return out
 }
 
 // widenByBatches gives each varying column of r the wider of its own

@@ -276,8 +276,6 @@ func TestRegressRobustRegionHoldsTruth(t *testing.T) {
 	d := make([]float64, n-1)
 	z := [][]float64{make([]float64, n-1)}
 	g := newGLS(n-2, 1)
-	df := float64(n - 2 - 1 - 2)
-	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.975)
 	var in, inCovered, inCoveredOwn, outCovered int
 	for range reps {
 		w := randomWalk(r, n, 3e3)
@@ -293,16 +291,9 @@ func TestRegressRobustRegionHoldsTruth(t *testing.T) {
 			z[0][i-1] = L[i] - L[i-1]
 		}
 		best := math.Inf(-1)
-		for _, integ := range []bool{false, true} {
-			for _, phi := range gridPhi {
-				for _, rr := range gridR {
-					if integ && (phi <= 0 || phi > maxIntegratedPhi || rr == 0) {
-						continue
-					}
-					if ll, ok := g.fitFamily(d, z, phi, rr, integ); ok {
-						best = math.Max(best, ll)
-					}
-				}
+		for _, m := range errorModels(gridPhi, gridR, true) {
+			if ll, ok := g.fitFamily(d, z, m.phi, m.r, m.integ); ok {
+				best = math.Max(best, ll)
 			}
 		}
 		llTruth, ok := g.fitFamily(d, z, 0, 0.01, false)
@@ -319,7 +310,8 @@ func TestRegressRobustRegionHoldsTruth(t *testing.T) {
 		}
 		_, ok = g.fitFamily(d, z, reg.Rho, reg.RandomWalkShare, false)
 		require.True(t, ok)
-		own := math.Sqrt(g.ssr / df * g.inv.At(0, 0))
+		own := math.Sqrt(g.ssr / reg.DF * g.inv.At(0, 0))
+		tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: reg.DF}.Quantile(0.975)
 		if math.Abs(reg.Coef[1]-slope) <= tq*own {
 			inCoveredOwn++
 		}
