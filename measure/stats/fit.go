@@ -167,8 +167,10 @@ type Fit struct {
 //     proposal is trimmed back to the last 5-sample batch deviating from
 //     the tail fit by more than 4 standard deviations (MSER overshoots on
 //     autocorrelated noise), and kept only if the cut samples differ
-//     significantly (p < 0.001, see warmupSignificance) from the line
-//     through the rest; otherwise nothing is cut.
+//     significantly (p < 0.001, see warmupSignificance: measured against
+//     the error model of the samples after the cut, so that a random
+//     walk's wander is not taken for warm-up) from the line through the
+//     rest; otherwise nothing is cut.
 //  3. On the used samples: Regress (one-step Cochrane–Orcutt feasible GLS +
 //     Newey–West, Student-t intervals) or, with Options.Interval =
 //     IntervalRobust, RegressRobust (GLS under an AR(1) + random walk error

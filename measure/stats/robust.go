@@ -371,6 +371,25 @@ func errorModels(phis, rs []float64, integrated bool) []errorModel {
 	return out
 }
 
+// likeliestErrorModel is the error model of RegressRobust's grid (both
+// families) under which the differenced series d = z·β + e is likeliest;
+// ok is false when no model fits (too few rows, a rank-deficient design).
+func likeliestErrorModel(d []float64, z [][]float64) (errorModel, bool) {
+	M := len(d) - 1
+	if M < len(z)+5 {
+		return errorModel{}, false
+	}
+	g := newGLS(M, len(z))
+	best, found := math.Inf(-1), false
+	var bm errorModel
+	for _, m := range errorModels(gridPhi, gridR, true) {
+		if ll, ok := g.fitFamily(d, z, m.phi, m.r, m.integ); ok && ll > best {
+			best, bm, found = ll, m, true
+		}
+	}
+	return bm, found
+}
+
 // widenByBatches gives each varying column of r the wider of its own
 // interval (SE, DF) and the batch-means one (BatchSE, BatchDF) at
 // confidence, rescaling Cov to match (ColDF records each column's df), and
