@@ -365,3 +365,55 @@ func TestScenarioOverTheFDLimitExitsTwo(t *testing.T) {
 	assert.Contains(t, stderr, "open-file limit")
 	assert.Contains(t, stderr, "ulimit -n")
 }
+
+// TestInterruptReliabilityLeavesMarkedReport sends SIGINT to a real
+// rocksleak reliability sweep once its first seed has finished: it exits
+// 130 and writes reliability.json marked interrupted, tallying only the
+// seeds that finished; a seed cut short keeps its own result, marked
+// interrupted; no state directory is left; merge refuses the sweep.
+func TestInterruptReliabilityLeavesMarkedReport(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sweep")
+	state := stateRoot(t)
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "ROCKSLEAK_MAIN=1",
+		"ROCKSLEAK_ARGS=reliability --scenario smoke --seeds 3 --lifecycles 120 --out "+out+" --state-dir "+state)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Start())
+	deadline := time.Now().Add(2 * time.Minute)
+	// Seed 1's directory is written when it finishes; seed 2 then runs.
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(filepath.Join(out, "seed-1", "result.json")); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, stderr.String())
+	assert.Equal(t, 130, ee.ExitCode(), stderr.String())
+	t.Logf("stdout:\n%s", stdout.String())
+	assert.Contains(t, stderr.String(), `is marked "interrupted": true`)
+	b, err := os.ReadFile(filepath.Join(out, "reliability.json"))
+	require.NoError(t, err, "an interrupted sweep still writes its report; stdout:\n%s", stdout.String())
+	var rep reliabilityReport
+	require.NoError(t, json.Unmarshal(b, &rep))
+	assert.True(t, rep.Interrupted)
+	assert.Equal(t, []int64{1}, rep.Seeds, "only the finished seed is tallied")
+	for _, m := range rep.Models {
+		tl := rep.Tally[m]
+		assert.Equal(t, 1, tl.Leak+tl.NoLeak+tl.Inconclusive+tl.Failed, "%s: one seed tallied", m)
+	}
+	if _, err := os.Stat(filepath.Join(out, "seed-2", "result.json")); err == nil {
+		r := readResult(t, filepath.Join(out, "seed-2"))
+		assert.True(t, r.Interrupted, "seed 2, cut short, is marked")
+	}
+	assert.NoDirExists(t, filepath.Join(out, "seed-3"), "no seed starts after the interrupt")
+	assertEmptyDir(t, state)
+	var mout, merr bytes.Buffer
+	mergeErr := mergeCmd(&mout, &merr, []string{"--out", filepath.Join(t.TempDir(), "merged"), out})
+	require.Error(t, mergeErr)
+	assert.Contains(t, mergeErr.Error(), "interrupted sweep")
+}

@@ -128,15 +128,17 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 			}
 		}()
 	}
+	// An interrupt stops the sweep: the seeds that finished are tallied, a
+	// seed cut short keeps its own result (marked interrupted) in its
+	// directory, untallied, and reliability.json is written, marked.
+	interrupted := false
 	for i := range runs {
 		<-runs[i].done
 		sc.Seed = runs[i].scSeed
 		res, out, runErr := runs[i].res, runs[i].out, runs[i].err
-		if errors.Is(runErr, errInterrupted) {
-			return errInterrupted
-		}
-		if out != nil && out.Interrupted {
-			return errInterrupted
+		if errors.Is(runErr, errInterrupted) || ctx.Err() != nil && out == nil {
+			interrupted = true
+			continue
 		}
 		if out == nil {
 			return runErr
@@ -149,6 +151,17 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 		if err := results.WriteDir(dir, files); err != nil {
 			return err
 		}
+		if out.Interrupted {
+			interrupted = true
+			fmt.Fprintf(stdout, "seed %d: interrupted (its partial result: %s)\n", sc.Seed, dir)
+			continue
+		}
+		if ro, re := runs[i].repOut, runs[i].repErr; len(replicate) > 0 && ctx.Err() != nil &&
+			(ro != nil && ro.Interrupted || ro == nil && (re == nil || errors.Is(re, errInterrupted))) {
+			interrupted = true
+			fmt.Fprintf(stdout, "seed %d: interrupted in its replicate run (its first run: %s)\n", sc.Seed, dir)
+			continue
+		}
 		words := rep.addSeed(sc.Seed, dir, res)
 		if len(replicate) > 0 {
 			w, err := reps.add(rep, dir, res, out, runs[i].repRes, runs[i].repOut, runs[i].repErr)
@@ -159,9 +172,15 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 		}
 		fmt.Fprintf(stdout, "seed %d: %s\n", sc.Seed, strings.Join(words, " "))
 	}
+	rep.Interrupted = interrupted
 	if err := rep.write(stdout, outDir); err != nil {
 		return err
 	}
 	reps.write(stdout)
+	if interrupted {
+		fmt.Fprintf(stderr, "rocksleak: interrupted after %d of %d seeds; %s is marked \"interrupted\": true\n",
+			len(rep.Seeds), len(mine), filepath.Join(outDir, "reliability.json"))
+		return errInterrupted
+	}
 	return nil
 }

@@ -31,10 +31,14 @@ type reliabilityReport struct {
 	SeedCount int   `json:"seed_count"`
 	// Shard is "K/N" for the K-th of N shards; empty for a whole sweep,
 	// unsharded or merged.
-	Shard        string   `json:"shard,omitempty"`
-	UntilVerdict bool     `json:"until_verdict,omitempty"`
-	Seeds        []int64  `json:"seeds"`
-	Models       []string `json:"models"`
+	Shard        string `json:"shard,omitempty"`
+	UntilVerdict bool   `json:"until_verdict,omitempty"`
+	// Interrupted: the sweep was stopped by a signal. Seeds are the seeds
+	// that finished; a seed cut short has its own result, marked
+	// interrupted, in its directory and is not tallied.
+	Interrupted bool     `json:"interrupted,omitempty"`
+	Seeds       []int64  `json:"seeds"`
+	Models      []string `json:"models"`
 	// Replicate are the models of --replicate: each seed's directory holds
 	// their second run under replicate/, which merge pairs again.
 	Replicate []string                     `json:"replicate,omitempty"`
@@ -321,6 +325,10 @@ func mergeCmd(stdout, stderr io.Writer, args []string) error {
 			p.SeedCount != first.SeedCount || p.UntilVerdict != first.UntilVerdict || !slices.Equal(p.Replicate, first.Replicate) {
 			return fmt.Errorf("%w: %s is not of the sweep of %s (scenario, models, seeds, --until-verdict or --replicate differ)",
 				errMerge, dirs[i], dirs[0])
+		}
+		if p.Interrupted {
+			return fmt.Errorf("%w: %s is an interrupted sweep (%d of its seeds finished): run that shard again",
+				errMerge, dirs[i], len(p.Seeds))
 		}
 		for _, s := range p.Seeds {
 			if prev, dup := seedDir[s]; dup {
