@@ -238,7 +238,7 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 	} else {
 		// 2. Warm-up.
 		f.WarmupCut, f.WarmupReason = detectWarmup(in.Y, in.Lifecycles, fails, restored, opt.MaxWarmupFraction)
-		if maxCut := int(opt.MaxWarmupFraction * float64(n)); f.WarmupCut > 0 && f.WarmupCut+5 > maxCut {
+		if warmupAtLimit(f.WarmupCut, n, opt.MaxWarmupFraction) {
 			flag(FlagWarmupAtLimit)
 			warn("the warm-up cut (%d of %d samples) reached its limit of %.0f%%: warm-up may not be over; run longer", f.WarmupCut, n, 100*opt.MaxWarmupFraction)
 		}

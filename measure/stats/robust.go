@@ -222,16 +222,10 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 		return Regression{}, fmt.Errorf("stats: RegressRobust: %d rows are too few for %d columns", n, k)
 	}
 	// First differences.
-	d := make([]float64, n-1)
+	d := differences(y)
 	z := make([][]float64, kq)
-	for t := 1; t < n; t++ {
-		d[t-1] = y[t] - y[t-1]
-	}
 	for c, j := range keep {
-		z[c] = make([]float64, n-1)
-		for t := 1; t < n; t++ {
-			z[c][t-1] = X.At(t, j) - X.At(t-1, j)
-		}
+		z[c] = differences(mat.Col(nil, j, X))
 	}
 	g := newGLS(M, kq)
 	df := float64(M - kq - 2)
@@ -372,22 +366,31 @@ func errorModels(phis, rs []float64, integrated bool) []errorModel {
 }
 
 // likeliestErrorModel is the error model of RegressRobust's grid (both
-// families) under which the differenced series d = z·β + e is likeliest;
-// ok is false when no model fits (too few rows, a rank-deficient design).
-func likeliestErrorModel(d []float64, z [][]float64) (errorModel, bool) {
+// families) under which the differenced series d = z·β + e is likeliest,
+// and its log-likelihood; ok is false when no model fits (too few rows, a
+// rank-deficient design).
+func likeliestErrorModel(d []float64, z [][]float64) (m errorModel, ll float64, ok bool) {
 	M := len(d) - 1
 	if M < len(z)+5 {
-		return errorModel{}, false
+		return errorModel{}, 0, false
 	}
 	g := newGLS(M, len(z))
-	best, found := math.Inf(-1), false
-	var bm errorModel
-	for _, m := range errorModels(gridPhi, gridR, true) {
-		if ll, ok := g.fitFamily(d, z, m.phi, m.r, m.integ); ok && ll > best {
-			best, bm, found = ll, m, true
+	ll = math.Inf(-1)
+	for _, c := range errorModels(gridPhi, gridR, true) {
+		if l, fits := g.fitFamily(d, z, c.phi, c.r, c.integ); fits && l > ll {
+			m, ll, ok = c, l, true
 		}
 	}
-	return bm, found
+	return m, ll, ok
+}
+
+// differences returns x[t] − x[t−1], t = 1…len(x)−1.
+func differences(x []float64) []float64 {
+	d := make([]float64, len(x)-1)
+	for t := 1; t < len(x); t++ {
+		d[t-1] = x[t] - x[t-1]
+	}
+	return d
 }
 
 // widenByBatches gives each varying column of r the wider of its own

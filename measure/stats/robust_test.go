@@ -273,8 +273,7 @@ func TestRegressRobustRegionHoldsTruth(t *testing.T) {
 	const n, reps, slope = 300, 400, 500.0
 	r := seeded(7)
 	L, X := twoLifecyclesPerSample(n)
-	d := make([]float64, n-1)
-	z := [][]float64{make([]float64, n-1)}
+	z := [][]float64{differences(L)}
 	g := newGLS(n-2, 1)
 	var in, inCovered, inCoveredOwn, outCovered int
 	for range reps {
@@ -286,16 +285,9 @@ func TestRegressRobustRegionHoldsTruth(t *testing.T) {
 		reg, err := RegressRobust(X, y, 0.95)
 		require.NoError(t, err)
 		covered := reg.Low[1] <= slope && slope <= reg.High[1]
-		for i := 1; i < n; i++ {
-			d[i-1] = y[i] - y[i-1]
-			z[0][i-1] = L[i] - L[i-1]
-		}
-		best := math.Inf(-1)
-		for _, m := range errorModels(gridPhi, gridR, true) {
-			if ll, ok := g.fitFamily(d, z, m.phi, m.r, m.integ); ok {
-				best = math.Max(best, ll)
-			}
-		}
+		d := differences(y)
+		_, best, ok := likeliestErrorModel(d, z)
+		require.True(t, ok)
 		llTruth, ok := g.fitFamily(d, z, 0, 0.01, false)
 		require.True(t, ok)
 		if best-llTruth > lrRegion {

@@ -71,7 +71,7 @@ func detectWarmup(y, L, F, RR []float64, maxFrac float64) (int, string) {
 	// which that model would read as a random walk, so the last half's is
 	// taken instead.
 	model := cut
-	if maxCut := int(maxFrac * float64(n)); cut+5 > maxCut {
+	if warmupAtLimit(cut, n, maxFrac) {
 		model = h
 	}
 	p, ok := warmupSignificance(y, cols, cut, model)
@@ -90,6 +90,12 @@ func detectWarmup(y, L, F, RR []float64, maxFrac float64) (int, string) {
 		reason += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return cut, reason
+}
+
+// warmupAtLimit reports whether a warm-up cut of cut samples of n reached
+// its limit, maxFrac·n (within one MSER batch): warm-up may not be over.
+func warmupAtLimit(cut, n int, maxFrac float64) bool {
+	return cut > 0 && cut+5 > int(maxFrac*float64(n))
 }
 
 // warmupAlpha is the significance level at which a proposed warm-up must
@@ -230,26 +236,28 @@ func warmupOffset(y []float64, cols [][]float64, cut, model int) (float64, bool)
 	if varies(slope[:cut]) {
 		extra = append(extra, slope)
 	}
-	// The error model of the series from model on.
-	tail := make([][]float64, len(cols))
-	for j, c := range cols {
-		tail[j] = differences(c[model:])
-	}
-	m, ok := likeliestErrorModel(differences(y[model:]), tail)
-	if !ok {
-		return 0, false
-	}
-	// GLS at that model on all samples, the shifts as extra columns.
+	// Differences of y, cols and the shifts; the error model is that of the
+	// series from model on (differences [model, n−1) are those of the levels
+	// [model, n)), and GLS at it is fitted on all samples.
+	dy := differences(y)
 	z := make([][]float64, 0, len(cols)+len(extra))
 	for _, c := range append(append([][]float64{}, cols...), extra...) {
 		z = append(z, differences(c))
+	}
+	tail := make([][]float64, len(cols))
+	for j := range cols {
+		tail[j] = z[j][model:]
+	}
+	m, _, ok := likeliestErrorModel(dy[model:], tail)
+	if !ok {
+		return 0, false
 	}
 	g := newGLS(n-2, len(z))
 	df := float64(n - 2 - len(z) - 2)
 	if df < 1 {
 		return 0, false
 	}
-	if _, ok := g.fitFamily(differences(y), z, m.phi, m.r, m.integ); !ok {
+	if _, ok := g.fitFamily(dy, z, m.phi, m.r, m.integ); !ok {
 		return 0, false
 	}
 	k := len(extra)
@@ -272,15 +280,6 @@ func warmupOffset(y []float64, cols [][]float64, cut, model int) (float64, bool)
 		return 0, false
 	}
 	return distuv.F{D1: float64(k), D2: df}.Survival(mat.Dot(b, &x) / float64(k)), true
-}
-
-// differences returns x[t] − x[t−1], t = 1…len(x)−1.
-func differences(x []float64) []float64 {
-	d := make([]float64, len(x)-1)
-	for t := 1; t < len(x); t++ {
-		d[t-1] = x[t] - x[t-1]
-	}
-	return d
 }
 
 // warmupZ is how many standard deviations (of batch means of the tail
