@@ -73,6 +73,7 @@ func TestProfileKVCleanNamesTheOptionsLeak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs kv-clean's two models under the heap profiler")
 	}
+	sharesTheCores(t)
 	// kv-clean's own stop condition, 1500 lifecycles: the growth between the dumps (about 14 MiB for leaky) is then
 	// estimated within about 5% (one standard deviation, sqrt(2^15 / growth)).
 	dir, res := profiledRun(t, "--scenario", "kv-clean", "--models", "leaky,fixed")
@@ -131,6 +132,7 @@ func TestProfileCalibrationNamesTheSyntheticLeak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs calibration under the heap profiler")
 	}
+	sharesTheCores(t)
 	// "go test" links its binary without a symbol table (-s), which leaves the cgo wrapper of the synthetic leak's C
 	// function unnamed; the CLI is built as "make build" builds it.
 	exe := filepath.Join(t.TempDir(), "rocksleak")

@@ -152,6 +152,7 @@ func TestShardedSweepMergesToUnsharded(t *testing.T) {
 // as reliability wrote and printed them, paired again from each seed's
 // result.json and samples.csv and its replicate/ directory.
 func TestMergeKeepsReplicatePairs(t *testing.T) {
+	sharesTheCores(t)
 	root := t.TempDir()
 	state := stateRoot(t)
 	whole := filepath.Join(root, "whole")

@@ -114,6 +114,7 @@ func TestKafka20616Verdicts(t *testing.T) {
 // DBs, whose paths then refuse a reopen (task errors); the fixed model pins
 // nothing.
 func TestNoSafetyNetPinsDBs(t *testing.T) {
+	sharesTheCores(t)
 	res := analyse(t, "no-safety-net", "lifecycles=300")
 	leaky, fixed := res.Runs["leaky"], res.Runs["fixed"]
 	assert.Positive(t, leaky.PinnedDBs)
