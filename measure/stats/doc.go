@@ -36,12 +36,13 @@
 //     IntervalRobust: RegressRobust, GLS under an "AR(1) plus random walk"
 //     error model whose parameters are chosen per series by profile
 //     likelihood, in two families (the random walk's steps white, or AR(1):
-//     growth in bursts), with the largest standard error over the
-//     likelihood-ratio region of both; the estimate is the white-step
-//     family's. Coverage in make stats-check is conservative at small n
-//     and near a unit root (up to 1.00) and falls below 0.90 only in a few
-//     cells where the warm-up detector cuts a random walk's wander (see
-//     the README). Fits then carry Flags.
+//     growth in bursts); the estimate is the white-step family's, with
+//     the largest of its standard errors under the models of the
+//     likelihood-ratio region of both. Coverage in make stats-check is
+//     conservative at small n and near a unit root (up to 1.00) and falls
+//     below 0.90 only for a random walk plus noise (0.89), whose small
+//     random-walk share the region can leave out (see the README). Fits
+//     then carry Flags.
 //     IntervalRobustBatch (what the tool uses for RSS: see
 //     analysis.OptionsFor): RegressRobustBatch, the same
 //     GLS estimate with the wider of that interval and a batch-means
