@@ -61,11 +61,30 @@ type reliabilityTally struct {
 	NativeSE []float64 `json:"native_se"`
 	RSSSE    []float64 `json:"rss_se"`
 	// With --until-verdict: seconds from the child's start until the
-	// native-heap verdict and the verdict settled, and how often the early
-	// verdict was "leak".
-	NativeSettledS  []float64 `json:"native_settled_s,omitempty"`
-	VerdictSettledS []float64 `json:"verdict_settled_s,omitempty"`
-	EarlyLeak       int       `json:"early_leak"`
+	// native-heap verdict and the verdict settled, the lifecycles run by
+	// then (which, unlike seconds, do not stretch with the machine's load),
+	// and how often the early verdict was "leak".
+	NativeSettledS           []float64 `json:"native_settled_s,omitempty"`
+	VerdictSettledS          []float64 `json:"verdict_settled_s,omitempty"`
+	NativeSettledLifecycles  []int64   `json:"native_settled_lifecycles,omitempty"`
+	VerdictSettledLifecycles []int64   `json:"verdict_settled_lifecycles,omitempty"`
+	EarlyLeak                int       `json:"early_leak"`
+}
+
+// lifecycleRange prints the least and the most of ls and their median,
+// "min–max (median m)", or "no" when ls is empty.
+func lifecycleRange(ls []int64) string {
+	if len(ls) == 0 {
+		return "no"
+	}
+	s := slices.Clone(ls)
+	slices.Sort(s)
+	n := len(s)
+	med := float64(s[n/2])
+	if n%2 == 0 {
+		med = float64(s[n/2-1]+s[n/2]) / 2
+	}
+	return fmt.Sprintf("%d–%d (median %g)", s[0], s[n-1], med)
 }
 
 // controlledTally counts one pair's controlled verdicts over the seeds.
@@ -147,13 +166,17 @@ func (rep *reliabilityReport) addSeed(seed int64, dir string, res *schema.Result
 		if q := run.Sequential; q != nil {
 			if q.Native != nil {
 				t.NativeSettledS = append(t.NativeSettledS, float64(q.Native.ElapsedNs)/1e9)
-				words = append(words, fmt.Sprintf("(native %s at %.1fs", analysis.VerdictWord(q.Native.Leak), float64(q.Native.ElapsedNs)/1e9))
+				t.NativeSettledLifecycles = append(t.NativeSettledLifecycles, q.Native.Lifecycles)
+				words = append(words, fmt.Sprintf("(native %s at %.1fs, %d lifecycles", analysis.VerdictWord(q.Native.Leak),
+					float64(q.Native.ElapsedNs)/1e9, q.Native.Lifecycles))
 			} else {
 				words = append(words, "(native unsettled")
 			}
 			if q.Verdict != nil {
 				t.VerdictSettledS = append(t.VerdictSettledS, float64(q.Verdict.ElapsedNs)/1e9)
-				words = append(words, fmt.Sprintf("verdict %s at %.1fs)", analysis.VerdictWord(q.Verdict.Leak), float64(q.Verdict.ElapsedNs)/1e9))
+				t.VerdictSettledLifecycles = append(t.VerdictSettledLifecycles, q.Verdict.Lifecycles)
+				words = append(words, fmt.Sprintf("verdict %s at %.1fs, %d lifecycles)", analysis.VerdictWord(q.Verdict.Leak),
+					float64(q.Verdict.ElapsedNs)/1e9, q.Verdict.Lifecycles))
 				if q.Verdict.Leak != nil && *q.Verdict.Leak {
 					t.EarlyLeak++
 				}
@@ -265,8 +288,9 @@ func (rep *reliabilityReport) write(stdout io.Writer, dir string) error {
 	if rep.UntilVerdict {
 		for _, m := range rep.Models {
 			t := rep.Tally[m]
-			fmt.Fprintf(stdout, "until-verdict %s: native verdict settled in %d/%d runs, max %.1fs; verdict settled in %d/%d, max %.1fs; early verdict leak in %d\n",
-				m, len(t.NativeSettledS), len(rep.Seeds), maxOf(t.NativeSettledS), len(t.VerdictSettledS), len(rep.Seeds), maxOf(t.VerdictSettledS), t.EarlyLeak)
+			fmt.Fprintf(stdout, "until-verdict %s: native verdict settled in %d/%d runs, max %.1fs, %s lifecycles; verdict settled in %d/%d, max %.1fs, %s lifecycles; early verdict leak in %d\n",
+				m, len(t.NativeSettledS), len(rep.Seeds), maxOf(t.NativeSettledS), lifecycleRange(t.NativeSettledLifecycles),
+				len(t.VerdictSettledS), len(rep.Seeds), maxOf(t.VerdictSettledS), lifecycleRange(t.VerdictSettledLifecycles), t.EarlyLeak)
 		}
 	}
 	calibModels := make([]string, 0, len(rep.Calib))

@@ -47,6 +47,7 @@ func withoutMeasured(t *testing.T, rep *reliabilityReport) string {
 		k := *tl
 		k.NativePerLifecycle, k.RSSPerLifecycle = nil, nil
 		k.NativeSettledS, k.VerdictSettledS = nil, nil
+		k.NativeSettledLifecycles, k.VerdictSettledLifecycles = nil, nil
 		c.Tally[m] = &k
 	}
 	c.Calib = nil

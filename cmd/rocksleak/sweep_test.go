@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // TestShardPartition: every seed of a sweep falls in exactly one shard, in
@@ -45,5 +49,49 @@ func TestParseShard(t *testing.T) {
 	for _, in := range []string{"0/2", "3/2", "1", "a/b", "1/0", "-1/2", "1/2/3"} {
 		_, err := parseShard(in)
 		assert.ErrorIs(t, err, errUsage, in)
+	}
+}
+
+// TestUntilVerdictSettlingInLifecycles: with --until-verdict, each seed's line
+// and the sweep's summary give when the verdicts settled in lifecycles as well
+// as in seconds (which stretch with the machine's load), and the report keeps
+// them for merge.
+func TestUntilVerdictSettlingInLifecycles(t *testing.T) {
+	yes := true
+	look := func(l int64, s float64) *schema.Look {
+		return &schema.Look{Lifecycles: l, ElapsedNs: int64(s * 1e9), Leak: &yes}
+	}
+	rep := newReliabilityReport("kafka-20616", []string{"leaky", "fixed"}, 1, 3, true)
+	var lines [][]string
+	for i, l := range []int64{640, 300, 1040} {
+		res := &schema.Result{Runs: map[string]*schema.Run{
+			"leaky": {Verdict: &schema.Verdict{Leak: &yes}, Sequential: &schema.SequentialOutcome{
+				Native: look(l-100, float64(i)+1), Verdict: look(l, float64(i)+2)}},
+			"fixed": {Verdict: &schema.Verdict{}, Sequential: &schema.SequentialOutcome{}},
+		}}
+		lines = append(lines, rep.addSeed(int64(i+1), t.TempDir(), res))
+	}
+	assert.Contains(t, strings.Join(lines[0], " "), "(native leak at 1.0s, 540 lifecycles verdict leak at 2.0s, 640 lifecycles)")
+	assert.Contains(t, strings.Join(lines[0], " "), "fixed=inconclusive (native unsettled verdict unsettled)")
+	assert.Equal(t, []int64{540, 200, 940}, rep.Tally["leaky"].NativeSettledLifecycles)
+	assert.Equal(t, []int64{640, 300, 1040}, rep.Tally["leaky"].VerdictSettledLifecycles)
+	var out bytes.Buffer
+	require.NoError(t, rep.write(&out, t.TempDir()))
+	assert.Contains(t, out.String(), "until-verdict leaky: native verdict settled in 3/3 runs, max 3.0s, 200–940 (median 540) lifecycles; "+
+		"verdict settled in 3/3, max 4.0s, 300–1040 (median 640) lifecycles; early verdict leak in 3")
+	assert.Contains(t, out.String(), "until-verdict fixed: native verdict settled in 0/3 runs, max 0.0s, no lifecycles;")
+}
+
+func TestLifecycleRange(t *testing.T) {
+	for _, tc := range []struct {
+		in   []int64
+		want string
+	}{
+		{nil, "no"},
+		{[]int64{500}, "500–500 (median 500)"},
+		{[]int64{900, 100, 300, 700}, "100–900 (median 500)"},
+		{[]int64{3, 1, 2}, "1–3 (median 2)"},
+	} {
+		assert.Equal(t, tc.want, lifecycleRange(tc.in), "%v", tc.in)
 	}
 }
