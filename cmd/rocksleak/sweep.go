@@ -167,10 +167,10 @@ func (rep *reliabilityReport) addSeed(seed int64, dir string, res *schema.Result
 			if q.Native != nil {
 				t.NativeSettledS = append(t.NativeSettledS, float64(q.Native.ElapsedNs)/1e9)
 				t.NativeSettledLifecycles = append(t.NativeSettledLifecycles, q.Native.Lifecycles)
-				words = append(words, fmt.Sprintf("(native %s at %.1fs, %d lifecycles", analysis.VerdictWord(q.Native.Leak),
+				words = append(words, fmt.Sprintf("(native %s at %.1fs, %d lifecycles;", analysis.VerdictWord(q.Native.Leak),
 					float64(q.Native.ElapsedNs)/1e9, q.Native.Lifecycles))
 			} else {
-				words = append(words, "(native unsettled")
+				words = append(words, "(native unsettled;")
 			}
 			if q.Verdict != nil {
 				t.VerdictSettledS = append(t.VerdictSettledS, float64(q.Verdict.ElapsedNs)/1e9)

@@ -71,8 +71,8 @@ func TestUntilVerdictSettlingInLifecycles(t *testing.T) {
 		}}
 		lines = append(lines, rep.addSeed(int64(i+1), t.TempDir(), res))
 	}
-	assert.Contains(t, strings.Join(lines[0], " "), "(native leak at 1.0s, 540 lifecycles verdict leak at 2.0s, 640 lifecycles)")
-	assert.Contains(t, strings.Join(lines[0], " "), "fixed=inconclusive (native unsettled verdict unsettled)")
+	assert.Contains(t, strings.Join(lines[0], " "), "(native leak at 1.0s, 540 lifecycles; verdict leak at 2.0s, 640 lifecycles)")
+	assert.Contains(t, strings.Join(lines[0], " "), "fixed=inconclusive (native unsettled; verdict unsettled)")
 	assert.Equal(t, []int64{540, 200, 940}, rep.Tally["leaky"].NativeSettledLifecycles)
 	assert.Equal(t, []int64{640, 300, 1040}, rep.Tally["leaky"].VerdictSettledLifecycles)
 	var out bytes.Buffer
