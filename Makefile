@@ -53,7 +53,7 @@ bench: deps
 
 ## reliability: kafka-20616 at 20 seeds, the same with --until-verdict, calibration at 10 seeds, and
 ## calibration with a 256 B/lifecycle synthetic leak at 10 seeds (the controlled verdicts' detection table,
-## with the fixed model run twice per seed for the A/A pair) (two seeds at a time; about 25 minutes on an idle 2-core machine).
+## with the fixed model run twice per seed for the A/A pair) (two seeds at a time; about 35 minutes on a quiet 2-core machine).
 reliability: deps build
 	./$(BIN) reliability --scenario kafka-20616 --seeds 20 --parallel 2 $(ARGS)
 	./$(BIN) reliability --scenario kafka-20616 --seeds 20 --parallel 2 --until-verdict $(ARGS)
