@@ -131,10 +131,8 @@ func stateRoot(t *testing.T) string {
 }
 
 // sharesTheCores marks a test that runs real children but asserts nothing a
-// busy machine changes (heap profiles, ledgers, the bookkeeping of sweeps, a
-// gate failed by the native heap, a negative control's "not a leak", which
-// needs the native heap above its floor; not RSS, nor a positive verdict that
-// reads it) as parallel: such tests run together, after
+// busy machine changes (heap profiles, ledgers, the bookkeeping of sweeps, not
+// RSS or a verdict that reads it) as parallel: such tests run together, after
 // every other test of the package has finished, one per core. The tests whose
 // verdicts read RSS stay serial and alone, as the Makefile runs this package
 // alone (-p 1): glibc's RSS retention grows when the cores are contended.

@@ -95,9 +95,6 @@ func TestRehearseBadCandidateRollsBack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real fleet of RocksDB child processes (about 25 s of CPU)")
 	}
-	// The canary's native heap alone fails the gate (+64 KiB/lifecycle against a limit of about 2.5 KiB) and the
-	// rollback's checks are of state, offsets and outputs: nothing here moves with the cores' load.
-	sharesTheCores(t)
 	out := filepath.Join(t.TempDir(), "out")
 	state := stateRoot(t)
 	stdout, stderr, code := runCLI(t, "rehearse", "--from", "fixed", "--to", "fixed+synthetic",

@@ -128,9 +128,6 @@ func TestNoSafetyNetPinsDBs(t *testing.T) {
 // TestRestorePeakIsNotALeak: large transient allocations during restores (a
 // negative control) are not called a leak.
 func TestRestorePeakIsNotALeak(t *testing.T) {
-	// A negative control's "not a leak": a leak needs the native heap's interval above its floor whatever RSS does,
-	// and the native heap does not move with the cores' load.
-	sharesTheCores(t)
 	res := analyse(t, "restore-peak")
 	run := res.Runs["fixed"]
 	assert.Positive(t, run.Restore.Count, "restores happened")
