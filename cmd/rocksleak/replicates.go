@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"slices"
 	"text/tabwriter"
 
 	"github.com/rocksleak/rocksleak/analysis"
@@ -166,7 +165,5 @@ func replicateSpread(ps []replicatePair) (sd, medianSE float64) {
 		ss += (p.first - p.second) * (p.first - p.second)
 		ses = append(ses, p.seFirst, p.seSecond)
 	}
-	slices.Sort(ses)
-	medianSE = (ses[(len(ses)-1)/2] + ses[len(ses)/2]) / 2
-	return math.Sqrt(ss / float64(2*len(ps))), medianSE
+	return math.Sqrt(ss / float64(2*len(ps))), median(ses)
 }

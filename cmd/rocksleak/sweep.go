@@ -77,14 +77,18 @@ func lifecycleRange(ls []int64) string {
 	if len(ls) == 0 {
 		return "no"
 	}
-	s := slices.Clone(ls)
+	return fmt.Sprintf("%d–%d (median %g)", slices.Min(ls), slices.Max(ls), median(ls))
+}
+
+// median is the median of x (x is not changed; NaN when x is empty).
+func median[T int64 | float64](x []T) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(x)
 	slices.Sort(s)
 	n := len(s)
-	med := float64(s[n/2])
-	if n%2 == 0 {
-		med = float64(s[n/2-1]+s[n/2]) / 2
-	}
-	return fmt.Sprintf("%d–%d (median %g)", s[0], s[n-1], med)
+	return (float64(s[(n-1)/2]) + float64(s[n/2])) / 2
 }
 
 // controlledTally counts one pair's controlled verdicts over the seeds.
@@ -434,12 +438,7 @@ func spreadRatio(slopes, ses []float64) (ratio float64, ok bool) {
 		return 0, false
 	}
 	_, sd := moments(slopes)
-	s := append([]float64(nil), ses...)
-	slices.Sort(s)
-	med := s[len(s)/2]
-	if len(s)%2 == 0 {
-		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
+	med := median(ses)
 	if !(med > 0) {
 		return 0, false
 	}

@@ -449,17 +449,18 @@ func estimatorAutocorr(g *gls, m errorModel) [][]float64 {
 		}
 		c := make([]float64, g.M+1)
 		whitenAdjoint(c, v, m.phi, c0, c1)
-		R := make([]float64, len(c))
-		for h := range R {
-			var s float64
-			for t := 0; t+h < len(c); t++ {
-				s += c[t] * c[t+h]
-			}
-			R[h] = s
-		}
-		out[a] = R
+		out[a] = laggedSums(c)
 	}
 	return out
+}
+
+// laggedSums returns R(h) = Σₜ c[t]·c[t+h], h = 0…len(c)−1.
+func laggedSums(c []float64) []float64 {
+	R := make([]float64, len(c))
+	for h := range R {
+		R[h] = dot(c[:len(c)-h], c[h:])
+	}
+	return R
 }
 
 // estimatorVariance is Σₕ γ(h)·R(h) over all lags (both signs), γ the
@@ -471,7 +472,7 @@ func estimatorVariance(R []float64, m errorModel) float64 {
 	phiH1, phiH := 1.0, m.phi
 	for h := 1; h < len(R); h++ {
 		s += 2 * m.acov(h, phiH, phiH1) * R[h]
-		if phiH1 == 0 || math.Abs(phiH1) < 1e-17 {
+		if math.Abs(phiH1) < 1e-17 {
 			// γ(h) is 0 from here on (up to the integrated family's
 			// φ^h, which is below rounding too).
 			break
@@ -490,13 +491,11 @@ func whitenAdjoint(out, v []float64, phi, c0, c1 float64) {
 	M := len(v)
 	l := make([]float64, M)
 	off := make([]float64, M)
+	var lPrev float64
 	for t := range M {
-		l2 := c0
-		if t > 0 {
-			off[t] = c1 / l[t-1]
-			l2 = c0 - off[t]*off[t]
-		}
-		l[t] = math.Sqrt(l2)
+		l2, o := choleskyRow(c0, c1, lPrev)
+		l[t], off[t] = math.Sqrt(l2), o
+		lPrev = l[t]
 	}
 	y := make([]float64, M)
 	for t := M - 1; t >= 0; t-- {
@@ -633,13 +632,7 @@ func whiten(out, x []float64, phi, c0, c1 float64) (halfLogDet float64, ok bool)
 	var lPrev, prev float64
 	for t := range out {
 		w := x[t+1] - phi*x[t]
-		var l2, off float64
-		if t == 0 {
-			l2 = c0
-		} else {
-			off = c1 / lPrev
-			l2 = c0 - off*off
-		}
+		l2, off := choleskyRow(c0, c1, lPrev)
 		if !(l2 > 1e-12*c0) {
 			return 0, false
 		}
@@ -650,6 +643,17 @@ func whiten(out, x []float64, phi, c0, c1 float64) (halfLogDet float64, ok bool)
 		halfLogDet += math.Log(l)
 	}
 	return halfLogDet, true
+}
+
+// choleskyRow is one row of the Cholesky factor L of tridiag(c1, c0, c1):
+// given the previous row's diagonal lPrev (0 for the first row), the row's
+// squared diagonal l2 and its sub-diagonal off (0 for the first row).
+func choleskyRow(c0, c1, lPrev float64) (l2, off float64) {
+	if lPrev == 0 {
+		return c0, 0
+	}
+	off = c1 / lPrev
+	return c0 - off*off, off
 }
 
 // fitFamily whitens for (φ, r) in the stationary family (integ false: the

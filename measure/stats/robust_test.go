@@ -356,12 +356,7 @@ func TestEstimatorVarianceMatchesSimulation(t *testing.T) {
 	for i := range c {
 		c[i] = r.NormFloat64() + 0.3 // a trend-like weight: not mean zero
 	}
-	R := make([]float64, len(c))
-	for h := range R {
-		for t := 0; t+h < len(c); t++ {
-			R[h] += c[t] * c[t+h]
-		}
-	}
+	R := laggedSums(c)
 	for _, em := range []errorModel{{0, 0, false}, {0, 1, false}, {0.7, 0.3, false}, {0.95, 0.05, false}, {-0.5, 0.2, false}, {0.8, 1, true}, {0.55, 0.35, true}} {
 		var sum, sum2 float64
 		for range draws {
