@@ -1,11 +1,16 @@
 # rocksleak: set-up is `make run` and `make test`; both install what is missing.
 GO      ?= go
 BIN     := bin/rocksleak
-# The pure-Go packages (no cgo, no RocksDB: `go list -deps` names neither grocksdb nor lifecycle nor harness)
-# also run under the race detector.
+# The pure-Go packages (no cgo, no RocksDB: `go list -deps` names neither grocksdb nor lifecycle nor harness).
 PURE    := ./measure/stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/...
 # Every other package: the ones with real runs (evaluated only when used).
 REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
+# The packages whose code runs goroutines or guards shared state (go statements, sync, atomic outside tests: the
+# samplers, the memory guard, the fleet's children, the native-object ledger, the profile symbolizer), run again
+# under the race detector with -short. The pure packages start no goroutine and their tests none either, so the
+# race detector cannot see a race there; cmd/rocksleak's goroutines (seeds in parallel, progress) drive child
+# processes, which a -race binary would re-exec slowly, and its -short tests start few.
+RACE    := ./measure ./harness ./lifecycle ./heapprof
 ARGS    ?=
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
 FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./schema:FuzzParseSamplesCSV \
@@ -36,8 +41,8 @@ build:
 run: deps build
 	./$(BIN) run $(ARGS)
 
-## test: every test, plus the pure-Go packages under -race (with -short: their Monte Carlo coverage tests,
-## single-goroutine, already ran in the main pass) and every fuzz target briefly.
+## test: every test, plus the packages with goroutines under -race -short (their long real runs already ran in the
+## main pass) and every fuzz target briefly.
 ## The packages with real runs (cgo: RocksDB, children, samplers) run one at a time (-p 1): the real runs'
 ## verdicts read RSS, and glibc's RSS retention grows when other test binaries compete for the two cores.
 ## The pure packages read no memory: they run (and build) on both cores, before the real ones start.
@@ -45,7 +50,7 @@ test: deps
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m $(PURE)
 	$(GO) test -p 1 -count=1 -timeout 15m $(REAL)
-	$(GO) test -count=1 -race -short -timeout 10m $(PURE)
+	$(GO) test -p 1 -count=1 -race -short -timeout 10m $(RACE)
 	@$(MAKE) --no-print-directory fuzz $(TESTFUZZ)
 
 ## fuzz: every fuzz target for FUZZTIME (default 2m; a count such as 20000x also works) each.
