@@ -19,7 +19,7 @@ FUZZTIME ?= 2m
 # How long the fuzzer may shrink a new input (go test -fuzzminimizetime; Go's default is 60s).
 FUZZMINIMIZETIME ?= 60s
 # make test's brief fuzzing: a count of executions, not a duration. A -fuzztime duration races Go's fuzzing
-# coordinator at its deadline in Go before 1.27 (golang/go#75804; the Go here is 1.26): under load a target
+# coordinator at its deadline in Go before 1.27 (golang/go#75804): under load a target
 # fails with a bare "context deadline exceeded" and no failing input. And with a 5 s budget FuzzLoadYAML spent all of
 # it minimizing its first new input (47 executions, 0 new inputs kept); 20000 executions with minimizing bounded to
 # 500 each run every target in 3-6 s here and keep what they find (59 new inputs for FuzzLoadYAML).
