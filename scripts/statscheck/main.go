@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,14 +35,24 @@ func main() {
 	seed := flag.Uint64("seed", 11, "seed of every simulation")
 	real := flag.String("real", "", "glob of reliability run directories (each with seed-*/samples.csv) for the across-seed spread")
 	sim := flag.Bool("sim", true, "run the simulation suite (-sim=false with -real: real runs only)")
+	only := flag.String("case", "", "regular expression: run only the per-case cells whose name matches (no early, controlled or paired tables)")
 	flag.Parse()
-	if err := run(*quick, *sim, *reps, *seed, *real); err != nil {
+	var filter *regexp.Regexp
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "statscheck: -case:", err)
+			os.Exit(2)
+		}
+		filter = re
+	}
+	if err := run(*quick, *sim, *reps, *seed, *real, filter); err != nil {
 		fmt.Fprintln(os.Stderr, "statscheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(quick, sim bool, reps int, seed uint64, real string) error {
+func run(quick, sim bool, reps int, seed uint64, real string, filter *regexp.Regexp) error {
 	ns := []int{40, 100, 300, 700}
 	if reps == 0 {
 		reps = 400
@@ -63,7 +74,13 @@ func run(quick, sim bool, reps int, seed uint64, real string) error {
 	fmt.Fprintln(w, "case\tlegacy cov nat\tcov RSS\tfalse\t|\trobust cov nat\tcov RSS\tleak\tno leak\tinconcl\tfalse\tcut nat\tcut RSS\t")
 	minCov, maxCov, maxFalse := 1.0, 0.0, 0.0
 	var minCase, maxCase, falseCase string
+	cells := 0
+	var precise []string
 	for _, c := range simulate.Suite(ns) {
+		if filter != nil && !filter.MatchString(c.Name) {
+			continue
+		}
+		cells++
 		a := simulate.Run(c, simulate.Legacy(), reps, seed)
 		b := simulate.Run(c, simulate.Robust(), reps, seed)
 		for _, v := range []float64{b.CoverNative, b.CoverRSS} {
@@ -80,6 +97,7 @@ func run(quick, sim bool, reps int, seed uint64, real string) error {
 		if b.FalseRate > maxFalse || falseCase == "" {
 			maxFalse, falseCase = b.FalseRate, c.Name
 		}
+		precise = append(precise, fmt.Sprintf("  %s: native heap %s, RSS %s", c.Name, wilson(b.CoverNative, b.ValidNative), wilson(b.CoverRSS, b.ValidRSS)))
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t|\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name,
 			f2(a.CoverNative), f2(a.CoverRSS), f2(a.FalseRate),
 			f2(b.CoverNative), f2(b.CoverRSS), f2(frac(b.Leak, reps)), f2(frac(b.NoLeak, reps)), f2(frac(b.Undecided, reps)), f2(b.FalseRate),
@@ -88,8 +106,19 @@ func run(quick, sim bool, reps int, seed uint64, real string) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	if cells == 0 {
+		return fmt.Errorf("-case %q matches no case", filter)
+	}
 	fmt.Printf("robust: coverage %.2f (%s) to %.2f (%s) outside warm-up cases (goal 0.90–0.98); largest false-call rate %.2f (%s) (goal ≤ 0.05)\n",
 		minCov, minCase, maxCov, maxCase, maxFalse, falseCase)
+	if filter != nil {
+		fmt.Printf("\nRobust coverage to three places, with its Monte Carlo 95%% interval (Wilson, %d runs):\n", reps)
+		for _, p := range precise {
+			fmt.Println(p)
+		}
+		fmt.Printf("\nstatscheck took %s\n", time.Since(start).Round(time.Second))
+		return nil
+	}
 	sequential(reps, seed)
 	controlled(reps, seed)
 	paired(reps, seed)
@@ -213,6 +242,26 @@ func realControlled(dirs []string) error {
 		}
 	}
 	return w.Flush()
+}
+
+// wilson formats a share p of n runs with its Wilson score 95% interval.
+func wilson(p float64, n int) string {
+	if math.IsNaN(p) || n == 0 {
+		return "—"
+	}
+	lo, hi := wilsonInterval(p, n)
+	return fmt.Sprintf("%.3f [%.3f, %.3f]", p, lo, hi)
+}
+
+// wilsonInterval is the Wilson score 95% interval of a binomial share p
+// observed in n trials: the proportions π with (p − π)² ≤ z²·π(1 − π)/n,
+// z the normal 97.5% quantile.
+func wilsonInterval(p float64, n int) (lo, hi float64) {
+	const z = 1.959964
+	nf := float64(n)
+	mid := (p + z*z/(2*nf)) / (1 + z*z/nf)
+	half := z / (1 + z*z/nf) * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
+	return mid - half, mid + half
 }
 
 func frac(a, b int) float64 { return float64(a) / float64(b) }
