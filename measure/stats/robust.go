@@ -101,7 +101,9 @@ var (
 // 0.93 of runs instead of 0.65; but it covers a random walk plus noise 0.795
 // at n = 100 and 0.853 at n = 300 (0.917 and 0.885 here). Scaling its cutoff
 // moves every case together: × 1.5 covers the random walk plus noise 0.938 and
-// 0.927 and AR(1) φ = 0.75 at n = 300 0.998. So it is not used either: among
+// 0.927 and AR(1) φ = 0.75 at n = 300 0.998; × 2 for the models near the
+// boundary only (0 < r ≤ 0.03), 0.983 and 0.960, and AR(1) φ = 0.7 and 0.75 at
+// n = 100–300 0.998–1.000. So it is not used either: among
 // these likelihood-based intervals, none has yet covered both that case and the
 // stationary ones within 0.90–0.98.
 const lrRegion = 3.841 / 2
