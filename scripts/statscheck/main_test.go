@@ -2,9 +2,12 @@ package main
 
 import (
 	"math"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/rocksleak/rocksleak/measure/stats/simulate"
 )
 
 // TestWilsonInterval: the endpoints are the two roots of the score
@@ -27,4 +30,18 @@ func TestWilsonInterval(t *testing.T) {
 	assert.InDelta(t, 0.404, lo, 0.0005)
 	assert.InDelta(t, 0.596, hi, 0.0005)
 	assert.Equal(t, "—", wilson(math.NaN(), 10))
+}
+
+// TestSelectCases: the README's -case expression picks exactly its two
+// cells; no expression keeps every case; one that matches nothing keeps none
+// (main then exits 2).
+func TestSelectCases(t *testing.T) {
+	all := simulate.Suite(caseSizes)
+	var names []string
+	for _, c := range selectCases(all, regexp.MustCompile(`random walk \+ noise, flat, n=(100|300)$`)) {
+		names = append(names, c.Name)
+	}
+	assert.Equal(t, []string{"random walk + noise, flat, n=100", "random walk + noise, flat, n=300"}, names)
+	assert.Len(t, selectCases(all, nil), len(all))
+	assert.Empty(t, selectCases(all, regexp.MustCompile(`no such case`)))
 }
