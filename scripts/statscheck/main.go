@@ -32,7 +32,7 @@ import (
 )
 
 func main() {
-	quick := flag.Bool("quick", false, "fewer repetitions and sizes")
+	quick := flag.Bool("quick", false, "100 repetitions per case instead of 400 (the same sizes n)")
 	reps := flag.Int("reps", 0, "repetitions per case (default 400, -quick 100)")
 	seed := flag.Uint64("seed", 11, "seed of every simulation")
 	real := flag.String("real", "", "glob of reliability run directories (each with seed-*/samples.csv) for the across-seed spread")
