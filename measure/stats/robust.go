@@ -66,8 +66,7 @@ var (
 
 // lrRegion is half the 95% quantile of χ²(1): the log-likelihood drop that
 // bounds the likelihood-ratio confidence region of (φ, r) over which
-// RegressRobust takes the largest standard error, for every model but those
-// next to the boundary r = 0 (regionCutoff, below). (χ²(2) and a denser r grid
+// RegressRobust takes the largest standard error. (χ²(2) and a denser r grid
 // near 0 overcovered stationary series: 0.995–1.00 at n = 100–700. Measured
 // again once the standard error was the estimate's own under each model, 400
 // series per case of scripts/statscheck: r = 0.002 and 0.005 on the grid lift
@@ -96,13 +95,7 @@ var (
 // detection of 256 B at 500 lifecycles (the difference of two fits) from
 // 0.41 to 0.165; re-fitting the kept kafka-20616 early-verdict runs at their
 // old stops left 7 of 80 leaky seeds inconclusive there (a run under the
-// present rule goes on instead). 7.0 costs more. As adopted (commit
-// 2634b60, make stats-check's table in the README): the random walk plus
-// noise is covered 0.92 (native heap, n = 300) and 0.92 (RSS, n = 100),
-// 0.915 and 0.923 for the former over 2,000 series at seeds 11 and 12
-// (statscheck -case); every verdict rate of the per-case table as before
-// but one (0.03 → 0.02), the early verdicts' table unchanged, and
-// CompareFits' detection of 256 B at 500 lifecycles 0.17. A minimax estimator (the
+// present rule goes on instead). 7.0 costs more. A minimax estimator (the
 // GLS estimate, among the region's models, whose largest variance over the
 // region is smallest) changed no coverage by more than 0.01, with χ²₁ or
 // χ²₂'s cutoff: the overcoverage of stationary series at small n is the
@@ -119,8 +112,7 @@ var (
 // φ = 0.95 at n = 100 0.922 (white noise at n = 40 and AR(1) φ = 0.7 at n = 100
 // still 0.993 and 0.985), and calls a leak at twice the floor at n = 100 in
 // 0.93 of runs instead of 0.65; but it covers a random walk plus noise 0.795
-// at n = 100 and 0.853 at n = 300 (0.917 and 0.885 with χ²₁'s cutoff
-// everywhere, as then), and the warm-up
+// at n = 100 and 0.853 at n = 300 (0.917 and 0.885 here), and the warm-up
 // τ = 150 at n = 700 0.31 instead of 0.79 (100 series). Scaling its cutoff
 // moves every case together: × 1.5 covers the random walk plus noise 0.938 and
 // 0.927 and AR(1) φ = 0.75 at n = 300 0.998; × 2 for the models near the
