@@ -40,18 +40,21 @@ func main() {
 	only := flag.String("case", "", "regular expression: run only the per-case cells whose name matches (no early, controlled or paired tables)")
 	flag.Parse()
 	var filter *regexp.Regexp
+	cases := simulate.Suite(caseSizes)
 	if *only != "" {
 		re, err := regexp.Compile(*only)
-		if err == nil && len(selectCases(simulate.Suite(caseSizes), re)) == 0 {
-			err = fmt.Errorf("%q matches no case (see the first column of the full table)", *only)
+		if err == nil {
+			filter = re
+			if cases = selectCases(cases, re); len(cases) == 0 {
+				err = fmt.Errorf("%q matches no case (see the first column of the full table)", *only)
+			}
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "statscheck: -case:", err)
 			os.Exit(2)
 		}
-		filter = re
 	}
-	if err := run(*quick, *sim, *reps, *seed, *real, filter); err != nil {
+	if err := run(*quick, *sim, *reps, *seed, *real, cases, filter != nil); err != nil {
 		fmt.Fprintln(os.Stderr, "statscheck:", err)
 		os.Exit(1)
 	}
@@ -75,7 +78,10 @@ func selectCases(cases []simulate.Case, filter *regexp.Regexp) []simulate.Case {
 	return out
 }
 
-func run(quick, sim bool, reps int, seed uint64, real string, filter *regexp.Regexp) error {
+// run prints the per-case table for cases and, unless only (a -case
+// selection) is set, the early, controlled and paired tables and the real
+// runs' spreads.
+func run(quick, sim bool, reps int, seed uint64, real string, cases []simulate.Case, only bool) error {
 	if reps == 0 {
 		reps = 400
 		if quick {
@@ -97,7 +103,7 @@ func run(quick, sim bool, reps int, seed uint64, real string, filter *regexp.Reg
 	minCov, maxCov, maxFalse := 1.0, 0.0, 0.0
 	var minCase, maxCase, falseCase string
 	var precise []string
-	for _, c := range selectCases(simulate.Suite(caseSizes), filter) {
+	for _, c := range cases {
 		a := simulate.Run(c, simulate.Legacy(), reps, seed)
 		b := simulate.Run(c, simulate.Robust(), reps, seed)
 		for _, v := range []float64{b.CoverNative, b.CoverRSS} {
@@ -125,7 +131,7 @@ func run(quick, sim bool, reps int, seed uint64, real string, filter *regexp.Reg
 	}
 	fmt.Printf("robust: coverage %.2f (%s) to %.2f (%s) outside warm-up cases (goal 0.90–0.98); largest false-call rate %.2f (%s) (goal ≤ 0.05)\n",
 		minCov, minCase, maxCov, maxCase, maxFalse, falseCase)
-	if filter != nil {
+	if only {
 		fmt.Printf("\nRobust coverage to three places, with its Monte Carlo 95%% interval (Wilson, %d runs):\n", reps)
 		for _, p := range precise {
 			fmt.Println(p)
