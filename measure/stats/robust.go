@@ -345,9 +345,9 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 		phis, rs = []float64{0}, []float64{0}
 	}
 	type point struct {
-		ll, phi, r float64
-		integ      bool
-		s2         float64 // the innovation scale σ̂² = SSR/df under this model
+		errorModel
+		ll float64
+		s2 float64 // the innovation scale σ̂² = SSR/df under this model
 	}
 	var pts []point
 	best, est := -1, -1
@@ -356,7 +356,7 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 		if !ok {
 			continue
 		}
-		pts = append(pts, point{ll, m.phi, m.r, m.integ, g.ssr / df})
+		pts = append(pts, point{m, ll, g.ssr / df})
 		if best < 0 || ll > pts[best].ll {
 			best = len(pts) - 1
 		}
@@ -383,22 +383,25 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 	// region of (φ, r) of the estimate's standard error under that error
 	// model, so that a near-unit-root series the likelihood cannot tell
 	// from a random walk gets the random walk's error.
-	scale := make([]float64, kq)
+	var region []point
 	rwPlausible := false
-	est0 := errorModel{bPhi, bR, false}
-	acf := estimatorAutocorr(g, est0)
+	for _, p := range pts {
+		if pts[best].ll-p.ll <= regionCutoff(p.errorModel) {
+			region = append(region, p)
+			if p.r >= 0.5 || p.phi >= 0.995 {
+				rwPlausible = true
+			}
+		}
+	}
+	scale := make([]float64, kq)
+	acf := estimatorAutocorr(g, errorModel{bPhi, bR, false})
 	s2est := g.ssr / df
 	for a := range scale {
 		base := math.Sqrt(math.Max(s2est*g.inv.At(a, a), 0))
 		maxSE := base
-		for _, p := range pts {
-			if pts[best].ll-p.ll <= regionCutoff(errorModel{p.phi, p.r, p.integ}) {
-				v := p.s2 * estimatorVariance(acf[a], errorModel{p.phi, p.r, p.integ})
-				maxSE = math.Max(maxSE, math.Sqrt(math.Max(v, 0)))
-				if p.r >= 0.5 || p.phi >= 0.995 {
-					rwPlausible = true
-				}
-			}
+		for _, p := range region {
+			v := p.s2 * estimatorVariance(acf[a], p.errorModel)
+			maxSE = math.Max(maxSE, math.Sqrt(math.Max(v, 0)))
 		}
 		scale[a] = 1
 		if base > 0 {

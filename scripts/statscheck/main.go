@@ -39,12 +39,10 @@ func main() {
 	sim := flag.Bool("sim", true, "run the simulation suite (-sim=false with -real: real runs only)")
 	only := flag.String("case", "", "regular expression: run only the per-case cells whose name matches (no early, controlled or paired tables)")
 	flag.Parse()
-	var filter *regexp.Regexp
 	cases := simulate.Suite(caseSizes)
 	if *only != "" {
 		re, err := regexp.Compile(*only)
 		if err == nil {
-			filter = re
 			if cases = selectCases(cases, re); len(cases) == 0 {
 				err = fmt.Errorf("%q matches no case (see the first column of the full table)", *only)
 			}
@@ -54,7 +52,7 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	if err := run(*quick, *sim, *reps, *seed, *real, cases, filter != nil); err != nil {
+	if err := run(*quick, *sim, *reps, *seed, *real, cases, *only != ""); err != nil {
 		fmt.Fprintln(os.Stderr, "statscheck:", err)
 		os.Exit(1)
 	}
