@@ -68,9 +68,11 @@ func ControlPairs(models []string) []ControlPair {
 }
 
 // Controlled judges every model of r against each of its controls (see
-// ControlPairs), on the native heap and RSS, at 95% with margin 0: a
-// one-sided test that the model grows faster than its control, which finds a
-// leak of any size given enough lifecycles, below any absolute floor.
+// ControlPairs), on the native heap and RSS, with margin 0: a one-sided test
+// that the model grows faster than its control, which finds a leak of any
+// size given enough lifecycles, below any absolute floor. The paired verdict
+// runs at stats.PairedConfidence (99%, 0.5% a side), the fits' difference at
+// CompareFits' 95%.
 //
 // With both runs' samples (samples, by run name) the estimate is the paired
 // difference (PairedInput, stats.ComparePaired): the slope of model − control

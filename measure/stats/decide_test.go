@@ -270,8 +270,13 @@ func TestComparePaired(t *testing.T) {
 		if d.Verdict == VerdictLeak {
 			leaks++
 			assert.Contains(t, d.Reason, "lies above 0 B/lifecycle")
+			assert.Contains(t, d.Reason, "(99%)", "called at PairedConfidence")
 		}
-		if d.Estimate.Low <= 256 && 256 <= d.Estimate.High {
+		// The verdict's interval is at PairedConfidence; coverage is that of
+		// the 95% interval, the goal's.
+		tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: d.Estimate.DF}.Quantile(0.5 + PairedConfidence/2)
+		assert.InDelta(t, tq*d.Estimate.SE, d.Estimate.High-d.Estimate.Value, 1e-6*d.Estimate.SE)
+		if lo, hi, ok := d.Estimate.TInterval(0.95); ok && lo <= 256 && 256 <= hi {
 			covered++
 		}
 		aa, _, err := ComparePaired(pairedSeries(r, 1000, 0, 10e3, 500), o, CompareOptions{})
@@ -332,4 +337,33 @@ func TestBatchMeansSlope(t *testing.T) {
 	}
 	t.Logf("batch means covered %d/%d", covered, reps)
 	assert.InDelta(t, 0.95, float64(covered)/reps, 0.04)
+}
+
+// TestTInterval checks Estimate.TInterval against tabulated Student-t
+// quantiles (t₇ at 0.975 = 2.364624, at 0.995 = 3.499483; the normal's
+// 1.959964 for df → ∞) and that an estimate without an interval has none.
+func TestTInterval(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		e          Estimate
+		confidence float64
+		half       float64
+		ok         bool
+	}{
+		{"t7 95%", Estimate{Value: 100, SE: 10, DF: 7, Valid: true}, 0.95, 23.64624, true},
+		{"t7 99%", Estimate{Value: 100, SE: 10, DF: 7, Valid: true}, 0.99, 34.99483, true},
+		{"normal 95%", Estimate{Value: -5, SE: 1, DF: 1e9, Valid: true}, 0.95, 1.959964, true},
+		{"not valid", Estimate{Value: 1, SE: 1, DF: 7}, 0.95, 0, false},
+		{"no df", Estimate{Value: 1, SE: 1, Valid: true}, 0.95, 0, false},
+		{"level 1", Estimate{Value: 1, SE: 1, DF: 7, Valid: true}, 1, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lo, hi, ok := tc.e.TInterval(tc.confidence)
+			require.Equal(t, tc.ok, ok)
+			if ok {
+				assert.InDelta(t, tc.e.Value-tc.half, lo, 1e-5)
+				assert.InDelta(t, tc.e.Value+tc.half, hi, 1e-5)
+			}
+		})
+	}
 }

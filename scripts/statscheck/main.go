@@ -320,7 +320,7 @@ func controlled(reps int, seed uint64) {
 
 func paired(reps int, seed uint64) {
 	const leak = 272 // malloc(256) as glibc counts it
-	fmt.Printf("\nPaired controlled verdict (stats.ComparePaired: batch means, 8 batches, t with 7 df): a difference of %d B/lifecycle, and A/A series;\n", leak)
+	fmt.Printf("\nPaired controlled verdict (stats.ComparePaired: batch means, 8 batches, t with 7 df; called at %s%%, coverage of the 95%% interval): a difference of %d B/lifecycle, and A/A series;\n", strconv.FormatFloat(100*stats.PairedConfidence, 'g', -1, 64), leak)
 	fmt.Printf("one sample per lifecycle, %d series per cell. Goal: coverage 0.90–0.98, A/A false leak ≤ 0.05.\n", reps)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "noise of the difference\tlifecycles\tdetected\tA/A false leak\tcoverage\t")
@@ -394,9 +394,9 @@ func realPaired(dirs []string) error {
 		}
 		sort.Slice(seedDirs, func(i, j int) bool { return seedNum(seedDirs[i]) < seedNum(seedDirs[j]) })
 		type row struct {
-			paired, fits, aaPaired, aaFits, n, aa int
-			cover, coverFits                      int
-			half, est                             []float64
+			paired, paired95, fits, aaPaired, aaPaired95, aaFits, n, aa int
+			cover, coverFits                                            int
+			half, est                                                   []float64
 		}
 		rows := map[int64]*row{}
 		var lens []int64
@@ -427,8 +427,9 @@ func realPaired(dirs []string) error {
 				fmt.Printf("\nControlled verdicts on real calibration runs, native heap: %s against %s at each seed, over the first L lifecycles.\n", model, control)
 				fmt.Println("paired = slope of the series model − control at shared lifecycle counts (stats.ComparePaired); fits = difference of the two fits (stats.CompareFits).")
 				fmt.Println("A/A = the control against its replicate run (same scenario and seed, run after it), when present.")
-				fmt.Println("cover = intervals containing the leak as the allocator counts it (glibc: malloc's chunk, n + 8 rounded up to 16 bytes; 272 B for 256).")
-				fmt.Fprintln(w, "run\tL\tseeds\tpaired: leak\tcover\tmean ± sd\tmedian half-width\t|\tfits: leak\tcover\t|\tA/A seeds\tpaired false\tfits false\t")
+				fmt.Println("cover = 95% intervals containing the leak as the allocator counts it (glibc: malloc's chunk, n + 8 rounded up to 16 bytes; 272 B for 256).")
+				fmt.Printf("paired: leak and false at the verdict's level (stats.PairedConfidence, %s%%) and, for comparison, at 95%%; half-width of the 95%% interval.\n", strconv.FormatFloat(100*stats.PairedConfidence, 'g', -1, 64))
+				fmt.Fprintln(w, "run\tL\tseeds\tpaired: leak\tat 95%\tcover\tmean ± sd\tmedian half-width\t|\tfits: leak\tcover\t|\tA/A seeds\tpaired false\tat 95%\tfits false\t")
 				header = true
 			}
 			maxL := samples[control][len(samples[control])-1].Lifecycles
@@ -445,7 +446,7 @@ func realPaired(dirs []string) error {
 					r = &row{}
 					rows[L] = r
 				}
-				p, f, err := pairVerdicts(cut(samples[model], L), cut(samples[control], L))
+				p, p95, f, err := pairVerdicts(cut(samples[model], L), cut(samples[control], L))
 				if err != nil {
 					return err
 				}
@@ -453,25 +454,32 @@ func realPaired(dirs []string) error {
 				if p.Verdict == stats.VerdictLeak {
 					r.paired++
 				}
+				if p95.Verdict == stats.VerdictLeak {
+					r.paired95++
+				}
 				if f.Verdict == stats.VerdictLeak {
 					r.fits++
 				}
-				r.half = append(r.half, (p.Estimate.High-p.Estimate.Low)/2)
+				lo, hi, ok := p.Estimate.TInterval(0.95)
+				r.half = append(r.half, (hi-lo)/2)
 				r.est = append(r.est, p.Estimate.Value)
-				if p.Estimate.Valid && p.Estimate.Low <= known && known <= p.Estimate.High {
+				if ok && lo <= known && known <= hi {
 					r.cover++
 				}
 				if f.Estimate.Valid && f.Estimate.Low <= known && known <= f.Estimate.High {
 					r.coverFits++
 				}
 				if rep != nil {
-					p, f, err := pairVerdicts(cut(rep, L), cut(samples[control], L))
+					p, p95, f, err := pairVerdicts(cut(rep, L), cut(samples[control], L))
 					if err != nil {
 						return err
 					}
 					r.aa++
 					if p.Verdict == stats.VerdictLeak {
 						r.aaPaired++
+					}
+					if p95.Verdict == stats.VerdictLeak {
+						r.aaPaired95++
 					}
 					if f.Verdict == stats.VerdictLeak {
 						r.aaFits++
@@ -484,37 +492,40 @@ func realPaired(dirs []string) error {
 			if r == nil || r.n == 0 {
 				continue
 			}
-			aaP, aaF := "—", "—"
+			aaP, aaP95, aaF := "—", "—", "—"
 			if r.aa > 0 {
-				aaP, aaF = fmt.Sprintf("%d/%d", r.aaPaired, r.aa), fmt.Sprintf("%d/%d", r.aaFits, r.aa)
+				aaP, aaP95, aaF = fmt.Sprintf("%d/%d", r.aaPaired, r.aa), fmt.Sprintf("%d/%d", r.aaPaired95, r.aa), fmt.Sprintf("%d/%d", r.aaFits, r.aa)
 			}
 			m, sd := meanSD(r.est)
-			fmt.Fprintf(w, "%s\t%d\t%d\t%d/%d\t%d/%d\t%.0f ± %.0f\t%.0f\t|\t%d/%d\t%d/%d\t|\t%d\t%s\t%s\t\n", filepath.Base(d), L, r.n, r.paired, r.n, r.cover, r.n,
-				m, sd, medianOf(r.half), r.fits, r.n, r.coverFits, r.n, r.aa, aaP, aaF)
+			fmt.Fprintf(w, "%s\t%d\t%d\t%d/%d\t%d/%d\t%d/%d\t%.0f ± %.0f\t%.0f\t|\t%d/%d\t%d/%d\t|\t%d\t%s\t%s\t%s\t\n", filepath.Base(d), L, r.n, r.paired, r.n, r.paired95, r.n, r.cover, r.n,
+				m, sd, medianOf(r.half), r.fits, r.n, r.coverFits, r.n, r.aa, aaP, aaP95, aaF)
 		}
 	}
 	return w.Flush()
 }
 
 // pairVerdicts is the controlled verdict of model against control on the
-// native heap, paired and by the two fits.
-func pairVerdicts(model, control []schema.Sample) (paired, fits stats.Comparison, err error) {
+// native heap: paired at the tool's level (stats.PairedConfidence), paired at
+// 95% for comparison, and by the two fits.
+func pairVerdicts(model, control []schema.Sample) (paired, paired95, fits stats.Comparison, err error) {
 	if in, ok := analysis.PairedInput(model, control, analysis.SignalNativeHeap); ok {
-		paired, _, err = stats.ComparePaired(in, analysis.Options(), stats.CompareOptions{})
-		if err != nil {
-			return paired, fits, err
+		if paired, _, err = stats.ComparePaired(in, analysis.Options(), stats.CompareOptions{}); err != nil {
+			return paired, paired95, fits, err
+		}
+		if paired95, _, err = stats.ComparePaired(in, analysis.Options(), stats.CompareOptions{Confidence: 0.95}); err != nil {
+			return paired, paired95, fits, err
 		}
 	}
 	fm, err := analysis.FitSamples(model)
 	if err != nil {
-		return paired, fits, err
+		return paired, paired95, fits, err
 	}
 	fc, err := analysis.FitSamples(control)
 	if err != nil {
-		return paired, fits, err
+		return paired, paired95, fits, err
 	}
 	fits = analysis.CompareSignal(*fm[analysis.SignalNativeHeap].Total, *fc[analysis.SignalNativeHeap].Total, stats.CompareOptions{})
-	return paired, fits, nil
+	return paired, paired95, fits, nil
 }
 
 // chunkBytes is what the allocator counts in use for one malloc(n): under

@@ -225,7 +225,7 @@ type PairedResult struct {
 	Reps       int
 	Detected   int     // leak calls with the difference
 	AAFalse    int     // leak calls without it (A/A)
-	Cover      float64 // share of runs whose interval contains the difference
+	Cover      float64 // share of runs whose 95% interval contains the difference (the verdict's is stats.PairedConfidence)
 }
 
 // RunPaired simulates stats.ComparePaired on c with a true difference of
@@ -251,7 +251,7 @@ func RunPaired(c PairedCase, leak float64, lifecycles, reps int, seed uint64) Pa
 		if err == nil && d.Verdict == stats.VerdictLeak {
 			res.Detected++
 		}
-		if err == nil && d.Estimate.Valid && d.Estimate.Low <= leak && leak <= d.Estimate.High {
+		if lo, hi, ok := d.Estimate.TInterval(0.95); err == nil && ok && lo <= leak && leak <= hi {
 			cov++
 		}
 		aa, _, err := stats.ComparePaired(series(0), opt, stats.CompareOptions{})
