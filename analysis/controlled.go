@@ -97,7 +97,7 @@ func Controlled(r *schema.Result, samples map[string][]schema.Sample) []schema.C
 				lifecycles = min(rm.Lifecycles, rc.Lifecycles)
 			}
 			out = append(out, schema.Controlled{Model: p.Model, Control: p.Control, Differs: p.Differs,
-				Signal: sig, Difference: c.Estimate, Verdict: c.Verdict.String(),
+				Signal: sig, Difference: c.Estimate, Confidence: c.Confidence, Verdict: c.Verdict.String(),
 				Reason:     Describe(sig).Name + ": " + strings.TrimSpace(c.Reason),
 				Lifecycles: lifecycles})
 		}
@@ -179,7 +179,7 @@ func CompareReplicate(model string, replicate, first []schema.Sample) []schema.C
 		if err != nil {
 			c.Verdict, c.Reason = stats.VerdictInconclusive.String(), Describe(sig).Name+": "+err.Error()
 		} else {
-			c.Difference, c.Verdict = cmp.Estimate, cmp.Verdict.String()
+			c.Difference, c.Confidence, c.Verdict = cmp.Estimate, cmp.Confidence, cmp.Verdict.String()
 			c.Reason = Describe(sig).Name + ": paired difference series (batch means), " + strings.TrimSpace(cmp.Reason)
 		}
 		out = append(out, c)

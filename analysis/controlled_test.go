@@ -103,6 +103,8 @@ func TestControlledPaired(t *testing.T) {
 		assert.Equal(t, "fixed+synthetic", nat.Model)
 		assert.Contains(t, nat.Reason, "paired difference series (batch means)")
 		assert.Equal(t, int64(n), nat.Lifecycles)
+		assert.Equal(t, stats.PairedConfidence, nat.Confidence, "the paired verdict records its level")
+		assert.Contains(t, nat.Reason, "(99%)")
 		if nat.Verdict == WordLeak {
 			leaks++
 		}
@@ -116,6 +118,7 @@ func TestControlledPaired(t *testing.T) {
 		}
 		for _, c := range CompareReplicate("fixed", calibrationSamples(seed, r, n, 0), samples["fixed"]) {
 			assert.Equal(t, "fixed (replicate)", c.Model)
+			assert.Equal(t, stats.PairedConfidence, c.Confidence, c.Reason)
 			if c.Verdict == WordLeak {
 				aaFalse++
 			}

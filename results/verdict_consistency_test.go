@@ -106,8 +106,12 @@ func TestReportEarlyStopAndSettle(t *testing.T) {
 	early.Sequential = &schema.SequentialOutcome{Rule: analysis.RuleName, PlannedLifecycles: 1500, Looks: 3,
 		Confidence: 0.9995, Verdict: &schema.Look{Look: 3, Samples: 120, Lifecycles: 300, ElapsedNs: 2e9,
 			Confidence: 0.9995, Leak: &yes}}
+	// A paired verdict records its level (99%); a result written before the
+	// level was recorded has none, and its intervals were 95%.
 	r.Controlled = []schema.Controlled{{Model: "leaky", Control: "fixed", Differs: "test", Signal: analysis.SignalNativeHeap,
-		Difference: stats.Estimate{Value: 300, Low: 100, High: 500, Valid: true}, Verdict: analysis.WordLeak, Lifecycles: 67}}
+		Difference: stats.Estimate{Value: 300, Low: 100, High: 500, Valid: true}, Confidence: 0.99, Verdict: analysis.WordLeak, Lifecycles: 67},
+		{Model: "leaky", Control: "fixed", Differs: "old", Signal: analysis.SignalNativeHeap,
+			Difference: stats.Estimate{Value: 300, Low: 150, High: 450, Valid: true}, Verdict: analysis.WordLeak, Lifecycles: 67}}
 	md := string(ReportMarkdown(r))
 	assert.Contains(t, md, "| fixed | **leak** (early stop) | ")
 	assert.Contains(t, md, "### Early verdicts (--until-verdict)")
@@ -115,7 +119,8 @@ func TestReportEarlyStopAndSettle(t *testing.T) {
 	assert.Contains(t, md, "planned 1500 lifecycles")
 	assert.Contains(t, md, "| fixed | not settled: the run went on to its limit | **leak** after 2 s, 300 lifecycles (look 3, intervals at 99.95%) | 3 |")
 	assert.Contains(t, md, "### Controlled verdicts")
-	assert.Contains(t, md, "| leaky | fixed | test | native heap | +300 B [100 B, 500 B] | **leak** | 67 |")
+	assert.Contains(t, md, "| leaky | fixed | test | native heap | +300 B [100 B, 500 B] | 99% | **leak** | 67 |")
+	assert.Contains(t, md, "| leaky | fixed | old | native heap | +300 B [150 B, 450 B] | 95% | **leak** | 67 |")
 	assert.Contains(t, md, "| native heap: warmup-at-limit | "+settle+" |")
 }
 

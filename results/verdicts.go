@@ -68,7 +68,7 @@ func reportSequential(b *bytes.Buffer, r *schema.Result) {
 			return "not settled: the run went on to its limit"
 		}
 		return fmt.Sprintf("**%s** after %s, %d lifecycles (look %d, intervals at %s)", analysis.VerdictWord(l.Leak),
-			fmtDuration(l.ElapsedNs), l.Lifecycles, l.Look, strconv.FormatFloat(100*l.Confidence, 'g', 6, 64)+"%")
+			fmtDuration(l.ElapsedNs), l.Lifecycles, l.Look, fmtLevel(l.Confidence))
 	}
 	planned := 0.0
 	for _, m := range r.Models {
@@ -100,15 +100,17 @@ func reportControlled(b *bytes.Buffer, r *schema.Result) {
 	}
 	fmt.Fprintf(b, "### Controlled verdicts\n\n")
 	fmt.Fprintf(b, "Each model judged against a control in the same run that differs from it by one thing (one fix, "+
-		"or the synthetic leak): the difference of their per-lifecycle slopes (model − control) with its 95%% interval "+
-		"(Welch–Satterthwaite df from the fits' effective df). *leak* when the interval lies above 0: a one-sided test "+
-		"at 2.5%% that finds a leak below any absolute floor.\n\n")
-	t := table.New("l|l|l|l|r|l|r", "model", "control", "differs by", "signal", "model − control per lifecycle [95% CI]",
-		"verdict", "lifecycles")
+		"or the synthetic leak): the per-lifecycle slope of the difference model − control with its interval, from the "+
+		"paired difference series (batch means, 99%% interval) when both runs' samples are at hand, else the difference "+
+		"of the two fits (95%% interval, Welch–Satterthwaite df from the fits' effective df); each row gives its level. "+
+		"*leak* when the interval lies above 0: a one-sided test (0.5%% at 99%%, 2.5%% at 95%%) that finds a leak below "+
+		"any absolute floor.\n\n")
+	t := table.New("l|l|l|l|r|r|l|r", "model", "control", "differs by", "signal", "model − control per lifecycle [CI]",
+		"level", "verdict", "lifecycles")
 	for _, c := range r.Controlled {
 		u := analysis.Describe(c.Signal).Unit
 		t.Add(c.Model, c.Control, c.Differs, analysis.Describe(c.Signal).Name, fmtEst(c.Difference, u, true),
-			"**"+c.Verdict+"**", fmt.Sprint(c.Lifecycles))
+			controlledLevel(c), "**"+c.Verdict+"**", fmt.Sprint(c.Lifecycles))
 	}
 	t.Markdown(b)
 }
@@ -132,8 +134,23 @@ func summaryControlled(b *strings.Builder, r *schema.Result) {
 	if len(r.Controlled) == 0 {
 		return
 	}
-	b.WriteString("\ncontrolled verdicts (model − control per lifecycle, 95% CI):\n")
+	b.WriteString("\ncontrolled verdicts (model − control per lifecycle; each interval with its level):\n")
 	for _, c := range r.Controlled {
 		fmt.Fprintf(b, "%s vs %s (%s): %s: %s\n", c.Model, c.Control, c.Differs, c.Verdict, c.Reason)
 	}
+}
+
+// fmtLevel renders a two-sided confidence level as a percentage: 0.99 →
+// "99%", 0.9975 → "99.75%".
+func fmtLevel(confidence float64) string {
+	return strconv.FormatFloat(100*confidence, 'g', 6, 64) + "%"
+}
+
+// controlledLevel is the level column of a controlled verdict: its
+// interval's level, or "—" when it has no interval.
+func controlledLevel(c schema.Controlled) string {
+	if !c.Difference.Valid {
+		return "—"
+	}
+	return fmtLevel(schema.ControlledConfidence(c))
 }

@@ -56,11 +56,25 @@ type Controlled struct {
 	Differs    string         `json:"differs"`
 	Signal     string         `json:"signal"`
 	Difference stats.Estimate `json:"difference_per_lifecycle"`
-	Verdict    string         `json:"verdict"`
-	Reason     string         `json:"reason"`
+	// Confidence is the two-sided level of Difference's interval: 0.99 for
+	// the paired difference (stats.PairedConfidence), 0.95 for the difference
+	// of two fits. 0 in results written before it was recorded, whose
+	// intervals were all 95% (ControlledConfidence).
+	Confidence float64 `json:"confidence,omitempty"`
+	Verdict    string  `json:"verdict"`
+	Reason     string  `json:"reason"`
 	// Lifecycles is the smaller of the two runs' lifecycle counts: what the
 	// verdict took.
 	Lifecycles int64 `json:"lifecycles"`
+}
+
+// ControlledConfidence is the level of c's interval, 0.95 for results
+// written before Controlled.Confidence was recorded.
+func ControlledConfidence(c Controlled) float64 {
+	if c.Confidence > 0 && c.Confidence < 1 {
+		return c.Confidence
+	}
+	return 0.95
 }
 
 // Provenance says where and with what a result was produced.

@@ -71,9 +71,10 @@ type CompareOptions struct {
 // (a model that differs by one fix, a synthetic leak against the same
 // model without it, a candidate against a baseline).
 type Comparison struct {
-	Estimate Estimate // a − b, per lifecycle, with its interval
-	Verdict  VerdictKind
-	Reason   string // names the interval and the margin; never contradicts them
+	Estimate   Estimate // a − b, per lifecycle, with its interval
+	Confidence float64  // two-sided level of Estimate's interval (CompareOptions.Confidence or the method's default)
+	Verdict    VerdictKind
+	Reason     string // names the interval, its level and the margin; never contradicts them
 }
 
 // CompareFits returns the difference a − b of the per-lifecycle slopes of
@@ -93,7 +94,7 @@ func CompareFits(a, b Fit, opt CompareOptions) Comparison {
 		opt.Confidence = 0.95
 	}
 	ea, eb := a.PerLifecycle, b.PerLifecycle
-	d := Comparison{Estimate: Estimate{Value: ea.Value - eb.Value}}
+	d := Comparison{Estimate: Estimate{Value: ea.Value - eb.Value}, Confidence: opt.Confidence}
 	if !ea.Valid || !eb.Valid || ea.DF <= 0 || eb.DF <= 0 {
 		d.Reason = "no interval on the difference: a slope has no interval"
 		return d
@@ -216,7 +217,7 @@ func ComparePaired(in Input, fitOpt Options, opt CompareOptions) (Comparison, Fi
 	}
 	used := Input{Y: in.Y[f.WarmupCut:], Lifecycles: in.Lifecycles[f.WarmupCut:], Unit: in.Unit}
 	e := BatchMeansSlope(used, DefaultBatches, opt.Confidence)
-	d := Comparison{Estimate: Estimate{Value: e.Value}}
+	d := Comparison{Estimate: Estimate{Value: e.Value}, Confidence: opt.Confidence}
 	if !e.Valid {
 		d.Estimate.Value = f.PerLifecycle.Value
 		d.Reason = fmt.Sprintf("no interval on the paired difference (%d of %d samples used; batch means need %d)", f.Used, f.N, 3*DefaultBatches)
