@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/table"
+	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -101,10 +102,10 @@ func reportControlled(b *bytes.Buffer, r *schema.Result) {
 	fmt.Fprintf(b, "### Controlled verdicts\n\n")
 	fmt.Fprintf(b, "Each model judged against a control in the same run that differs from it by one thing (one fix, "+
 		"or the synthetic leak): the per-lifecycle slope of the difference model − control with its interval, from the "+
-		"paired difference series (batch means, 99%% interval) when both runs' samples are at hand, else the difference "+
+		"paired difference series (batch means, %s interval) when both runs' samples are at hand, else the difference "+
 		"of the two fits (95%% interval, Welch–Satterthwaite df from the fits' effective df); each row gives its level. "+
-		"*leak* when the interval lies above 0: a one-sided test (0.5%% at 99%%, 2.5%% at 95%%) that finds a leak below "+
-		"any absolute floor.\n\n")
+		"*leak* when the interval lies above 0: a one-sided test (%s at %s, 2.5%% at 95%%) that finds a leak below "+
+		"any absolute floor.\n\n", fmtLevel(stats.PairedConfidence), fmtLevel((1-stats.PairedConfidence)/2), fmtLevel(stats.PairedConfidence))
 	t := table.New("l|l|l|l|r|r|l|r", "model", "control", "differs by", "signal", "model − control per lifecycle [CI]",
 		"level", "verdict", "lifecycles")
 	for _, c := range r.Controlled {
