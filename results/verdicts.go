@@ -3,11 +3,11 @@ package results
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/table"
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 )
@@ -69,7 +69,7 @@ func reportSequential(b *bytes.Buffer, r *schema.Result) {
 			return "not settled: the run went on to its limit"
 		}
 		return fmt.Sprintf("**%s** after %s, %d lifecycles (look %d, intervals at %s)", analysis.VerdictWord(l.Leak),
-			fmtDuration(l.ElapsedNs), l.Lifecycles, l.Look, fmtLevel(l.Confidence))
+			fmtDuration(l.ElapsedNs), l.Lifecycles, l.Look, units.FormatPercent(l.Confidence))
 	}
 	planned := 0.0
 	for _, m := range r.Models {
@@ -105,7 +105,7 @@ func reportControlled(b *bytes.Buffer, r *schema.Result) {
 		"paired difference series (batch means, %s interval) when both runs' samples are at hand, else the difference "+
 		"of the two fits (95%% interval, Welch–Satterthwaite df from the fits' effective df); each row gives its level. "+
 		"*leak* when the interval lies above 0: a one-sided test (%s at %s, 2.5%% at 95%%) that finds a leak below "+
-		"any absolute floor.\n\n", fmtLevel(stats.PairedConfidence), fmtLevel((1-stats.PairedConfidence)/2), fmtLevel(stats.PairedConfidence))
+		"any absolute floor.\n\n", units.FormatPercent(stats.PairedConfidence), units.FormatPercent((1-stats.PairedConfidence)/2), units.FormatPercent(stats.PairedConfidence))
 	t := table.New("l|l|l|l|r|r|l|r", "model", "control", "differs by", "signal", "model − control per lifecycle [CI]",
 		"level", "verdict", "lifecycles")
 	for _, c := range r.Controlled {
@@ -141,17 +141,11 @@ func summaryControlled(b *strings.Builder, r *schema.Result) {
 	}
 }
 
-// fmtLevel renders a two-sided confidence level as a percentage: 0.99 →
-// "99%", 0.9975 → "99.75%".
-func fmtLevel(confidence float64) string {
-	return strconv.FormatFloat(100*confidence, 'g', 6, 64) + "%"
-}
-
 // controlledLevel is the level column of a controlled verdict: its
 // interval's level, or "—" when it has no interval.
 func controlledLevel(c schema.Controlled) string {
 	if !c.Difference.Valid {
 		return "—"
 	}
-	return fmtLevel(schema.ControlledConfidence(c))
+	return units.FormatPercent(schema.ControlledConfidence(c))
 }

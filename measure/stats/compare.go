@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/rocksleak/rocksleak/internal/units"
 )
 
 // welchDF is the Welch–Satterthwaite degrees of freedom of a difference of
@@ -131,7 +133,7 @@ func CompareFits(a, b Fit, opt CompareOptions) Comparison {
 }
 
 func describeDifference(e Estimate, confidence float64) string {
-	return fmt.Sprintf("difference %s/lifecycle [%s, %s] (%s%%)", formatSigned(e.Value), formatBytes(e.Low), formatBytes(e.High), pct(confidence))
+	return fmt.Sprintf("difference %s/lifecycle [%s, %s] (%s)", formatSigned(e.Value), formatBytes(e.Low), formatBytes(e.High), units.FormatPercent(confidence))
 }
 
 // decide sets d's Verdict and Reason from its Estimate against opt.Margin

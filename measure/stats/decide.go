@@ -3,10 +3,11 @@ package stats
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/rocksleak/rocksleak/internal/units"
 )
 
 // VerdictKind is the outcome of a decision.
@@ -117,7 +118,6 @@ func at(e Estimate, alpha float64) Estimate {
 }
 
 // pct renders a level as a percentage with at most 6 significant digits.
-func pct(c float64) string { return strconv.FormatFloat(100*c, 'g', 6, 64) }
 
 // DecideSignals combines the native-heap and RSS fits of one model into a
 // Decision by two one-sided tests per signal, each at level opt.Alpha:
@@ -151,7 +151,7 @@ func DecideSignals(native, rss Fit, opt DecideOptions) Decision {
 		d.Warnings = append(d.Warnings, "RSS: "+w)
 	}
 	d.Native, d.RSS = at(native.PerLifecycle, opt.Alpha), at(rss.PerLifecycle, opt.Alpha)
-	conf := " (" + pct(d.Confidence) + "%)"
+	conf := " (" + units.FormatPercent(d.Confidence) + ")"
 	natDesc := "native heap " + describe(d.Native, 0) + conf
 	rssDesc := "RSS " + describe(d.RSS, 0) + conf
 
@@ -326,7 +326,7 @@ func (d *Decision) leakOnRSSDirection(native, rss Fit, opt DecideOptions, natDes
 	if !first.Valid || !second.Valid || first.Low <= 0 || second.Low <= 0 || !(d.Native.Low > opt.NativeFloor) {
 		return false
 	}
-	conf := " (" + pct(d.Confidence) + "%)"
+	conf := " (" + units.FormatPercent(d.Confidence) + ")"
 	d.Verdict = VerdictLeak
 	d.Reason = fmt.Sprintf("leak: %s lies above its floor %s/lifecycle, and RSS rises significantly in both halves of its used samples, though %s: %s then %s%s",
 		natDesc, formatBytes(opt.NativeFloor), strings.Join(why, " and "), describe(first, 0), describe(second, 0), conf)

@@ -274,8 +274,9 @@ func TestComparePaired(t *testing.T) {
 		}
 		// The verdict's interval is at PairedConfidence; coverage is that of
 		// the 95% interval, the goal's.
-		tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: d.Estimate.DF}.Quantile(0.5 + PairedConfidence/2)
-		assert.InDelta(t, tq*d.Estimate.SE, d.Estimate.High-d.Estimate.Value, 1e-6*d.Estimate.SE)
+		lo99, hi99, _ := d.Estimate.TInterval(PairedConfidence)
+		assert.InDelta(t, lo99, d.Estimate.Low, 1e-6*d.Estimate.SE)
+		assert.InDelta(t, hi99, d.Estimate.High, 1e-6*d.Estimate.SE)
 		if lo, hi, ok := d.Estimate.TInterval(0.95); ok && lo <= 256 && 256 <= hi {
 			covered++
 		}

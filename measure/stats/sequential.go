@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/rocksleak/rocksleak/internal/units"
 )
 
 // StopRule is the early-verdict rule: a run is looked at repeatedly and
@@ -107,9 +109,9 @@ func (r StopRule) Look(st *StopState, lifecycles float64, native, rss Fit, opt D
 	if d.Verdict != VerdictInconclusive {
 		d.EarlyStop, d.Look = !final, st.Looks
 		if final {
-			d.Reason += fmt.Sprintf("; verdict at the planned horizon (look %d), intervals at the look's level %s%% of an O'Brien–Fleming-type error-spending rule", st.Looks, pct(1-spend))
+			d.Reason += fmt.Sprintf("; verdict at the planned horizon (look %d), intervals at the look's level %s of an O'Brien–Fleming-type error-spending rule", st.Looks, units.FormatPercent(1-spend))
 		} else {
-			d.Reason += fmt.Sprintf("; early verdict at look %d (%.0f%% of the planned %.0f lifecycles), intervals at the look's level %s%% of an O'Brien–Fleming-type error-spending rule: the estimate at an early stop is biased away from the floor", st.Looks, 100*t, r.PlannedLifecycles, pct(1-spend))
+			d.Reason += fmt.Sprintf("; early verdict at look %d (%.0f%% of the planned %.0f lifecycles), intervals at the look's level %s of an O'Brien–Fleming-type error-spending rule: the estimate at an early stop is biased away from the floor", st.Looks, 100*t, r.PlannedLifecycles, units.FormatPercent(1-spend))
 		}
 		return d, true
 	}

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/measure/stats/simulate"
 	"github.com/rocksleak/rocksleak/schema"
@@ -320,7 +321,7 @@ func controlled(reps int, seed uint64) {
 
 func paired(reps int, seed uint64) {
 	const leak = 272 // malloc(256) as glibc counts it
-	fmt.Printf("\nPaired controlled verdict (stats.ComparePaired: batch means, 8 batches, t with 7 df; called at %s%%, coverage of the 95%% interval): a difference of %d B/lifecycle, and A/A series;\n", strconv.FormatFloat(100*stats.PairedConfidence, 'g', -1, 64), leak)
+	fmt.Printf("\nPaired controlled verdict (stats.ComparePaired: batch means, 8 batches, t with 7 df; called at %s, coverage of the 95%% interval): a difference of %d B/lifecycle, and A/A series;\n", units.FormatPercent(stats.PairedConfidence), leak)
 	fmt.Printf("one sample per lifecycle, %d series per cell. Goal: coverage 0.90–0.98, A/A false leak ≤ 0.05.\n", reps)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "noise of the difference\tlifecycles\tdetected\tA/A false leak\tcoverage\t")
@@ -428,7 +429,7 @@ func realPaired(dirs []string) error {
 				fmt.Println("paired = slope of the series model − control at shared lifecycle counts (stats.ComparePaired); fits = difference of the two fits (stats.CompareFits).")
 				fmt.Println("A/A = the control against its replicate run (same scenario and seed, run after it), when present.")
 				fmt.Println("cover = 95% intervals containing the leak as the allocator counts it (glibc: malloc's chunk, n + 8 rounded up to 16 bytes; 272 B for 256).")
-				fmt.Printf("paired: leak and false at the verdict's level (stats.PairedConfidence, %s%%) and, for comparison, at 95%%; half-width of the 95%% interval.\n", strconv.FormatFloat(100*stats.PairedConfidence, 'g', -1, 64))
+				fmt.Printf("paired: leak and false at the verdict's level (stats.PairedConfidence, %s) and, for comparison, at 95%%; half-width of the 95%% interval.\n", units.FormatPercent(stats.PairedConfidence))
 				fmt.Fprintln(w, "run\tL\tseeds\tpaired: leak\tat 95%\tcover\tmean ± sd\tmedian half-width\t|\tfits: leak\tcover\t|\tA/A seeds\tpaired false\tat 95%\tfits false\t")
 				header = true
 			}
