@@ -19,12 +19,14 @@ type frontierPoint struct{ c, stationary, walk float64 }
 
 // coverageFrontier runs TestCoverageGoalFrontier's rule over reps series
 // of each of its two models (stationary AR(1) φ with innovations of 30 KB,
-// and the same plus a random walk of 3 KB steps, r ≈ 0.01; n samples, two
-// lifecycles apart, no slope) at every threshold c that changes a choice,
+// and the same plus a random walk of 3 KB steps, r ≈ 0.01, whose steps are
+// white or, when bursty is set, AR(1) with the same φ as in RegressRobust's
+// integrated family; n samples, two lifecycles apart, no slope) at every
+// threshold c that changes a choice,
 // and returns the coverage pairs, c ascending, and, when tool is set, the
 // coverage of RegressRobust's own 95% interval on the same series (NaN
 // otherwise).
-func coverageFrontier(t *testing.T, phi float64, n, reps int, seed uint64, tool bool) (pts []frontierPoint, toolStationary, toolWalk float64) {
+func coverageFrontier(t *testing.T, phi float64, bursty bool, n, reps int, seed uint64, tool bool) (pts []frontierPoint, toolStationary, toolWalk float64) {
 	t.Helper()
 	const innov, step = 30e3, 3e3
 	r := seeded(seed)
@@ -44,14 +46,19 @@ func coverageFrontier(t *testing.T, phi float64, n, reps int, seed uint64, tool 
 		for range reps {
 			y := ar1(r, n, phi, innov)
 			if walk {
-				w := randomWalk(r, n, step)
+				var w []float64
+				if bursty {
+					w = integrated(ar1(r, n, phi, step))
+				} else {
+					w = randomWalk(r, n, step)
+				}
 				for i := range y {
 					y[i] += w[i]
 				}
 			}
 			d := differences(y)
 			covered := func(rw float64) (bool, float64) {
-				ll, ok := g.fitFamily(d, z, phi, rw, false)
+				ll, ok := g.fitFamily(d, z, phi, rw, bursty && rw > 0)
 				require.True(t, ok)
 				return math.Abs(g.beta[0]) <= tq*math.Sqrt(g.ssr/df*g.inv.At(0, 0)), ll
 			}
@@ -120,7 +127,9 @@ func b2i(b bool) int {
 // control, n = 300, where the two are told apart, has thresholds that meet
 // both. Logged too: the native heap's kind of noise, AR(1) φ = 0.75, with
 // and without the same random walk, at n = 100 (thresholds that meet both
-// exist) and n = 300 (none do). RegressRobust (which considers every model of its grid, not two)
+// exist) and n = 300 (none do); and AR(1) φ = 0.7 with and without a walk of
+// the same share whose steps are AR(1) φ = 0.7 (the integrated family's
+// model), at n = 40 and 300 (they exist) and n = 100 (none do). RegressRobust (which considers every model of its grid, not two)
 // takes the honest side: ≥ 0.90 on the random walk plus noise, which costs
 // white noise its upper bound.
 //
@@ -132,6 +141,7 @@ func TestCoverageGoalFrontier(t *testing.T) {
 	const reps = 2000
 	tests := []struct {
 		phi      float64
+		bursty   bool
 		n        int
 		feasible bool
 		assert   bool
@@ -140,9 +150,12 @@ func TestCoverageGoalFrontier(t *testing.T) {
 		{phi: 0, n: 300, feasible: true, assert: true},
 		{phi: 0.75, n: 100},
 		{phi: 0.75, n: 300},
+		{phi: 0.7, bursty: true, n: 40},
+		{phi: 0.7, bursty: true, n: 100},
+		{phi: 0.7, bursty: true, n: 300},
 	}
 	for _, tt := range tests {
-		pts, toolS, toolW := coverageFrontier(t, tt.phi, tt.n, reps, 17, tt.assert && !tt.feasible)
+		pts, toolS, toolW := coverageFrontier(t, tt.phi, tt.bursty, tt.n, reps, 17, tt.assert && !tt.feasible)
 		bestWalk, bestStationary := 0.0, 1.0 // best walk coverage with stationary ≤ 0.98, and the converse
 		feasible := false
 		for _, p := range pts {
@@ -156,9 +169,13 @@ func TestCoverageGoalFrontier(t *testing.T) {
 				feasible = true
 			}
 		}
-		t.Logf("AR(1) φ=%.2f vs the same + random walk r≈0.01, n=%d, %d series each: with the stationary model covered ≤ 0.98, "+
-			"the random walk's at most %.3f; with the random walk's ≥ 0.90, the stationary at least %.3f; both in 0.90–0.98: %v",
-			tt.phi, tt.n, reps, bestWalk, bestStationary, feasible)
+		walk := "random walk"
+		if tt.bursty {
+			walk = "bursty walk"
+		}
+		t.Logf("AR(1) φ=%.2f vs the same + %s r≈0.01, n=%d, %d series each: with the stationary model covered ≤ 0.98, "+
+			"the walk's at most %.3f; with the walk's ≥ 0.90, the stationary at least %.3f; both in 0.90–0.98: %v",
+			tt.phi, walk, tt.n, reps, bestWalk, bestStationary, feasible)
 		if !math.IsNaN(toolW) {
 			t.Logf("  RegressRobust's own 95%% interval on the same series: %.3f and %.3f", toolS, toolW)
 		}
