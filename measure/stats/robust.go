@@ -312,30 +312,12 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 	if !(confidence > 0 && confidence < 1) {
 		return Regression{}, fmt.Errorf("stats: RegressRobust: confidence %v not in (0, 1)", confidence)
 	}
-	ols, err := OLS(X, y)
+	dd, err := newDifferenced(X, y, "RegressRobust")
 	if err != nil {
 		return Regression{}, err
 	}
-	keep := make([]int, 0, k)
-	for j := 0; j < k; j++ {
-		if !constantColumn(X, j) {
-			keep = append(keep, j)
-		}
-	}
-	if len(keep) == 0 {
-		return Regression{}, fmt.Errorf("%w: no regressor varies", ErrSingular)
-	}
-	kq := len(keep)
-	M := n - 2 // rows after differencing and (1 − φL)
-	if M < kq+5 {
-		return Regression{}, fmt.Errorf("stats: RegressRobust: %d rows are too few for %d columns", n, k)
-	}
-	// First differences.
-	d := differences(y)
-	z := make([][]float64, kq)
-	for c, j := range keep {
-		z[c] = differences(mat.Col(nil, j, X))
-	}
+	ols, keep, d, z := dd.ols, dd.keep, dd.d, dd.z
+	kq, M := len(keep), dd.M
 	g := newGLS(M, kq)
 	df := float64(M - kq - 2)
 	phis, rs := gridPhi, gridR
@@ -445,6 +427,48 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 		widenByBatches(&r, confidence)
 	}
 	return r, nil
+}
+
+// differenced is the model y = Xβ + u in first differences, as
+// RegressRobust and RegressUnder fit it: the levels OLS fit (for the
+// constant columns' coefficients), the varying columns keep, the
+// differenced response d and regressors z (one per kept column), and M, the
+// rows left after differencing and (1 − φL).
+type differenced struct {
+	ols  OLSResult
+	keep []int
+	d    []float64
+	z    [][]float64
+	M    int
+}
+
+// newDifferenced builds the differenced model of X and y; who names the
+// caller in errors. Errors as OLS, ErrSingular when no column of X varies,
+// and an error when the rows are too few for the varying columns.
+func newDifferenced(X *mat.Dense, y []float64, who string) (differenced, error) {
+	n, k := X.Dims()
+	ols, err := OLS(X, y)
+	if err != nil {
+		return differenced{}, err
+	}
+	keep := make([]int, 0, k)
+	for j := 0; j < k; j++ {
+		if !constantColumn(X, j) {
+			keep = append(keep, j)
+		}
+	}
+	if len(keep) == 0 {
+		return differenced{}, fmt.Errorf("%w: no regressor varies", ErrSingular)
+	}
+	M := n - 2 // rows after differencing and (1 − φL)
+	if M < len(keep)+5 {
+		return differenced{}, fmt.Errorf("stats: %s: %d rows are too few for %d columns", who, n, k)
+	}
+	z := make([][]float64, len(keep))
+	for c, j := range keep {
+		z[c] = differences(mat.Col(nil, j, X))
+	}
+	return differenced{ols: ols, keep: keep, d: differences(y), z: z, M: M}, nil
 }
 
 // errorModel is one error model of RegressRobust's grid: (φ, r) in the stationary family (integ false) or the
