@@ -76,8 +76,8 @@ reliability: deps build
 clean:
 	rm -rf bin
 
-## stats-check: the seeded simulation suite of measure/stats (coverage and false calls per case, early
-## verdicts, controlled verdicts) and the across-seed spread on results/reliability/* if present.
+## stats-check: the seeded simulation suite of measure/stats (coverage and false calls per case, the coverage
+## frontier, early verdicts, controlled verdicts) and the across-seed spread on results/reliability/* if present.
 ## STATSCHECK_FLAGS=-quick for 100 instead of 400 runs per case.
 .PHONY: stats-check
 stats-check:

@@ -39,7 +39,21 @@ func main() {
 	real := flag.String("real", "", "glob of reliability run directories (each with seed-*/samples.csv) for the across-seed spread")
 	sim := flag.Bool("sim", true, "run the simulation suite (-sim=false with -real: real runs only)")
 	only := flag.String("case", "", "regular expression: run only the per-case cells whose name matches (no early, controlled or paired tables)")
+	frontierOnly := flag.Bool("frontier", false, "print only the coverage frontier tables (5 × reps series of each model per cell, the tool's coverage on reps of them)")
 	flag.Parse()
+	if *frontierOnly {
+		n := *reps
+		if n == 0 {
+			n = defaultReps(*quick)
+		}
+		start := time.Now()
+		if err := frontier(5*n, n, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "statscheck:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("\nstatscheck took %s\n", time.Since(start).Round(time.Second))
+		return
+	}
 	cases := simulate.Suite(caseSizes)
 	if *only != "" {
 		re, err := regexp.Compile(*only)
@@ -57,6 +71,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "statscheck:", err)
 		os.Exit(1)
 	}
+}
+
+// defaultReps is the repetitions per cell without -reps: 400, or 100 with
+// -quick.
+func defaultReps(quick bool) int {
+	if quick {
+		return 100
+	}
+	return 400
 }
 
 // caseSizes are the series lengths n of the per-case table.
@@ -82,10 +105,7 @@ func selectCases(cases []simulate.Case, filter *regexp.Regexp) []simulate.Case {
 // runs' spreads.
 func run(quick, sim bool, reps int, seed uint64, real string, cases []simulate.Case, only bool) error {
 	if reps == 0 {
-		reps = 400
-		if quick {
-			reps = 100
-		}
+		reps = defaultReps(quick)
 	}
 	start := time.Now()
 	if !sim {
@@ -137,6 +157,9 @@ func run(quick, sim bool, reps int, seed uint64, real string, cases []simulate.C
 		}
 		fmt.Printf("\nstatscheck took %s\n", time.Since(start).Round(time.Second))
 		return nil
+	}
+	if err := frontier(5*reps, reps, seed); err != nil {
+		return err
 	}
 	sequential(reps, seed)
 	controlled(reps, seed)
@@ -285,11 +308,80 @@ func wilsonInterval(p float64, n int) (lo, hi float64) {
 
 func frac(a, b int) float64 { return float64(a) / float64(b) }
 
+func f3(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
 func f2(v float64) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
 	return fmt.Sprintf("%.2f", v)
+}
+
+// frontier prints the coverage frontier (simulate.RunFrontier) of every
+// pair of simulate.FrontierSuite at the per-case table's sizes, reps series
+// of each model per pair, and stats.RegressRobust's own coverage on the
+// first robustReps of them.
+func frontier(reps, robustReps int, seed uint64) error {
+	fmt.Printf("\nCoverage frontier: how close an interval can come to the goal (%s–%s) on a stationary model (S) and on the same plus a\n",
+		f2(simulate.GoalCoverLow), f2(simulate.GoalCoverHigh))
+	fmt.Println("walk (W) carrying a share r of the innovation variance, knowing that one of the two is the truth: each model's own 95%")
+	fmt.Println("interval (stats.RegressUnder), picked by their likelihood ratio at every threshold (simulate.RunFrontier); no slope,")
+	fmt.Printf("2 lifecycles/sample, %d series of each per cell (seed %d). A cell reads W/S: W's best coverage while S's is ≤ %s, and S's\n", reps, seed, f2(simulate.GoalCoverHigh))
+	fmt.Printf("best while W's is ≥ %s; × marks a pair with no threshold meeting both: covering S within the goal there means covering\n", f2(simulate.GoalCoverLow))
+	fmt.Println("a walk the data cannot tell from it below 0.90.")
+	var results []simulate.FrontierResult
+	for _, p := range simulate.FrontierSuite(caseSizes) {
+		res, err := simulate.RunFrontier(p, reps, robustReps, seed)
+		if err != nil {
+			return fmt.Errorf("frontier %s: %w", p.Stationary, err)
+		}
+		results = append(results, res)
+	}
+	if err := frontierGrid(results, func(r simulate.FrontierResult) string {
+		mark := ""
+		if !r.Feasible {
+			mark = "×"
+		}
+		return f3(r.BestWalk) + "/" + f3(r.BestStationary) + mark
+	}); err != nil {
+		return err
+	}
+	fmt.Printf("\nThe tool's own coverage (stats.RegressRobust, native heap's interval) of the same pairs, the first %d series of each: W/S\n", robustReps)
+	fmt.Println("(! marks a coverage below 0.90).")
+	return frontierGrid(results, func(r simulate.FrontierResult) string {
+		mark := ""
+		if r.RobustWalk < simulate.GoalCoverLow || r.RobustStationary < simulate.GoalCoverLow {
+			mark = "!"
+		}
+		return f2(r.RobustWalk) + "/" + f2(r.RobustStationary) + mark
+	})
+}
+
+// frontierGrid prints results (simulate.FrontierSuite's order) as one row
+// per stationary model, walk and n, one column per walk share.
+func frontierGrid(results []simulate.FrontierResult, cell func(simulate.FrontierResult) string) error {
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(w, "stationary\twalk\tn\t")
+	for _, r := range simulate.FrontierShares {
+		fmt.Fprintf(w, "r=%g\t", r)
+	}
+	fmt.Fprintln(w)
+	k := len(simulate.FrontierShares)
+	for i, r := range results {
+		if i%k == 0 {
+			fmt.Fprintf(w, "%s\t%s\t%d\t", r.Pair.Stationary, r.Pair.WalkName(), r.Pair.N)
+		}
+		fmt.Fprintf(w, "%s\t", cell(r))
+		if i%k == k-1 {
+			fmt.Fprintln(w)
+		}
+	}
+	return w.Flush()
 }
 
 func sequential(reps int, seed uint64) {
