@@ -277,18 +277,24 @@ func baselineRestore(r *schema.Rehearsal, phase int, bases []*InstanceAnalysis, 
 			}
 		}
 	case restoreRestart:
-		var latest []int64
-		for _, id := range ids {
-			for ph := phase; ph >= 0; ph-- {
-				if ns := restartOf(r.Phases[ph], id); ns > 0 {
-					latest = append(latest, ns)
-					break
-				}
-			}
-		}
-		return restartAsRestore(latest)
+		return restartAsRestore(baselineRestarts(r, phase, ids))
 	}
 	return schema.RestoreStats{}
+}
+
+// baselineRestarts is each of the instances ids' latest restart time, in
+// phase or before (instances never restarted are left out).
+func baselineRestarts(r *schema.Rehearsal, phase int, ids []int) []int64 {
+	var latest []int64
+	for _, id := range ids {
+		for ph := phase; ph >= 0; ph-- {
+			if ns := restartOf(r.Phases[ph], id); ns > 0 {
+				latest = append(latest, ns)
+				break
+			}
+		}
+	}
+	return latest
 }
 
 func restartOf(ph schema.Phase, id int) int64 {
