@@ -5,8 +5,13 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/results/gate"
 	"github.com/rocksleak/rocksleak/schema"
@@ -50,7 +55,11 @@ const (
 //     baselines' latest restart times (this phase or earlier). Otherwise
 //     there is nothing to check (WARN). A restart compared with no baseline
 //     restart warns too: restart a baseline instance in the baseline phase
-//     to have one.
+//     to have one. A restart above the ratio check's limit fails only when
+//     it is also above the 95% prediction bound of the baselines' restart
+//     times (judgeRestartSpread); within it, or with one baseline restart,
+//     it warns: one restart of a few hundred milliseconds cannot tell a
+//     slower version from a slow start.
 //   - counts (task errors, records lost): equal checks read the candidate
 //     alone.
 //
@@ -125,12 +134,68 @@ func Gate(p gate.Policy, r *schema.Rehearsal, phase int, candidates, baselines [
 				if res.Baseline == nil && c.Op == gate.OpRatio {
 					res.Reason += " (no baseline instance was restarted in this phase or before)"
 				}
+				if res.Outcome == gate.Fail && c.Op == gate.OpRatio {
+					judgeRestartSpread(&res, float64(cand.RestartNs), baselineRestarts(r, phase, baselines))
+				}
 			}
 			rec.Checks = append(rec.Checks, checkRecord(c, res, cand.Instance))
 		}
 	}
 	rec.Outcome, rec.Reason = decide(rec)
 	return rec, nil
+}
+
+// restartLevel is the one-sided level of restartBound's prediction bound.
+const restartLevel = 0.95
+
+// restartBound is the one-sided 95% prediction bound for one more restart
+// time, given the baselines' restart times ns: exp(m + t·s·√(1 + 1/k)),
+// m and s the mean and SD of the k times' logarithms (restart times taken
+// as log-normal: they spread by factors, not by fixed amounts), t the 95%
+// quantile of Student-t with k − 1 df. ok is false with fewer than two
+// times (no spread to judge by).
+func restartBound(ns []int64) (bound float64, ok bool) {
+	k := len(ns)
+	if k < 2 {
+		return 0, false
+	}
+	logs := make([]float64, k)
+	for i, v := range ns {
+		logs[i] = math.Log(float64(v))
+	}
+	m, sd := stat.MeanStdDev(logs, nil)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile(restartLevel)
+	return math.Exp(m + t*sd*math.Sqrt(1+1/float64(k))), true
+}
+
+// judgeRestartSpread turns a failed restart-time ratio check into a
+// warning when the candidate's single restart (cand, ns) is no slower than
+// one more restart of the baselines could be (restartBound over their
+// restart times, base): a restart of a few hundred milliseconds varies
+// between instances of one version by more than the policy's factor (142
+// to 586 ms in one rehearsal here), so above the limit but within that
+// spread one restart cannot tell a slower version from a slow start. It
+// fails as before above the bound, and warns when fewer than two baseline
+// restarts give no spread to judge by. The reason says which.
+func judgeRestartSpread(res *gate.CheckResult, cand float64, base []int64) {
+	bound, ok := restartBound(base)
+	switch {
+	case !ok:
+		res.Outcome = gate.Warn
+		res.Reason += fmt.Sprintf("; but %d baseline restart gives no spread to judge one restart by (restart two or more to gate on it)", len(base))
+	case cand <= bound:
+		res.Outcome = gate.Warn
+		res.Reason += fmt.Sprintf("; but within the spread of the baselines' %d restart times (%s one-sided prediction bound %s, log-normal): one restart cannot tell",
+			len(base), units.FormatPercent(restartLevel), fmtDuration(bound))
+	default:
+		res.Reason += fmt.Sprintf("; and above the baselines' %d restart times' %s one-sided prediction bound %s (log-normal)",
+			len(base), units.FormatPercent(restartLevel), fmtDuration(bound))
+	}
+}
+
+// fmtDuration formats nanoseconds as a duration to 10 µs.
+func fmtDuration(ns float64) string {
+	return time.Duration(ns).Round(10 * time.Microsecond).String()
 }
 
 // restoreKind says what a restore-time check compares.
