@@ -3,10 +3,11 @@ package stats
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/rocksleak/rocksleak/internal/units"
 )
 
 // VerdictOptions configures Decide. A zero field means its default.
@@ -155,7 +156,7 @@ func describe(e Estimate, conf float64) string {
 	}
 	s := fmt.Sprintf("%s/lifecycle [%s, %s]", formatSigned(e.Value), formatBytes(e.Low), formatBytes(e.High))
 	if conf > 0 {
-		s += fmt.Sprintf(" (%s%%)", strconv.FormatFloat(100*conf, 'f', -1, 64))
+		s += " (" + units.FormatPercent(conf) + ")"
 	}
 	return s
 }
