@@ -3,7 +3,9 @@
 // walks, warm-ups, level shifts), and harnesses that measure, per case, the
 // coverage of the 95% per-lifecycle interval and the false-call rate of the
 // verdict, of the early-stopping rule through the whole procedure, and of
-// the controlled (model against control) verdict.
+// the controlled (model against control) verdict; and the coverage frontier
+// (RunFrontier): how close any interval can come to the coverage goal on two
+// error models the data can hardly tell apart.
 //
 // Every run is determined by its seed. Noise is in bytes per sample; slopes
 // in bytes per lifecycle.
