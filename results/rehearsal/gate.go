@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -186,16 +185,11 @@ func judgeRestartSpread(res *gate.CheckResult, cand float64, base []int64) {
 	case cand <= bound:
 		res.Outcome = gate.Warn
 		res.Reason += fmt.Sprintf("; but within the spread of the baselines' %d restart times (%s one-sided prediction bound %s, log-normal): one restart cannot tell",
-			len(base), units.FormatPercent(restartLevel), fmtDuration(bound))
+			len(base), units.FormatPercent(restartLevel), fmtUnit(bound, gate.UnitNanoseconds))
 	default:
 		res.Reason += fmt.Sprintf("; and above the baselines' %d restart times' %s one-sided prediction bound %s (log-normal)",
-			len(base), units.FormatPercent(restartLevel), fmtDuration(bound))
+			len(base), units.FormatPercent(restartLevel), fmtUnit(bound, gate.UnitNanoseconds))
 	}
-}
-
-// fmtDuration formats nanoseconds as a duration to 10 µs.
-func fmtDuration(ns float64) string {
-	return time.Duration(ns).Round(10 * time.Microsecond).String()
 }
 
 // restoreKind says what a restore-time check compares.
