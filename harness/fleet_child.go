@@ -16,6 +16,7 @@ import (
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/workload"
 )
 
 // InstanceJob makes a child one instance of a fleet (Job.Instance): it owns
@@ -395,7 +396,7 @@ func (in *instance) tick(ctx context.Context, c TickCommand) error {
 			in.pos[tk.id]++
 			steps++
 			if t.sc.RebalanceEverySteps > 0 && in.pos[tk.id]%int64(t.sc.RebalanceEverySteps) == 0 &&
-				float64(splitmix(t.seed^uint64(tk.id)<<32^uint64(in.pos[tk.id]))%1000)/1000 < t.sc.RebalanceTasks {
+				float64(workload.SplitMix64(t.seed^uint64(tk.id)<<32^uint64(in.pos[tk.id]))%1000)/1000 < t.sc.RebalanceTasks {
 				t.rebalances++
 				if !t.reopenTask(ctx, tk) {
 					return nil

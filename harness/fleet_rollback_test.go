@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/workload"
 )
 
 // rolledBackFleet is a fleet of two instances (one task each, one store per
@@ -31,7 +32,7 @@ func rolledBackFleet(t *testing.T) *fleetRuntime {
 	w, err := OpenChangelog(ChangelogPath(f.root, 0, 0), 0)
 	require.NoError(t, err)
 	for i := range 6 {
-		_, err := w.Append(ChangelogRecord{Key: keyOf(i), Ts: int64(i), Ver: 1})
+		_, err := w.Append(ChangelogRecord{Key: workload.Key(i), Ts: int64(i), Ver: 1})
 		require.NoError(t, err)
 	}
 	require.NoError(t, w.Close())
