@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // Difference is the difference of two fits' per-lifecycle slopes with its

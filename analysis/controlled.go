@@ -3,9 +3,9 @@ package analysis
 import (
 	"strings"
 
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // ControlPair is a model and a control in the same run that differ by one

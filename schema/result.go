@@ -7,9 +7,9 @@ import (
 	"os"
 	"sort"
 
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // SchemaVersion is the version of result.json this package writes and reads.
