@@ -82,3 +82,10 @@ clean:
 .PHONY: stats-check
 stats-check:
 	$(GO) run ./scripts/statscheck -real 'results/reliability/*' $(STATSCHECK_FLAGS)
+
+## ci-example: run the GitHub Actions example's shell steps in order on this machine (Debian 12, as root), from a
+## clean copy of the repository, with a tiny sweep (cmd/rocksleak TestGitHubActionsWorkflowSteps; about 35 s with a
+## warm build cache, 100 s from a fresh clone; runs apt-get update).
+.PHONY: ci-example
+ci-example:
+	ROCKSLEAK_WORKFLOW_TEST=1 $(GO) test -count=1 -run TestGitHubActionsWorkflowSteps -v ./cmd/rocksleak
