@@ -51,9 +51,17 @@ type JVM struct {
 // child's jar or that version's classpath is missing.
 var ErrJVMNotBuilt = errors.New("the JVM engine is not built for this model")
 
-// DefaultJVMDir is build/jvm beside the bin directory of the running binary
-// (make build puts it in bin/), else build/jvm under the working directory.
+// JVMDirEnvVar names the JVM build directory when set (make test sets it for
+// the tests, whose binaries run from a temporary directory).
+const JVMDirEnvVar = "ROCKSLEAK_JVM_DIR"
+
+// DefaultJVMDir is $ROCKSLEAK_JVM_DIR when set, else build/jvm beside the bin
+// directory of the running binary (make build puts it in bin/) when the
+// child's jar is there, else build/jvm under the working directory.
 func DefaultJVMDir() string {
+	if d := os.Getenv(JVMDirEnvVar); d != "" {
+		return d
+	}
 	if exe, err := os.Executable(); err == nil {
 		d := filepath.Join(filepath.Dir(filepath.Dir(exe)), "build", "jvm")
 		if _, err := os.Stat(filepath.Join(d, JVMChildJar)); err == nil {
