@@ -42,8 +42,9 @@ type Job struct {
 	// heap.
 	Allocator string `json:"allocator,omitempty"`
 	// ChangelogDir is where the child keeps its stores' changelogs, outside
-	// its own memory; the parent makes it and removes it after the child. Set
-	// for the JVM child.
+	// its own memory, as package changelog lays them out and encodes them
+	// (changelog.Path(ChangelogDir, task, store)); the parent makes it and
+	// removes it after the child. Set for the JVM child.
 	ChangelogDir string `json:"changelog_dir,omitempty"`
 	// Profile, when set, makes the child dump its heap (see Profile).
 	Profile *ProfileJob `json:"profile,omitempty"`
