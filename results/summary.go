@@ -42,6 +42,7 @@ func Summary(r *schema.Result) string {
 		summaryVerdictExtras(&b, r.Runs[m])
 	}
 	summaryControlled(&b, r)
+	summaryRetention(&b, r)
 	if len(r.Attribution) > 0 {
 		b.WriteString("\nattribution (whole growth per lifecycle of each model, 95% CI):\n")
 		attributionTable(r.Attribution).Text(&b)
