@@ -74,8 +74,15 @@ func medianRank(n int, a float64) int {
 	return j
 }
 
+// restoreStats summarises the run's restores; it reads their durations back
+// from their file (see durationLog), so call it once the run is measured.
 func (t *topology) restoreStats() schema.RestoreStats {
-	rs := restoreStats(t.restoreTimes, t.restored)
+	d, err := t.restoreLog.since(0)
+	if err != nil {
+		t.logFailed(err)
+	}
+	rs := restoreStats(d, t.restored)
+	rs.Count = t.restoreLog.count()
 	rs.SegmentLifecycles = t.restoreLifecycles
 	return rs
 }
