@@ -65,6 +65,9 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
+	if j.ChangelogDir != "" {
+		topo.logRoot = j.ChangelogDir
+	}
 	rec := newRecorder(j, topo, sampler, out)
 	topo.after = rec.after
 	if j.Profile != nil {

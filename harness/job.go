@@ -44,7 +44,8 @@ type Job struct {
 	// ChangelogDir is where the child keeps its stores' changelogs, outside
 	// its own memory, as package changelog lays them out and encodes them
 	// (changelog.Path(ChangelogDir, task, store)); the parent makes it and
-	// removes it after the child. Set for the JVM child.
+	// removes it after the child. Set for every child; a Go child without
+	// it keeps them under its StateDir.
 	ChangelogDir string `json:"changelog_dir,omitempty"`
 	// Profile, when set, makes the child dump its heap (see Profile).
 	Profile *ProfileJob `json:"profile,omitempty"`
