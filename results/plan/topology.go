@@ -276,7 +276,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 type Bytes int64
 
 // String formats b scaled by 1024.
-func (b Bytes) String() string { return fmtBytes(float64(b)) }
+func (b Bytes) String() string { return units.FormatBytes(float64(b)) }
 
 // MarshalYAML writes b as a plain number of bytes.
 func (b Bytes) MarshalYAML() (any, error) { return int64(b), nil }
