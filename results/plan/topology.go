@@ -3,9 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -90,14 +88,9 @@ func TopologyKeys() []string {
 // not validate: apply overrides, then call Validate. Errors wrap
 // ErrInvalidTopology and name the path.
 func LoadTopology(path string) (Topology, error) {
-	f, err := os.Open(path)
+	b, err := strictyaml.ReadFile(path, MaxTopologyBytes)
 	if err != nil {
 		return Topology{}, fmt.Errorf("%w: %w", ErrInvalidTopology, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxTopologyBytes+1))
-	if err != nil {
-		return Topology{}, fmt.Errorf("%w: %s: %w", ErrInvalidTopology, path, err)
 	}
 	t, err := ParseTopology(b)
 	if err != nil {
