@@ -73,8 +73,9 @@ final class Executor {
         this.ledger = instrumented ? new Ledger() : null;
         this.root = new File(job.stateDir);
         Files.createDirectories(root.toPath());
-        this.changelogRoot = job.changelogDir != null && !job.changelogDir.isEmpty()
-            ? Path.of(job.changelogDir) : root.toPath().resolve("changelog");
+        // Go package changelog's layout: <changelog_dir>/changelog/task-<k>/store-<s>.log (changelog.Path).
+        this.changelogRoot = (job.changelogDir != null && !job.changelogDir.isEmpty()
+            ? Path.of(job.changelogDir) : root.toPath()).resolve("changelog");
         if (job.boundedCacheBytes > 0) {
             throw new UnsupportedOperationException("scenario.bounded_cache_bytes > 0 (Kafka's bounded-memory "
                 + "RocksDBConfigSetter) is not run by the JVM child yet");
@@ -472,7 +473,7 @@ final class Executor {
         final boolean timestamped = !job.store.equals("kv");
         final long minTs = window && slot.maxTs != Long.MIN_VALUE
             ? slot.maxTs - job.retentionMs - job.additionalRetentionMs : Long.MIN_VALUE;
-        final String topic = "rocksleak-" + slot.name() + "-changelog";
+        final String topic = "app-" + slot.name() + "-changelog";
         final List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>(job.restoreBatchRecords);
         final long[] n = {0};
         if (slot.log != null) {
@@ -553,7 +554,7 @@ final class Executor {
             s.inst.armed = false;
             final Map<TopicPartition, Long> offsets = new HashMap<>();
             final long end = s.log == null ? 0 : s.log.size();
-            final String topic = "rocksleak-" + s.name() + "-changelog";
+            final String topic = "app-" + s.name() + "-changelog";
             for (int p = 0; p < job.changelogPartitions; p++) {
                 offsets.put(new TopicPartition(topic, p),
                     end / job.changelogPartitions + (p < end % job.changelogPartitions ? 1 : 0));

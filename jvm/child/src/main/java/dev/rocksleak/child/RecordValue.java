@@ -16,7 +16,7 @@ public final class RecordValue {
                             final long ts, final long ver) {
         final byte[] b = new byte[n];
         long h = seed ^ ((long) task << 40) ^ ((long) store << 32) ^ (ver * 0x9e3779b97f4a7c15L) ^ ts;
-        for (final byte c : key.getBytes(StandardCharsets.US_ASCII)) {
+        for (final byte c : key.getBytes(StandardCharsets.UTF_8)) { // Go: []byte(key)
             h = (h ^ (c & 0xffL)) * 0x100000001b3L;
         }
         for (int i = 0; i < n; i += 8) {
