@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rocksleak/rocksleak/internal/table"
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -38,10 +39,10 @@ func reportRetention(b *bytes.Buffer, r *schema.Result) {
 			errs = append(errs, fmt.Sprintf("%s: the probe failed: %s", m, p.Error))
 			continue
 		}
-		t.Add(m, string(p.Allocator), "`"+p.Action+"`", fmtBytes(float64(p.RSSBefore)), fmtBytes(float64(p.RSSAfter)),
-			fmt.Sprintf("%s (%s)", fmtSignedBytes(float64(p.Released)), fmtPercent(p.ReleasedFraction())),
-			fmt.Sprintf("%s → %s", fmtBytes(float64(p.AllocatorFreeBefore)), fmtBytes(float64(p.AllocatorFreeAfter))),
-			fmtBytes(float64(p.NativeHeapBefore)))
+		t.Add(m, string(p.Allocator), "`"+p.Action+"`", units.FormatBytes(float64(p.RSSBefore)), units.FormatBytes(float64(p.RSSAfter)),
+			fmt.Sprintf("%s (%s)", units.FormatSignedBytes(float64(p.Released)), fmtPercent(p.ReleasedFraction())),
+			fmt.Sprintf("%s → %s", units.FormatBytes(float64(p.AllocatorFreeBefore)), units.FormatBytes(float64(p.AllocatorFreeAfter))),
+			units.FormatBytes(float64(p.NativeHeapBefore)))
 		rows++
 	}
 	if rows == 0 && len(errs) == 0 {
@@ -78,7 +79,7 @@ func summaryRetention(b *strings.Builder, r *schema.Result) {
 			first = false
 		}
 		p := run.Retention
-		fmt.Fprintf(b, "%s: %s of its %s RSS (%s) was free memory the allocator held, not memory in use (%s gave it back)\n",
-			m, fmtBytes(float64(p.Released)), fmtBytes(float64(p.RSSBefore)), fmtPercent(p.ReleasedFraction()), p.Action)
+		fmt.Fprintf(b, "  %s: %s of its %s RSS (%s) was free memory the allocator held, not memory in use (%s gave it back)\n",
+			m, units.FormatBytes(float64(p.Released)), units.FormatBytes(float64(p.RSSBefore)), fmtPercent(p.ReleasedFraction()), p.Action)
 	}
 }
