@@ -60,7 +60,7 @@ func Summary(r *schema.Result) string {
 				goHeap = startEnd(run.Samples, run.GoHeapStart, run.GoHeapEnd) + ", " + totalSlope(run, analysis.SignalGoHeap)
 			}
 			fmt.Fprintf(&b, "  %s: %s, %s of RSS %s; Go heap %s\n", m, startEnd(run.Samples, run.RuntimeStart, run.RuntimeEnd),
-				share, fmtBytes(float64(run.RSSEnd)), goHeap)
+				share, units.FormatBytes(float64(run.RSSEnd)), goHeap)
 		}
 	}
 	if len(r.Attribution) > 0 {
