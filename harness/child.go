@@ -200,7 +200,7 @@ func (r *recorder) sample(trigger string) error {
 	s := schema.Sample{
 		Model: r.model, Seq: r.seq, ElapsedNs: int64(time.Since(r.begin)), Trigger: trigger,
 		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(),
-		InitFailures: c.InitFailures.Load(), Records: r.topo.records,
+		InitFailures: c.InitFailures.Load(), TaskErrors: r.topo.taskErrors, Records: r.topo.records,
 		Restores: int64(len(r.topo.restoreTimes)), RestoredRecords: r.topo.restored,
 		Memory: mem, LiveNatives: r.liveNatives(),
 	}
