@@ -52,6 +52,8 @@ type Config struct {
 	KillAfter time.Duration
 	// Guard stops a child whose RSS crosses its limit (see Guard).
 	Guard Guard
+	// Progress stops a child that makes no progress (see Progress).
+	Progress Progress
 }
 
 // StopSignal tells a child its verdict is settled: it stops as at its stop
@@ -103,7 +105,7 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 		}
 		run := runChild(ctx, cfg, m)
 		out.Runs = append(out.Runs, run)
-		if run.Summary != nil && run.Summary.Interrupted && run.StoppedByGuard == "" {
+		if run.Summary != nil && run.Summary.Interrupted && run.StoppedByGuard == "" && run.StoppedNoProgress == "" {
 			out.Interrupted = true
 		}
 		if run.Error != "" {
@@ -180,6 +182,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	}
 	pw.Close()
 	guard := cfg.Guard.watch(cmd.Process)
+	progress := cfg.Progress.watch(cmd.Process)
 
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -205,6 +208,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 			run.Info = *e.Info
 		case e.Sample != nil:
 			run.Samples = append(run.Samples, *e.Sample)
+			progress.observe(*e.Sample)
 			if cfg.Settled != nil && !told && cfg.Settled(model, run.Samples) {
 				told = true
 				_ = cmd.Process.Signal(StopSignal)
@@ -220,10 +224,13 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	close(done)
 	wg.Wait()
 	run.OutsideRSSPeak, run.StoppedByGuard = guard.finish()
+	run.StoppedNoProgress = progress.finish(run.Summary, stateDir, cfg.StateRoot)
 
 	switch {
 	case run.StoppedByGuard != "":
 		run.Error = run.StoppedByGuard
+	case run.StoppedNoProgress != "":
+		run.Error = run.StoppedNoProgress
 	case waitErr != nil && run.Summary != nil && run.Summary.Error != "":
 		run.Error = run.Summary.Error
 	case waitErr != nil:

@@ -79,6 +79,9 @@ type ModelRun struct {
 	// StoppedByGuard says why the parent's memory guard stopped the child,
 	// if it did (Error says so too).
 	StoppedByGuard string
+	// StoppedNoProgress says why the parent stopped a child that made no
+	// progress (harness.Progress), if it did (Error says so too).
+	StoppedNoProgress string
 	// OutsideRSSPeak is the child's largest RSS seen from outside, bytes.
 	OutsideRSSPeak int64
 	// Profile is set when the run was profiled (harness.Config.Profile).
