@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     := bin/rocksleak
 # The pure-Go packages (no cgo, no RocksDB: `go list -deps` names neither grocksdb nor lifecycle nor harness).
-PURE    := ./measure/stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/...
+PURE    := ./measure/stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/... ./workload/...
 # Every other package: the ones with real runs (evaluated only when used).
 REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # The packages whose code runs goroutines or guards shared state (go statements, sync, atomic outside tests: the
