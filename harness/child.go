@@ -54,6 +54,9 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		// One instance of a fleet: its state outlives the process.
 		return runInstance(ctx, j, model, rn.Synthetic, dec, events)
 	}
+	if j.DiskFull != nil {
+		return runDiskFull(ctx, j, model, rn.Synthetic, events)
+	}
 	defer os.RemoveAll(j.StateDir)
 	out, sampler, err := startChild(j, events)
 	if err != nil {

@@ -54,6 +54,8 @@ type Config struct {
 	Guard Guard
 	// Progress stops a child that makes no progress (see Progress).
 	Progress Progress
+
+	diskFull *DiskFullJob // set by RunDiskFull
 }
 
 // StopSignal tells a child its verdict is settled: it stops as at its stop
@@ -70,29 +72,10 @@ var ErrChild = errors.New("a model's child process failed")
 // the run: its schema.ModelRun carries the error and Run returns an error wrapping
 // ErrChild after the remaining models.
 func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
-	if cfg.Exe == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, err
-		}
-		cfg.Exe = exe
-	}
-	if cfg.ChildArgs == nil {
-		cfg.ChildArgs = []string{"__child"}
-	}
-	if cfg.Stderr == nil {
-		cfg.Stderr = io.Discard
-	}
-	if cfg.StateRoot == "" {
-		cfg.StateRoot = DefaultStateRoot()
-	}
-	if cfg.KillAfter == 0 {
-		cfg.KillAfter = 20 * time.Second
+	if err := fillDefaults(&cfg); err != nil {
+		return nil, err
 	}
 	models := cfg.Models
-	if len(models) == 0 {
-		models = cfg.Scenario.Models
-	}
 	if err := Preflight(cfg.Scenario); err != nil {
 		return nil, err
 	}
@@ -120,6 +103,33 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 		return out, fmt.Errorf("%w: %s", ErrChild, strings.Join(failed, "; "))
 	}
 	return out, nil
+}
+
+// fillDefaults sets cfg's unset fields to their documented defaults.
+func fillDefaults(cfg *Config) error {
+	if cfg.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		cfg.Exe = exe
+	}
+	if cfg.ChildArgs == nil {
+		cfg.ChildArgs = []string{"__child"}
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	if cfg.StateRoot == "" {
+		cfg.StateRoot = DefaultStateRoot()
+	}
+	if cfg.KillAfter == 0 {
+		cfg.KillAfter = 20 * time.Second
+	}
+	if len(cfg.Models) == 0 {
+		cfg.Models = cfg.Scenario.Models
+	}
+	return nil
 }
 
 func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
@@ -150,7 +160,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		}
 		prof = &j
 	}
-	job, err := json.Marshal(Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir, Profile: prof})
+	job, err := json.Marshal(Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir, Profile: prof, DiskFull: cfg.diskFull})
 	if err != nil {
 		run.Error = err.Error()
 		return run

@@ -1,0 +1,96 @@
+//go:build cgo
+
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/internal/table"
+	"github.com/rocksleak/rocksleak/internal/units"
+)
+
+// diskFullCmd is "rocksleak disk-full": the disk-full scenario (docs/faults.md).
+func diskFullCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	fs := flag.NewFlagSet("disk-full", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	scenario := fs.String("scenario", "kafka-20616", "the workload whose stores fail to open (its tasks and store kind)")
+	models := fs.String("models", "leaky,fixed", "models to run: leaky is Kafka 4.3.0's ownership, fixed 4.3.1's")
+	attempts := fs.Int("attempts", 400, "failed opens per model (each one task's re-initialisation after a replaced thread)")
+	interval := fs.Duration("replace-interval", harness.DefaultReplaceInterval, "time between two retries under REPLACE_THREAD (the consumer's session.timeout.ms: the replaced thread's member does not leave the group)")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if *attempts < 20 {
+		return usagef("--attempts: %d is too few for a slope (at least 20)", *attempts)
+	}
+	if *interval <= 0 {
+		return usagef("--replace-interval: %s must be positive", *interval)
+	}
+	sc, err := resolveScenario(runOptions{scenario: *scenario, models: *models, lifecycles: -1, duration: -1, seed: -1})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "rocksleak disk-full: scenario %s (%d tasks), models %s, %d failed opens each on a full tmpfs of its own\n",
+		sc.Name, sc.Tasks, strings.Join(sc.Models, ","), *attempts)
+	runs, err := harness.RunDiskFull(ctx, harness.DiskFullConfig{
+		Config: harness.Config{Scenario: sc, Models: sc.Models, Seed: sc.Seed, Stderr: io.Discard}, Attempts: *attempts})
+	if errors.Is(err, harness.ErrNoMount) {
+		return fmt.Errorf("disk-full needs a file system of its own, which this process may not mount: %w", err)
+	}
+	if err != nil && len(runs) == 0 {
+		return err
+	}
+	failed := false
+	t := table.New("l|l|r|r|r|r|r", "model", "handler", "failed opens at the fault", "retries/min", "per-retry leak", "growth/min", "after")
+	for _, r := range runs {
+		if r.Error != "" {
+			failed = true
+			fmt.Fprintf(stdout, "%s: failed: %s\n", r.Model, r.Error)
+			continue
+		}
+		for _, h := range []harness.Handler{harness.ShutdownClient, harness.ReplaceThread} {
+			c := harness.CostOf(h, sc.Tasks, r.PerRetry, *interval)
+			after := "the client stops (ERROR)"
+			if !c.ClientStops {
+				after = "the leak grows while the disk stays full"
+			}
+			t.Add(r.Model+" ("+kafkaVersion(r.Model)+")", string(h), fmt.Sprint(c.FirstOpens), fmt.Sprintf("%.1f", c.RetriesPerMin),
+				units.FormatSignedBytes(r.PerRetry), units.FormatSignedBytes(c.GrowthPerMin), after)
+		}
+	}
+	var b strings.Builder
+	t.Text(&b)
+	fmt.Fprintf(stdout, "\n%s\n", b.String())
+	for _, r := range runs {
+		if r.Error != "" {
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: %d failed opens × %s per retry = %s; measured native heap Δ %s; %d options objects live at the end\n",
+			r.Model, r.Attempts, units.FormatSignedBytes(r.PerRetry), units.FormatSignedBytes(float64(r.Attempts)*r.PerRetry),
+			units.FormatSignedBytes(float64(r.Growth)), r.LiveOptions)
+		fmt.Fprintf(stdout, "  RocksDB said: %s\n", r.FirstError)
+	}
+	fmt.Fprintf(stdout, "retries/min under replace-thread: %d tasks per %s (--replace-interval); shutdown-client retries nothing\n", sc.Tasks, *interval)
+	if failed {
+		return errQuiet
+	}
+	return err
+}
+
+// kafkaVersion names the Kafka release a model's ownership is.
+func kafkaVersion(model string) string {
+	switch strings.SplitN(model, "@", 2)[0] {
+	case "leaky":
+		return "4.3.0"
+	case "fixed":
+		return "4.3.1"
+	}
+	return "what-if"
+}
+
