@@ -54,8 +54,9 @@
 //	              [init_failures]                          A window store's put advances its stream time to ts, creates the record's
 //	                                                       segment (init_failures, when present, is for that segment's open, as for
 //	                                                       open) and then closes and deletes the segments no longer live. A put that
-//	                                                       succeeds is appended to the store's changelog. Puts to a store that could
-//	                                                       not be opened are skipped.
+//	                                                       succeeds is appended to the store's changelog (package changelog's
+//	                                                       files: changelog.Path(<the job's changelog_dir>, task, store)). Puts to a
+//	                                                       store that could not be opened are skipped.
 //	commit        task                                     commit every open store of the task with its changelog offsets (the
 //	                                                       executor's count of records it appended, spread over
 //	                                                       changelog_partitions), without a flush (Kafka 4.3); it disarms the

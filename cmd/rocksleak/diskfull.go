@@ -93,4 +93,3 @@ func kafkaVersion(model string) string {
 	}
 	return "what-if"
 }
-

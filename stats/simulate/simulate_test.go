@@ -1,13 +1,11 @@
 package simulate
 
 import (
-	"os"
 	"testing"
 
 	"github.com/rocksleak/rocksleak/internal/montecarlo"
-	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/stats"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func caseNamed(t *testing.T, name string, cases []Case) Case {
@@ -26,7 +24,7 @@ func caseNamed(t *testing.T, name string, cases []Case) Case {
 // legacy procedure, where the issue says it fails, fails (negative
 // controls: the checks can fail). Bursty RSS is covered by the error
 // model's integrated family (its own negative control, the stationary
-// family alone, is in measure/stats' TestRegressRobustCoverage).
+// family alone, is in stats' TestRegressRobustCoverage).
 func TestSuiteFast(t *testing.T) {
 	montecarlo.SkipInShort(t)
 	const reps, seed = 60, 11
@@ -102,39 +100,6 @@ func TestControlledFast(t *testing.T) {
 	assert.LessOrEqual(t, r.AAFalse, 2)
 	short := RunControlled(256, 200, 30, 11)
 	assert.Less(t, short.Detected, 28, "over 200 lifecycles the leak is within the noise")
-}
-
-func TestReadSamplesCSV(t *testing.T) {
-	f, err := os.Open("testdata/samples.csv")
-	require.NoError(t, err)
-	defer f.Close()
-	ss, err := ReadSamplesCSV(f)
-	require.NoError(t, err)
-	require.Len(t, ss, 2)
-	assert.Equal(t, "fixed", ss[0].Model)
-	assert.Equal(t, "leaky", ss[1].Model)
-	// Timer samples and the start sample are left out, as the tool's fits
-	// leave them out: the file holds 159 fixed and 45 leaky rows, one timer
-	// row and one start row each.
-	assert.Len(t, ss[0].Lifecycles, 157)
-	assert.Len(t, ss[1].Lifecycles, 43)
-	for _, s := range ss {
-		n := len(s.Lifecycles)
-		assert.Greater(t, n, 20)
-		assert.Len(t, s.NativeHeap, n)
-		assert.Len(t, s.RSS, n)
-		assert.Len(t, s.Records, n)
-		assert.Len(t, s.RestoredRecords, n) // zeros: the file predates the column
-	}
-	_, err = ReadSamplesCSV(stringsReader("model,seq\nx,1\n"))
-	assert.Error(t, err)
-}
-
-func stringsReader(s string) *os.File {
-	f, _ := os.CreateTemp("", "samples")
-	_, _ = f.WriteString(s)
-	_, _ = f.Seek(0, 0)
-	return f
 }
 
 // TestRunCountsWarmupCuts: Run counts the fits that cut a warm-up: most
