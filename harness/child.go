@@ -253,7 +253,7 @@ func (t *topology) summary(model string, interrupted bool, elapsed time.Duration
 		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(), InitFailures: c.InitFailures.Load(),
 		Records: t.records, Rebalances: t.rebalances,
 		TaskErrors: t.taskErrors, TaskErrorList: t.taskErrorEx,
-		RecordsLost: t.lost, Verified: t.verified,
+		RecordsLost: t.lost, RecordsUnavailable: t.unavailable, RecordsWriteFailed: t.writeFailed, Verified: t.verified,
 		Restore:   t.restoreStats(),
 		PinnedDBs: c.Pinned.Load(), LedgerAtEnd: kindMap(t.env.Ledger.Live()),
 		ReleasedLate: kindMap(t.env.Ledger.ReleasedLate()), ElapsedNs: int64(elapsed),

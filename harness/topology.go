@@ -41,6 +41,9 @@ type topology struct {
 	taskErrors   int64
 	taskErrorEx  []string
 	lost         int64
+	// unavailable and writeFailed are what a fault costs that is not data
+	// loss (schema.Summary.RecordsLost says which is which).
+	unavailable, writeFailed int64
 	verified     int64
 	restoreTimes []time.Duration
 	restored     int64
@@ -330,12 +333,19 @@ func (t *topology) restore(s *slot, moveAway bool) {
 		return
 	}
 	n, err := t.replay(s)
+	restoreFailed := err != nil
 	if err != nil {
 		t.taskError(s, fmt.Errorf("restore: %w", err))
 	}
 	t.restoreLifecycles += t.env.Counts().Lifecycles.Load() - lc
 	t.restored += n
 	t.restoreTimes = append(t.restoreTimes, time.Since(begin))
+	if restoreFailed {
+		// Kafka's restore would have stopped at the error, the task not
+		// running: what the store misses is still in the changelog.
+		t.verifyInto(s, &t.unavailable)
+		return
+	}
 	t.verify(s)
 }
 
@@ -401,10 +411,13 @@ func (t *topology) catchUp(s *slot) {
 
 // verify reads back every changelog record the store should hold and counts
 // the ones missing or wrong.
-func (t *topology) verify(s *slot) {
+func (t *topology) verify(s *slot) { t.verifyInto(s, &t.lost) }
+
+// verifyInto is verify counting the missing or wrong records in *missing.
+func (t *topology) verifyInto(s *slot, missing *int64) {
 	for k, ver := range s.log {
 		if s.store == nil {
-			t.lost++
+			t.unavailable++ // still in the changelog: not lost
 			continue
 		}
 		if !s.store.live(k.ts) {
@@ -413,7 +426,7 @@ func (t *topology) verify(s *slot) {
 		got, err := s.store.read(k)
 		t.verified++
 		if err != nil || !bytes.Equal(got, t.value(s, k.key, k.ts, ver)) {
-			t.lost++
+			*missing++
 		}
 	}
 }
@@ -524,6 +537,7 @@ func (t *topology) write(s *slot, from int64) {
 			s.log[lk] = ver
 		}
 		if err != nil {
+			t.writeFailed++ // Kafka reprocesses it: not lost
 			t.taskError(s, err)
 			continue
 		}

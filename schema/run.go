@@ -27,16 +27,28 @@ type Summary struct {
 	Rebalances   int64 `json:"rebalances"`
 	// TaskErrors are errors that escaped a store to its task, e.g. a reopen
 	// refused because a pinned DB still holds the path's LOCK.
-	TaskErrors    int64            `json:"task_errors"`
-	TaskErrorList []string         `json:"task_error_examples,omitempty"` // the first few, in words
-	RecordsLost   int64            `json:"records_lost"`
-	Verified      int64            `json:"records_verified"`
-	Restore       RestoreStats     `json:"restore"`
-	PinnedDBs     int64            `json:"pinned_dbs"`
-	LedgerAtEnd   map[string]int64 `json:"ledger_at_end"`
-	ReleasedLate  map[string]int64 `json:"released_late"`
-	ElapsedNs     int64            `json:"elapsed_ns"`
-	Error         string           `json:"error,omitempty"` // a failure that ended the model's run early
+	TaskErrors    int64    `json:"task_errors"`
+	TaskErrorList []string `json:"task_error_examples,omitempty"` // the first few, in words
+	// RecordsLost counts the records a store, once open (after its restore,
+	// if any), does not hold although the changelog does: what Kafka itself
+	// would lose. Not lost, and counted apart: RecordsUnavailable, the
+	// changelog records of a store that could not be opened when they were
+	// checked (the changelog still holds them; Kafka restores them when the
+	// store opens), and RecordsWriteFailed, records whose write to the store
+	// failed (Kafka does not commit their input: under exactly-once the
+	// transaction aborts, under at-least-once the offsets stay behind, and the
+	// record is processed again; the harness does not send it again). See
+	// docs/faults.md.
+	RecordsLost        int64            `json:"records_lost"`
+	RecordsUnavailable int64            `json:"records_unavailable,omitempty"`
+	RecordsWriteFailed int64            `json:"records_write_failed,omitempty"`
+	Verified           int64            `json:"records_verified"`
+	Restore            RestoreStats     `json:"restore"`
+	PinnedDBs          int64            `json:"pinned_dbs"`
+	LedgerAtEnd        map[string]int64 `json:"ledger_at_end"`
+	ReleasedLate       map[string]int64 `json:"released_late"`
+	ElapsedNs          int64            `json:"elapsed_ns"`
+	Error              string           `json:"error,omitempty"` // a failure that ended the model's run early
 }
 
 // RestoreStats summarises restores (wipe, reopen and changelog replay) of
