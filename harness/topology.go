@@ -41,15 +41,16 @@ type topology struct {
 	taskErrors   int64
 	taskErrorEx  []string
 	lost         int64
-	// unavailable and writeFailed are what a fault costs that is not data
-	// loss (schema.Summary.RecordsLost says which is which).
-	unavailable, writeFailed int64
 	verified     int64
 	restoreTimes []time.Duration
 	restored     int64
 	// restoreLifecycles counts the segment lifecycles that happened during
 	// restores (window stores restoring from stream time −1).
 	restoreLifecycles int64
+
+	// unavailable and writeFailed are what a fault costs that is not data
+	// loss (schema.Summary.RecordsLost says which is which).
+	unavailable, writeFailed int64
 
 	// after is called after every store operation that may have completed a
 	// lifecycle; it is how the instruments look in without the stores knowing.
