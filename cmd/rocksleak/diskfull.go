@@ -58,7 +58,7 @@ func diskFullCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 			c := harness.CostOf(h, sc.Tasks, r.PerRetry, *interval)
 			after := "the client stops (ERROR)"
 			if !c.ClientStops {
-				after = "the leak grows while the disk stays full"
+				after = "retries for as long as the disk stays full"
 			}
 			t.Add(r.Model+" ("+kafkaVersion(r.Model)+")", string(h), fmt.Sprint(c.FirstOpens), fmt.Sprintf("%.1f", c.RetriesPerMin),
 				units.FormatSignedBytes(r.PerRetry), units.FormatSignedBytes(c.GrowthPerMin), after)
