@@ -71,8 +71,12 @@ type DiskFullRun struct {
 	Attempts   int64  // failed opens (init failures) the child made
 	FirstError string // the first, as RocksDB gave it
 	// PerRetry is the least-squares slope of the native heap over the failed
-	// opens (after the first tenth), bytes per retry.
+	// opens (after the first tenth), bytes per retry; the command's table
+	// fits Samples again with an interval (stats.FitSignal).
 	PerRetry float64
+	// Samples are the child's, one after each failed open
+	// (Sample.InitFailures counts them).
+	Samples []schema.Sample
 	// Growth is the native heap's change from the first to the last sample.
 	Growth int64
 	// LiveOptions is the count of live options objects at the end (ledger).
@@ -132,7 +136,7 @@ func fill(dir string) error {
 }
 
 func diskFullRun(mr *schema.ModelRun) DiskFullRun {
-	r := DiskFullRun{Model: mr.Model, Error: mr.Error}
+	r := DiskFullRun{Model: mr.Model, Error: mr.Error, Samples: mr.Samples}
 	if mr.Summary != nil {
 		r.Attempts = mr.Summary.InitFailures
 		if len(mr.Summary.TaskErrorList) > 0 {

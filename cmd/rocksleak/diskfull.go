@@ -13,6 +13,8 @@ import (
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/internal/units"
+	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // diskFullCmd is "rocksleak disk-full": the disk-full scenario (docs/faults.md).
@@ -47,21 +49,23 @@ func diskFullCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 		return err
 	}
 	failed := false
-	t := table.New("l|l|r|r|r|r|r", "model", "handler", "failed opens at the fault", "retries/min", "per-retry leak", "growth/min", "after")
+	t := table.New("l|l|r|r|r|r|r", "model", "handler", "failed opens at the fault", "retries/min", "per-retry leak [95% CI]", "growth/min [95% CI]", "after")
 	for _, r := range runs {
 		if r.Error != "" {
 			failed = true
 			fmt.Fprintf(stdout, "%s: failed: %s\n", r.Model, r.Error)
 			continue
 		}
+		e := perRetryFit(r)
 		for _, h := range []harness.Handler{harness.ShutdownClient, harness.ReplaceThread} {
-			c := harness.CostOf(h, sc.Tasks, r.PerRetry, *interval)
+			c := harness.CostOf(h, sc.Tasks, e.Value, *interval)
+			lo, hi := harness.CostOf(h, sc.Tasks, e.Low, *interval), harness.CostOf(h, sc.Tasks, e.High, *interval)
 			after := "the client stops (ERROR)"
 			if !c.ClientStops {
 				after = "retries for as long as the disk stays full"
 			}
 			t.Add(r.Model+" ("+kafkaVersion(r.Model)+")", string(h), fmt.Sprint(c.FirstOpens), fmt.Sprintf("%.1f", c.RetriesPerMin),
-				units.FormatSignedBytes(r.PerRetry), units.FormatSignedBytes(c.GrowthPerMin), after)
+				withCI(e.Value, e.Low, e.High, e.Valid), growthCell(c, lo, hi, e.Valid), after)
 		}
 	}
 	var b strings.Builder
@@ -92,4 +96,41 @@ func kafkaVersion(model string) string {
 		return "4.3.1"
 	}
 	return "what-if"
+}
+
+// perRetryFit is the native heap's growth per failed open with its 95%
+// interval: the project's lifecycle fit (stats.FitSignal: warm-up cut,
+// autocorrelation-honest interval) with the failed opens as the lifecycles.
+func perRetryFit(r harness.DiskFullRun) stats.Estimate {
+	var in stats.Input
+	for _, s := range r.Samples {
+		if s.Trigger != schema.TriggerLifecycle {
+			continue
+		}
+		in.Y = append(in.Y, float64(s.NativeHeap))
+		in.Lifecycles = append(in.Lifecycles, float64(s.InitFailures))
+		in.FailedCloses = append(in.FailedCloses, 0)
+		in.Records = append(in.Records, float64(s.Records))
+	}
+	f, err := stats.FitSignal(in, stats.DefaultOptions())
+	if err != nil {
+		return stats.Estimate{Value: r.PerRetry}
+	}
+	return f.PerLifecycle
+}
+
+// withCI renders v bytes with its interval, or v alone.
+func withCI(v, lo, hi float64, ok bool) string {
+	if !ok {
+		return units.FormatSignedBytes(v) + " (no CI)"
+	}
+	return fmt.Sprintf("%s [%s, %s]", units.FormatSignedBytes(v), units.FormatSignedBytes(lo), units.FormatSignedBytes(hi))
+}
+
+// growthCell renders a handler's growth per minute: 0 when the client stops.
+func growthCell(c, lo, hi harness.DiskFullCost, ok bool) string {
+	if c.ClientStops {
+		return "0"
+	}
+	return withCI(c.GrowthPerMin, lo.GrowthPerMin, hi.GrowthPerMin, ok)
 }
