@@ -76,7 +76,7 @@ func diskFullCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 			continue
 		}
 		fmt.Fprintf(stdout, "%s: %d failed opens × %s per retry = %s; measured native heap Δ %s; %d options objects live at the end\n",
-			r.Model, r.Attempts, units.FormatSignedBytes(r.PerRetry), units.FormatSignedBytes(float64(r.Attempts)*r.PerRetry),
+			r.Model, r.Attempts, units.FormatSignedBytes(perRetryFit(r).Value), units.FormatSignedBytes(float64(r.Attempts)*perRetryFit(r).Value),
 			units.FormatSignedBytes(float64(r.Growth)), r.LiveOptions)
 		fmt.Fprintf(stdout, "  RocksDB said: %s\n", r.FirstError)
 	}
