@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rocksleak/rocksleak/changelog"
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/workload"
@@ -200,8 +201,8 @@ func runDiskFull(ctx context.Context, j Job, model lifecycle.Model, synthetic bo
 		s := topo.tasks[i%len(topo.tasks)].stores[0]
 		err := topo.tryOpen(s, 0)
 		if err == nil {
-			lk := s.store.logKey(workload.Key(0), 0)
-			err = s.store.put(lk, topo.value(s, lk.key, lk.ts, 1))
+			r := changelog.Record{Key: workload.Key(0), Ts: 0, Ver: 1}
+			err = s.store.put(r, topo.value(s, r))
 			topo.closeSlot(s)
 		}
 		if err != nil {

@@ -37,6 +37,10 @@ type Config struct {
 	// StateRoot is where per-model state directories are made; default
 	// DefaultStateRoot(). Every one is removed when its child ends.
 	StateRoot string
+	// ChangelogRoot is where per-model changelog directories (the brokers'
+	// stand-in) are made, apart from the state disk; default
+	// DefaultStateRoot(). Every one is removed when its child ends.
+	ChangelogRoot string
 	// Stderr receives the children's standard error; default discarded.
 	Stderr io.Writer
 	// OnEvent, if set, sees every event as it arrives (for progress).
@@ -129,6 +133,9 @@ func fillDefaults(cfg *Config) error {
 	if cfg.StateRoot == "" {
 		cfg.StateRoot = DefaultStateRoot()
 	}
+	if cfg.ChangelogRoot == "" {
+		cfg.ChangelogRoot = DefaultStateRoot()
+	}
 	if cfg.KillAfter == 0 {
 		cfg.KillAfter = 20 * time.Second
 	}
@@ -183,19 +190,25 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	job := Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir, Profile: prof,
 		Ops: workload.OpsVersion, Synthetic: rn.Synthetic, Allocator: string(rn.Allocator), DiskFull: cfg.diskFull}
 	exe, args := cfg.Exe, cfg.ChildArgs
+	// Every child's changelogs, made and removed here: under ChangelogRoot,
+	// not on the state disk, as Kafka's changelog topics live on the
+	// brokers (a full state disk must not fail them).
+	job.ChangelogDir, err = os.MkdirTemp(cfg.ChangelogRoot, "rocksleak-"+model+"-changelog-")
+	if err != nil {
+		run.Error = err.Error()
+		return run
+	}
+	defer os.RemoveAll(job.ChangelogDir)
 	if rn.JVM() {
-		// The JVM child: its changelogs and temporary files beside its state,
-		// made and removed here.
+		// The JVM child: its temporary files beside its state, made and
+		// removed here.
 		job.KafkaVersion = rn.KafkaVersion
-		job.ChangelogDir = stateDir + ".changelog"
 		tmp := stateDir + ".tmp"
-		for _, d := range []string{job.ChangelogDir, tmp} {
-			if err := os.Mkdir(d, 0o755); err != nil {
-				run.Error = err.Error()
-				return run
-			}
-			defer os.RemoveAll(d)
+		if err := os.Mkdir(tmp, 0o755); err != nil {
+			run.Error = err.Error()
+			return run
 		}
+		defer os.RemoveAll(tmp)
 		line, err := cfg.JVM.Command(rn.KafkaVersion, tmp)
 		if err != nil {
 			run.Error = err.Error()
