@@ -118,9 +118,14 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 			runErr = err
 		}
 	}
+	var retention *schema.Retention
+	if !interrupted {
+		retention = probeRetention(sampler, topo.env.Counts().Lifecycles.Load())
+	}
 	topo.stop()
 	sum := topo.summary(j.Model, interrupted, time.Since(rec.begin))
 	sum.StoppedEarly = stoppedEarly
+	sum.Retention = retention
 	if runErr == nil {
 		runErr = errors.Join(rec.err, topo.logErr)
 	}

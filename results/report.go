@@ -127,6 +127,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 		rt.Markdown(&b)
 	}
 
+	reportRetention(&b, r)
 	reportProfiles(&b, r)
 
 	p("## Plots\n\n")
