@@ -72,6 +72,7 @@ func TestBadInputExitsTwoNamingTheField(t *testing.T) {
 		{"both stop conditions", []string{"run", "--lifecycles", "3", "--duration", "1s"}, "alternatives"},
 		{"unknown flag", []string{"run", "--frobnicate"}, "frobnicate"},
 		{"scenarios show unknown", []string{"scenarios", "show", "nope"}, "nope"},
+		{"disk-full too few attempts", []string{"disk-full", "--attempts", "3"}, "--attempts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runCLI(t, tc.args...)
