@@ -121,7 +121,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 		rt := table.New("l|r|r|r", "model", "native heap per DB", "RSS per DB", "open DBs (median)")
 		for _, m := range r.Models {
 			if res := r.Runs[m].Resident; res != nil {
-				rt.Add(m, fmtBytes(res.NativeHeapPerDB), fmtBytes(res.RSSPerDB), fmtCount(res.OpenDBs))
+				rt.Add(m, units.FormatBytes(res.NativeHeapPerDB), units.FormatBytes(res.RSSPerDB), fmtCount(res.OpenDBs))
 			}
 		}
 		rt.Markdown(&b)
@@ -290,7 +290,7 @@ func startEnd(samples int, start, end int64) string {
 	if samples == 0 {
 		return "—"
 	}
-	return fmt.Sprintf("%s → %s (%s)", fmtBytes(float64(start)), fmtBytes(float64(end)), fmtSignedBytes(float64(end-start)))
+	return fmt.Sprintf("%s → %s (%s)", units.FormatBytes(float64(start)), units.FormatBytes(float64(end)), units.FormatSignedBytes(float64(end-start)))
 }
 
 func reportFit(b *bytes.Buffer, r *schema.Result, sig string) {
@@ -433,7 +433,7 @@ func calibrationTable(cs []schema.Calibration) *table.Table {
 	t := table.New("l|l|r|r|r|r|r", "model", "control", "known per lifecycle", "native heap [95% CI]", "error",
 		"RSS [95% CI]", "error")
 	for _, c := range cs {
-		t.Add(c.Model, c.Control, fmtBytes(c.KnownPerLifecycle), fmtEst(c.NativeHeap, "bytes", true),
+		t.Add(c.Model, c.Control, units.FormatBytes(c.KnownPerLifecycle), fmtEst(c.NativeHeap, "bytes", true),
 			fmtSignedPercent(c.NativeHeapError), fmtEst(c.RSS, "bytes", true), fmtSignedPercent(c.RSSError))
 	}
 	return t
@@ -486,7 +486,7 @@ func scenarioTable(s scenarios.Scenario) *table.Table {
 	t.Add("sampling", fmt.Sprintf("every %s and every %d ms", plural(s.SampleEveryLifecycles, "lifecycle"), s.SampleIntervalMs))
 	if s.SyntheticLeakBytes != 0 || s.RestoreScratchBytes != 0 {
 		t.Add("calibration", fmt.Sprintf("synthetic leak %s per lifecycle, restore scratch %s",
-			fmtBytes(float64(s.SyntheticLeakBytes)), fmtBytes(float64(s.RestoreScratchBytes))))
+			units.FormatBytes(float64(s.SyntheticLeakBytes)), units.FormatBytes(float64(s.RestoreScratchBytes))))
 	}
 	t.Add("seed", strconv.FormatInt(s.Seed, 10))
 	return t
@@ -589,10 +589,6 @@ func verdictReason(run *schema.Run) string {
 
 // Numbers for people.
 
-// fmtBytes and fmtSignedBytes: bytes for people (see package bytesize).
-func fmtBytes(v float64) string       { return units.FormatBytes(v) }
-func fmtSignedBytes(v float64) string { return units.FormatSignedBytes(v) }
-
 // fmtCount renders a count (or a slope of counts) with three significant
 // digits and no exponent, whole numbers as they are: "67", "1234", "12.5",
 // "0.969", "0.00415".
@@ -618,7 +614,7 @@ func fmtQty(v float64, unit string) string {
 	if unit == "fds" {
 		return fmtCount(v) + " FDs"
 	}
-	return fmtBytes(v)
+	return units.FormatBytes(v)
 }
 
 // fmtSignedQty is fmtQty with an explicit sign.
