@@ -265,23 +265,32 @@ func reportOwners(b *bytes.Buffer, r *schema.Result) {
 		"instrument's share of RSS at the end", "instrument's Go heap first → last", "Go heap per lifecycle [95% CI]")
 	for _, m := range r.Models {
 		run := r.Runs[m]
-		if run.Samples == 0 || run.RuntimeStart <= 0 || run.RuntimeEnd <= 0 {
+		share, goHeap, ok := instrumentOf(run)
+		if !ok {
 			t.Add(m, startEnd(run.Samples, run.RSSStart, run.RSSEnd), "—", "—", "—", "—", "—")
 			continue
-		}
-		share := "—"
-		if run.RSSEnd > 0 {
-			share = fmtPercent(float64(run.RuntimeEnd) / float64(run.RSSEnd))
-		}
-		goHeap := "—"
-		if run.GoHeapStart >= 0 && run.GoHeapEnd >= 0 {
-			goHeap = startEnd(run.Samples, run.GoHeapStart, run.GoHeapEnd)
 		}
 		t.Add(m, startEnd(run.Samples, run.RSSStart, run.RSSEnd), startEnd(run.Samples, run.RuntimeStart, run.RuntimeEnd),
 			startEnd(run.Samples, run.RSSStart-run.RuntimeStart, run.RSSEnd-run.RuntimeEnd), share, goHeap,
 			totalSlope(run, analysis.SignalGoHeap))
 	}
 	t.Markdown(b)
+}
+
+// instrumentOf renders a run's instrument figures: its runtime's share of RSS at the end and its Go heap first →
+// last ("—" when not read); ok is false when the run has no runtime bytes.
+func instrumentOf(run *schema.Run) (share, goHeap string, ok bool) {
+	if run.Samples == 0 || run.RuntimeStart <= 0 || run.RuntimeEnd <= 0 {
+		return "", "", false
+	}
+	share, goHeap = "—", "—"
+	if run.RSSEnd > 0 {
+		share = fmtPercent(float64(run.RuntimeEnd) / float64(run.RSSEnd))
+	}
+	if run.GoHeapStart >= 0 && run.GoHeapEnd >= 0 {
+		goHeap = startEnd(run.Samples, run.GoHeapStart, run.GoHeapEnd)
+	}
+	return share, goHeap, true
 }
 
 func startEnd(samples int, start, end int64) string {

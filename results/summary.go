@@ -48,19 +48,12 @@ func Summary(r *schema.Result) string {
 			"its Go heap first → last and per lifecycle):\n")
 		for _, m := range r.Models {
 			run := r.Runs[m]
-			if run.Samples == 0 || run.RuntimeStart <= 0 || run.RuntimeEnd <= 0 {
+			share, goHeap, ok := instrumentOf(run)
+			if !ok {
 				continue
 			}
-			share := "—"
-			if run.RSSEnd > 0 {
-				share = fmtPercent(float64(run.RuntimeEnd) / float64(run.RSSEnd))
-			}
-			goHeap := "—"
-			if run.GoHeapStart >= 0 && run.GoHeapEnd >= 0 {
-				goHeap = startEnd(run.Samples, run.GoHeapStart, run.GoHeapEnd) + ", " + totalSlope(run, analysis.SignalGoHeap)
-			}
-			fmt.Fprintf(&b, "  %s: %s, %s of RSS %s; Go heap %s\n", m, startEnd(run.Samples, run.RuntimeStart, run.RuntimeEnd),
-				share, units.FormatBytes(float64(run.RSSEnd)), goHeap)
+			fmt.Fprintf(&b, "  %s: %s, %s of RSS %s; Go heap %s, %s\n", m, startEnd(run.Samples, run.RuntimeStart, run.RuntimeEnd),
+				share, units.FormatBytes(float64(run.RSSEnd)), goHeap, totalSlope(run, analysis.SignalGoHeap))
 		}
 	}
 	summaryRetention(&b, r)
