@@ -30,7 +30,6 @@ TESTFUZZ := FUZZTIME=20000x FUZZMINIMIZETIME=500x
 # rocksdbjni its pom names). Maven is tried offline (-o) first and goes online only when something is not in
 # ~/.m2 yet: it resolves once, then works offline.
 MVN      ?= mvn
-MVNFLAGS ?= -q -B
 KAFKA_VERSIONS ?= 4.3.0 4.3.1
 JVM_DIR  := build/jvm
 JVM_POM  := jvm/child/pom.xml
@@ -49,19 +48,13 @@ deps:
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/rocksleak
 
-## jvm: build the JVM engine's child and each KAFKA_VERSIONS' classpath into build/jvm (Maven offline once resolved).
+## jvm: build the JVM engine's child and each KAFKA_VERSIONS' classpath into build/jvm (jvm/child/build.sh: Maven
+## offline first, online only for what ~/.m2 lacks).
 jvm: deps
 ifeq ($(wildcard $(JVM_POM)),)
 	@echo "make jvm: $(JVM_POM) is not there yet, so the kafka-<version> models cannot run"
 else
-	@mkdir -p $(JVM_DIR)
-	$(MVN) $(MVNFLAGS) -o -f $(JVM_POM) package -DskipTests || $(MVN) $(MVNFLAGS) -f $(JVM_POM) package -DskipTests
-	cp jvm/child/target/rocksleak-child.jar $(JVM_DIR)/rocksleak-child.jar
-	@for v in $(KAFKA_VERSIONS); do \
-	  args="-f $(JVM_POM) dependency:build-classpath -Dkafka.version=$$v -Dmdep.includeScope=runtime -Dmdep.outputFile=$(abspath $(JVM_DIR))/classpath-$$v.txt"; \
-	  echo "$(MVN) $$args"; \
-	  $(MVN) $(MVNFLAGS) -o $$args || $(MVN) $(MVNFLAGS) $$args || exit 1; \
-	done
+	MVN=$(MVN) jvm/child/build.sh $(JVM_TESTS) $(JVM_DIR) $(KAFKA_VERSIONS)
 endif
 
 ## run: build and run the default scenario (kafka-20616), leaky vs fixed.
@@ -73,6 +66,8 @@ run: deps build
 ## The packages with real runs (cgo: RocksDB, children, samplers) run one at a time (-p 1): the real runs'
 ## verdicts read RSS, and glibc's RSS retention grows when other test binaries compete for the two cores.
 ## The pure packages read no memory: they run (and build) on both cores, before the real ones start.
+# make test also runs the Java child's own JUnit tests (build.sh -t).
+test: JVM_TESTS := -t
 test: deps jvm
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m $(PURE)

@@ -65,6 +65,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 
 	p("## Runs\n\n")
 	reportRuns(&b, r)
+	reportOwners(&b, r)
 
 	p("## Fits\n\n")
 	p("Slopes with their 95%% interval. *per lifecycle*: Y ~ 1 + lifecycles, the whole growth per lifecycle at this run's " +
@@ -126,6 +127,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 		rt.Markdown(&b)
 	}
 
+	reportRetention(&b, r)
 	reportProfiles(&b, r)
 
 	p("## Plots\n\n")
@@ -226,6 +228,54 @@ func reportRuns(b *bytes.Buffer, r *schema.Result) {
 	if len(notes) > 0 {
 		b.WriteString("\n")
 	}
+}
+
+// hasRuntime reports whether some model's samples carry the instrument's runtime bytes.
+func hasRuntime(r *schema.Result) bool {
+	for _, m := range r.Models {
+		if run := r.Runs[m]; run.Samples > 0 && run.RuntimeStart > 0 && run.RuntimeEnd > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// reportOwners renders "RSS by owner": each model's RSS at the first and the last sample split into what the
+// instrument's runtime held and what the code under test held (the RSS the fits and verdicts read), and the
+// instrument's Go heap with its slope. Nothing for results without the runtime's bytes.
+func reportOwners(b *bytes.Buffer, r *schema.Result) {
+	if !hasRuntime(r) {
+		return
+	}
+	fmt.Fprintf(b, "## RSS by owner\n\n")
+	fmt.Fprintf(b, "Each model's RSS at its first and last sample, split by who holds it. *The instrument* is the "+
+		"child's own runtime: in the Go engine the Go runtime's mapped memory less what it returned to the OS (its heap, "+
+		"stacks and metadata; an upper bound on its resident share), in the JVM engine the Java heap committed, "+
+		"metaspace and code cache. *The code under test* is the rest: the C allocator's heap and what it retains, "+
+		"RocksDB's own mappings, the libraries' code. The RSS fits and verdicts read the code's RSS. The instrument's Go "+
+		"heap (the Go child's objects: samples, the transient view of a changelog) is part of its runtime; its slope is "+
+		"the Go heap fit's.\n\n")
+	t := table.New("l|r|r|r|r|r|r", "model", "RSS first → last", "instrument first → last", "code under test first → last",
+		"instrument's share of RSS at the end", "instrument's Go heap first → last", "Go heap per lifecycle [95% CI]")
+	for _, m := range r.Models {
+		run := r.Runs[m]
+		if run.Samples == 0 || run.RuntimeStart <= 0 || run.RuntimeEnd <= 0 {
+			t.Add(m, startEnd(run.Samples, run.RSSStart, run.RSSEnd), "—", "—", "—", "—", "—")
+			continue
+		}
+		share := "—"
+		if run.RSSEnd > 0 {
+			share = fmtPercent(float64(run.RuntimeEnd) / float64(run.RSSEnd))
+		}
+		goHeap := "—"
+		if run.GoHeapStart >= 0 && run.GoHeapEnd >= 0 {
+			goHeap = startEnd(run.Samples, run.GoHeapStart, run.GoHeapEnd)
+		}
+		t.Add(m, startEnd(run.Samples, run.RSSStart, run.RSSEnd), startEnd(run.Samples, run.RuntimeStart, run.RuntimeEnd),
+			startEnd(run.Samples, run.RSSStart-run.RuntimeStart, run.RSSEnd-run.RuntimeEnd), share, goHeap,
+			totalSlope(run, analysis.SignalGoHeap))
+	}
+	t.Markdown(b)
 }
 
 func startEnd(samples int, start, end int64) string {

@@ -179,3 +179,24 @@ func TestFormatting(t *testing.T) {
 		assert.Equal(t, tc.want, tc.got)
 	}
 }
+
+// TestRSSByOwnerOnlyWhenRecorded: a result whose samples carry the instrument's runtime bytes splits each model's RSS
+// by owner in the report and the summary (raw RSS, the instrument's part, the code's part, the share, the Go heap);
+// a result without them (written before they were recorded) has neither.
+func TestRSSByOwnerOnlyWhenRecorded(t *testing.T) {
+	smoke := readTestResult(t, "smoke")
+	assert.NotContains(t, string(ReportMarkdown(smoke)), "## RSS by owner")
+	assert.NotContains(t, Summary(smoke), "instrument")
+
+	run := smoke.Runs["fixed"]
+	run.RSSStart, run.RSSEnd = 24<<20, 40<<20
+	run.RuntimeStart, run.RuntimeEnd = 6<<20, 10<<20
+	run.GoHeapStart, run.GoHeapEnd = 1<<20, 2<<20
+	md := string(ReportMarkdown(smoke))
+	require.Contains(t, md, "## RSS by owner")
+	assert.Contains(t, md, "| fixed | 24.0 MiB → 40.0 MiB (+16.0 MiB) | 6.00 MiB → 10.0 MiB (+4.00 MiB) | "+
+		"18.0 MiB → 30.0 MiB (+12.0 MiB) | 25% | 1.00 MiB → 2.00 MiB (+1.00 MiB) |")
+	assert.Contains(t, md, "| leaky | 23.4 MiB → 30.6 MiB (+7.16 MiB) | — | — | — | — | — |", "a run without the figure")
+	sum := Summary(smoke)
+	assert.Contains(t, sum, "fixed: 6.00 MiB → 10.0 MiB (+4.00 MiB), 25% of RSS 40.0 MiB; Go heap 1.00 MiB → 2.00 MiB (+1.00 MiB)")
+}
