@@ -75,6 +75,15 @@ test: deps jvm
 	$(GO) test -p 1 -count=1 -race -short -timeout 10m $(RACE)
 	@$(MAKE) --no-print-directory fuzz $(TESTFUZZ)
 
+## test-short: the edit loop, under 2 minutes (91 s on a shared 2-core machine; no RocksDB, nothing installed):
+## the pure packages vetted, then their tests with -short, which skips their long Monte Carlo runs (the
+## statistics' coverage and calibration checks; `make test` runs them). The packages with real runs are left to
+## `make test` and to `go test -run` on the package you touch: their real runs are what makes them long
+## (docs/developing.md names them).
+test-short:
+	$(GO) vet $(PURE)
+	$(GO) test -short -count=1 $(PURE)
+
 ## fuzz: every fuzz target for FUZZTIME (default 2m; a count such as 20000x also works) each.
 fuzz:
 	@for t in $(FUZZ); do pkg=$${t%%:*}; name=$${t##*:}; \

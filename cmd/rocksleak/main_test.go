@@ -36,7 +36,9 @@ func TestMain(m *testing.M) {
 		os.Args = append([]string{"rocksleak"}, strings.Fields(os.Getenv("ROCKSLEAK_ARGS"))...)
 		main()
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBuiltBinaries()
+	os.Exit(code)
 }
 
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
