@@ -65,6 +65,9 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
+	if j.ChangelogDir != "" {
+		topo.logRoot = j.ChangelogDir
+	}
 	rec := newRecorder(j, topo, sampler, out)
 	topo.after = rec.after
 	if j.Profile != nil {
@@ -85,7 +88,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	stoppedEarly := false
 	limitLC := int64(j.Scenario.Lifecycles)
 	limitDur := time.Duration(j.Scenario.Duration)
-	for runErr == nil && rec.err == nil && ctx.Err() == nil {
+	for runErr == nil && rec.err == nil && topo.logErr == nil && ctx.Err() == nil {
 		if limitLC > 0 && topo.env.Counts().Lifecycles.Load() >= limitLC {
 			break
 		}
@@ -112,11 +115,16 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 			runErr = err
 		}
 	}
+	var retention *schema.Retention
+	if !interrupted {
+		retention = probeRetention(sampler, topo.env.Counts().Lifecycles.Load())
+	}
 	topo.stop()
 	sum := topo.summary(j.Model, interrupted, time.Since(rec.begin))
 	sum.StoppedEarly = stoppedEarly
+	sum.Retention = retention
 	if runErr == nil {
-		runErr = rec.err
+		runErr = errors.Join(rec.err, topo.logErr)
 	}
 	if runErr != nil {
 		sum.Error = runErr.Error()
@@ -202,7 +210,7 @@ func (r *recorder) sample(trigger string) error {
 		Model: r.model, Seq: r.seq, ElapsedNs: int64(time.Since(r.begin)), Trigger: trigger,
 		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(),
 		InitFailures: c.InitFailures.Load(), Records: r.topo.records,
-		Restores: int64(len(r.topo.restoreTimes)), RestoredRecords: r.topo.restored,
+		Restores: r.topo.restoreLog.count(), RestoredRecords: r.topo.restored,
 		Memory: mem, LiveNatives: r.liveNatives(),
 	}
 	if trigger == schema.TriggerEnd {

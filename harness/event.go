@@ -60,6 +60,7 @@ func (w *eventWriter) writeSample(s *schema.Sample) error {
 	b = appendField(b, "fds", int64(s.FDs))
 	b = appendField(b, "native_heap", s.NativeHeap)
 	b = appendField(b, "go_heap", s.GoHeap)
+	b = appendField(b, "runtime_bytes", s.RuntimeBytes)
 	b = append(b, `,"live_natives":`...)
 	if s.LiveNatives == nil {
 		b = append(b, "null"...)

@@ -171,19 +171,23 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	job := Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir, Profile: prof,
 		Ops: workload.OpsVersion, Synthetic: rn.Synthetic, Allocator: string(rn.Allocator)}
 	exe, args := cfg.Exe, cfg.ChildArgs
+	// Every child's changelogs beside its state, made and removed here.
+	job.ChangelogDir = stateDir + ".changelog"
+	if err := os.Mkdir(job.ChangelogDir, 0o755); err != nil {
+		run.Error = err.Error()
+		return run
+	}
+	defer os.RemoveAll(job.ChangelogDir)
 	if rn.JVM() {
-		// The JVM child: its changelogs and temporary files beside its state,
-		// made and removed here.
+		// The JVM child: its temporary files beside its state, made and
+		// removed here.
 		job.KafkaVersion = rn.KafkaVersion
-		job.ChangelogDir = stateDir + ".changelog"
 		tmp := stateDir + ".tmp"
-		for _, d := range []string{job.ChangelogDir, tmp} {
-			if err := os.Mkdir(d, 0o755); err != nil {
-				run.Error = err.Error()
-				return run
-			}
-			defer os.RemoveAll(d)
+		if err := os.Mkdir(tmp, 0o755); err != nil {
+			run.Error = err.Error()
+			return run
 		}
+		defer os.RemoveAll(tmp)
 		line, err := cfg.JVM.Command(rn.KafkaVersion, tmp)
 		if err != nil {
 			run.Error = err.Error()

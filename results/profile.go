@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/rocksleak/rocksleak/internal/table"
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
 )
@@ -230,22 +231,22 @@ func reportProfiles(b *bytes.Buffer, r *schema.Result) {
 		hp := runs[i].Profile
 		p("### %s\n\n", t.Model)
 		p("Growth %s over %d lifecycles (%d → %d), %s/lifecycle, sampled every %s; %s.\n",
-			fmtSignedBytes(t.TotalBytes), t.Lifecycles, hp.WarmLifecycles, hp.EndLifecycles,
-			fmtSignedBytes(t.TotalPerLifecycle), fmtBytes(float64(hp.SamplingIntervalBytes)), hp.File)
+			units.FormatSignedBytes(t.TotalBytes), t.Lifecycles, hp.WarmLifecycles, hp.EndLifecycles,
+			units.FormatSignedBytes(t.TotalPerLifecycle), units.FormatBytes(float64(hp.SamplingIntervalBytes)), hp.File)
 		if a, ok := ProfileAgreement(runs[i]); ok {
 			what := "Native-heap slope of this run"
 			if a.AtDumps {
 				what = "Native heap between the dumps"
 			}
 			p("%s %s/lifecycle, of which %s/lifecycle is jemalloc's promotion of sampled objects to 16 KiB: %s/lifecycle "+
-				"against the profile's %s (ratio %s", what, fmtSignedBytes(a.Native), fmtSignedBytes(a.Promoted),
-				fmtSignedBytes(a.Native-a.Promoted), fmtSignedBytes(a.Profile), strconv.FormatFloat(a.Ratio, 'f', 3, 64))
+				"against the profile's %s (ratio %s", what, units.FormatSignedBytes(a.Native), units.FormatSignedBytes(a.Promoted),
+				units.FormatSignedBytes(a.Native-a.Promoted), units.FormatSignedBytes(a.Profile), strconv.FormatFloat(a.Ratio, 'f', 3, 64))
 			if a.RatioSD > 0 {
 				p(", the profile's sampling standard deviation ±%s", strconv.FormatFloat(a.RatioSD, 'f', 3, 64))
 			}
 			p(").")
 			if a.AtDumps && a.Slope != 0 {
-				p(" The run's native-heap slope: %s/lifecycle.", fmtSignedBytes(a.Slope))
+				p(" The run's native-heap slope: %s/lifecycle.", units.FormatSignedBytes(a.Slope))
 			}
 			p("\n")
 		}
@@ -256,11 +257,11 @@ func reportProfiles(b *bytes.Buffer, r *schema.Result) {
 			for _, iv := range hp.Intervals {
 				top := "—"
 				if len(iv.Functions) > 0 {
-					top = fmt.Sprintf("%s (%s)", iv.Functions[0].Function, fmtSignedBytes(float64(iv.Functions[0].Bytes)))
+					top = fmt.Sprintf("%s (%s)", iv.Functions[0].Function, units.FormatSignedBytes(float64(iv.Functions[0].Bytes)))
 				}
 				n := max(1, iv.ToLifecycles-iv.FromLifecycles)
-				it.Add(fmt.Sprintf("%d → %d", iv.FromLifecycles, iv.ToLifecycles), fmtSignedBytes(float64(iv.GrowthBytes)),
-					fmtSignedBytes(float64(iv.GrowthBytes)/float64(n)), top)
+				it.Add(fmt.Sprintf("%d → %d", iv.FromLifecycles, iv.ToLifecycles), units.FormatSignedBytes(float64(iv.GrowthBytes)),
+					units.FormatSignedBytes(float64(iv.GrowthBytes)/float64(n)), top)
 			}
 			p("Growth between consecutive dumps (--profile-every):\n\n")
 			it.Markdown(b)
@@ -270,7 +271,7 @@ func reportProfiles(b *bytes.Buffer, r *schema.Result) {
 		t, _ := ProfileDiff(pair[0], r.Runs[pair[0]], pair[1], r.Runs[pair[1]])
 		p("### %s minus %s\n\n", t.Model, t.Minus)
 		p("Per lifecycle, %s's growth by function minus %s's: %s/lifecycle in all.\n\n", t.Model, t.Minus,
-			fmtSignedBytes(t.TotalPerLifecycle))
+			units.FormatSignedBytes(t.TotalPerLifecycle))
 		profileRows(t).Markdown(b)
 	}
 }
@@ -278,7 +279,7 @@ func reportProfiles(b *bytes.Buffer, r *schema.Result) {
 func profileRows(t ProfileTable) *table.Table {
 	tb := table.New("l|r|r|r", "function", "bytes", "per lifecycle", "share")
 	for _, r := range t.Rows[:min(ProfileTop, len(t.Rows))] {
-		tb.Add(r.Function, fmtSignedBytes(r.Bytes), fmtSignedBytes(r.BytesPerLifecycle), fmtSignedPercent(r.Share))
+		tb.Add(r.Function, units.FormatSignedBytes(r.Bytes), units.FormatSignedBytes(r.BytesPerLifecycle), fmtSignedPercent(r.Share))
 	}
 	return tb
 }

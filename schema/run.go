@@ -37,6 +37,9 @@ type Summary struct {
 	ReleasedLate  map[string]int64 `json:"released_late"`
 	ElapsedNs     int64            `json:"elapsed_ns"`
 	Error         string           `json:"error,omitempty"` // a failure that ended the model's run early
+	// Retention is the allocator-retention probe taken after the last sample (Go engine only; nil for the JVM
+	// engine, fleet instances and results made before it was recorded).
+	Retention *Retention `json:"retention,omitempty"`
 }
 
 // RestoreStats summarises restores (wipe, reopen and changelog replay) of

@@ -185,7 +185,7 @@ func DecideSignals(native, rss Fit, opt DecideOptions) Decision {
 	}
 
 	nf, rf := opt.NativeFloor, opt.RSSFloor
-	nfS, rfS := formatBytes(nf)+"/lifecycle", formatBytes(rf)+"/lifecycle"
+	nfS, rfS := units.FormatBytes(nf)+"/lifecycle", units.FormatBytes(rf)+"/lifecycle"
 	nat, rs := d.Native, d.RSS
 	switch {
 	case nat.Low > nf && rs.Low > 0:
@@ -329,6 +329,6 @@ func (d *Decision) leakOnRSSDirection(native, rss Fit, opt DecideOptions, natDes
 	conf := " (" + units.FormatPercent(d.Confidence) + ")"
 	d.Verdict = VerdictLeak
 	d.Reason = fmt.Sprintf("leak: %s lies above its floor %s/lifecycle, and RSS rises significantly in both halves of its used samples, though %s: %s then %s%s",
-		natDesc, formatBytes(opt.NativeFloor), strings.Join(why, " and "), describe(first, 0), describe(second, 0), conf)
+		natDesc, units.FormatBytes(opt.NativeFloor), strings.Join(why, " and "), describe(first, 0), describe(second, 0), conf)
 	return true
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // shellCommands runs script with /bin/sh in dir, with env added, where
@@ -94,7 +96,7 @@ func runExampleMerge(t *testing.T, pure string, args []string, mergedDir string)
 	}
 	b, err := os.ReadFile(filepath.Join(mergedDir, "reliability.json"))
 	require.NoError(t, err)
-	var rep reliabilityReport
+	var rep schema.Reliability
 	require.NoError(t, json.Unmarshal(b, &rep))
 	assert.Equal(t, []int64{1, 2, 3, 4}, rep.Seeds)
 	assert.Empty(t, rep.Shard)
