@@ -19,7 +19,7 @@ var tableTSV string
 // Columns is the table's header, in order.
 var Columns = []string{
 	"kafka_version", "streams_artifact", "rocksdbjni", "offsets_cf", "offsets_options", "offsets_setters",
-	"offsets_no_block_cache", "accessor_close_finally",
+	"offsets_no_block_cache", "accessor_close_finally", "restore_batch_close",
 }
 
 // OffsetsOptions says how a release builds and releases the offsets column family's ColumnFamilyOptions.
@@ -53,6 +53,14 @@ type Version struct {
 	OffsetsSetters  []string       // the ColumnFamilyOptions setters applied to them (nil when n/a)
 	NoBlockCache    Tri            // RocksDBStore calls BlockBasedTableConfig.setNoBlockCache
 	AccessorFinally Tri            // every accessor close(DBAccessor) releases its handles in a finally
+	// RestoreBatchClose is how the segmented stores' restoreAllInternal releases its WriteBatches:
+	// "success-path-only" (a failed Segment.write leaks that batch and the rest of the map) or "other".
+	RestoreBatchClose string
+}
+
+// LeaksRestoreBatchesOnWriteFailure reports the restore-path leak (docs/restore-leak.md) for this release.
+func (v Version) LeaksRestoreBatchesOnWriteFailure() bool {
+	return v.RestoreBatchClose == "success-path-only"
 }
 
 // LeaksOffsetsOptions reports KAFKA-20616's leak 1 (offsets CF options never closed) for this release.
@@ -135,7 +143,7 @@ func Parse(tsv string) ([]Version, error) {
 
 func parseRow(c []string) (Version, error) {
 	v := Version{Kafka: c[0], StreamsArtifact: c[1], RocksDBJNI: c[2],
-		OffsetsOptions: OffsetsOptions(c[4]), NoBlockCache: Tri(c[6]), AccessorFinally: Tri(c[7])}
+		OffsetsOptions: OffsetsOptions(c[4]), NoBlockCache: Tri(c[6]), AccessorFinally: Tri(c[7]), RestoreBatchClose: c[8]}
 	if !versionRE.MatchString(v.Kafka) {
 		return v, fmt.Errorf("kafka_version %q: want major.minor.patch", c[0])
 	}
@@ -159,6 +167,9 @@ func parseRow(c []string) (Version, error) {
 		if !validTri[t] {
 			return v, fmt.Errorf("kafka_version %s: %s %q: want yes, no or n/a", v.Kafka, col, t)
 		}
+	}
+	if v.RestoreBatchClose != "success-path-only" && v.RestoreBatchClose != "other" {
+		return v, fmt.Errorf("kafka_version %s: restore_batch_close %q: want success-path-only or other", v.Kafka, c[8])
 	}
 	if c[5] != "n/a" {
 		for _, s := range strings.Split(c[5], ",") {

@@ -31,8 +31,8 @@ func TestEmbeddedTable(t *testing.T) {
 		t.Errorf("the table must reach 4.4.x, ends at %s", vs[len(vs)-1].Kafka)
 	}
 	v430, ok := Lookup("4.3.0")
-	if !ok || !v430.LeaksOffsetsOptions() || !v430.SkipsHandleClose() {
-		t.Errorf("4.3.0 = %+v, want both KAFKA-20616 leaks", v430)
+	if !ok || !v430.LeaksOffsetsOptions() || !v430.SkipsHandleClose() || !v430.LeaksRestoreBatchesOnWriteFailure() {
+		t.Errorf("4.3.0 = %+v, want both KAFKA-20616 leaks and the restore-path one", v430)
 	}
 	v431, ok := Lookup("4.3.1")
 	if !ok || v431.LeaksOffsetsOptions() || v431.SkipsHandleClose() || v431.ModelName() != "kafka-4.3.1" {
@@ -40,12 +40,12 @@ func TestEmbeddedTable(t *testing.T) {
 	}
 }
 
-const header = "kafka_version\tstreams_artifact\trocksdbjni\toffsets_cf\toffsets_options\toffsets_setters\toffsets_no_block_cache\taccessor_close_finally\n"
+const header = "kafka_version\tstreams_artifact\trocksdbjni\toffsets_cf\toffsets_options\toffsets_setters\toffsets_no_block_cache\taccessor_close_finally\trestore_batch_close\n"
 
 func TestParseRejects(t *testing.T) {
 	row := func(cells ...string) string { return strings.Join(cells, "\t") + "\n" }
-	good430 := row("4.3.0", "org.apache.kafka:kafka-streams:4.3.0", "10.1.3", "yes", "per-open-unclosed", "setCompressionType", "no", "no")
-	good422 := row("4.2.2", "org.apache.kafka:kafka-streams:4.2.2", "10.1.3", "no", "none", "n/a", "n/a", "n/a")
+	good430 := row("4.3.0", "org.apache.kafka:kafka-streams:4.3.0", "10.1.3", "yes", "per-open-unclosed", "setCompressionType", "no", "no", "success-path-only")
+	good422 := row("4.2.2", "org.apache.kafka:kafka-streams:4.2.2", "10.1.3", "no", "none", "n/a", "n/a", "n/a", "success-path-only")
 	if _, err := Parse("# comment\n" + header + good422 + good430); err != nil {
 		t.Fatalf("good table: %v", err)
 	}
@@ -58,10 +58,11 @@ func TestParseRejects(t *testing.T) {
 		{"bad rocksdbjni", header + strings.Replace(good430, "10.1.3", "latest", 1), "rocksdbjni"},
 		{"bad offsets_cf", header + strings.Replace(good430, "\tyes\t", "\tmaybe\t", 1), "offsets_cf"},
 		{"bad options", header + strings.Replace(good430, "per-open-unclosed", "leaky", 1), "offsets_options"},
-		{"bad tri", header + strings.Replace(good430, "\tno\tno\n", "\tno\tsometimes\n", 1), "accessor_close_finally"},
+		{"bad tri", header + strings.Replace(good430, "\tno\tno\t", "\tno\tsometimes\t", 1), "accessor_close_finally"},
+		{"bad restore", header + strings.Replace(good430, "success-path-only", "leaky", 1), "restore_batch_close"},
 		{"bad setter", header + strings.Replace(good430, "setCompressionType", "compression", 1), "offsets_setters"},
 		{"inconsistent no-CF row", header + strings.Replace(good422, "\tnone\t", "\tfield-closed\t", 1), "offsets_cf no"},
-		{"inconsistent CF row", header + strings.Replace(good430, "\tno\tno\n", "\tn/a\tno\n", 1), "offsets_cf yes"},
+		{"inconsistent CF row", header + strings.Replace(good430, "\tno\tno\t", "\tn/a\tno\t", 1), "offsets_cf yes"},
 		{"descending", header + good430 + good422, "ascending"},
 		{"duplicate", header + good430 + good430, "ascending"},
 	} {

@@ -31,6 +31,7 @@ import java.util.spi.ToolProvider;
  *   <li>{@code accessorCloseFinally}: every accessor's {@code close(DBAccessor)} ({@code AbstractColumnFamilyAccessor},
  *       {@code RocksDBStore$SingleColumnFamilyAccessor}, {@code DualColumnFamilyAccessor}) has an exception-table entry
  *       of type {@code any}, i.e. a {@code finally}.</li>
+ *   <li>{@code restoreBatchClose}: see {@link #restoreBatchClose}.</li>
  * </ul>
  */
 public final class JarEvidence {
@@ -45,16 +46,18 @@ public final class JarEvidence {
     public final String offsetsSetters;
     public final String noBlockCache;
     public final String accessorCloseFinally;
+    public final String restoreBatchClose;
     /** The javap lines each reading rests on, for the docs. */
     public final List<String> lines;
 
     private JarEvidence(boolean offsetsCf, String offsetsOptions, String offsetsSetters, String noBlockCache,
-                        String accessorCloseFinally, List<String> lines) {
+                        String accessorCloseFinally, String restoreBatchClose, List<String> lines) {
         this.offsetsCf = offsetsCf;
         this.offsetsOptions = offsetsOptions;
         this.offsetsSetters = offsetsSetters;
         this.noBlockCache = noBlockCache;
         this.accessorCloseFinally = accessorCloseFinally;
+        this.restoreBatchClose = restoreBatchClose;
         this.lines = lines;
     }
 
@@ -72,8 +75,9 @@ public final class JarEvidence {
                 System.exit(2);
                 return;
             }
-            System.out.printf("== %s%noffsets_cf=%s offsets_options=%s offsets_setters=%s offsets_no_block_cache=%s accessor_close_finally=%s%n",
-                Path.of(a).getFileName(), e.offsetsCf ? "yes" : "no", e.offsetsOptions, e.offsetsSetters, e.noBlockCache, e.accessorCloseFinally);
+            System.out.printf("== %s%noffsets_cf=%s offsets_options=%s offsets_setters=%s offsets_no_block_cache=%s accessor_close_finally=%s restore_batch_close=%s%n",
+                Path.of(a).getFileName(), e.offsetsCf ? "yes" : "no", e.offsetsOptions, e.offsetsSetters, e.noBlockCache,
+                e.accessorCloseFinally, e.restoreBatchClose);
             e.lines.forEach(l -> System.out.println("  " + l));
         }
     }
@@ -128,8 +132,9 @@ public final class JarEvidence {
                 lines.add("RocksDBStore: " + l.trim());
             }
         }
+        String restore = restoreBatchClose(jar, lines);
         if (!offsetsCf) {
-            return new JarEvidence(false, "none", "n/a", "n/a", "n/a", lines);
+            return new JarEvidence(false, "none", "n/a", "n/a", "n/a", restore, lines);
         }
         String optionsField = null;
         for (String l : store.split("\n")) {
@@ -192,7 +197,7 @@ public final class JarEvidence {
                 continue;
             }
             seen++;
-            String cls = key.substring(0, key.indexOf('#')).replaceAll("^.*?class \\S*?internals\\.(\\S+) .*$", "$1");
+            String cls = key.substring(0, key.indexOf('#')).replaceAll("^.*?class \\S*?internals\\.([A-Za-z0-9_$]+).*$", "$1");
             boolean fin = m.getValue().stream().anyMatch(l -> l.matches("^\\s+\\d+\\s+\\d+\\s+\\d+\\s+any$"));
             lines.add(cls + ".close(DBAccessor): " + (fin ? "Exception table has 'any' (finally)" : "no finally (no 'any' exception-table entry)"));
             allFinally &= fin;
@@ -201,7 +206,43 @@ public final class JarEvidence {
             throw new IllegalArgumentException(jar + ": the offsets CF is there but no accessor close(DBAccessor) was found");
         }
         return new JarEvidence(true, offsetsOptions, String.join(",", setters), noBlockCache ? "yes" : "no",
-            allFinally ? "yes" : "no", lines);
+            allFinally ? "yes" : "no", restore, lines);
+    }
+
+    static final String[] SEGMENTED = {
+        PKG + "AbstractRocksDBSegmentedBytesStore", PKG + "AbstractDualSchemaRocksDBSegmentedBytesStore"
+    };
+
+    /**
+     * How the segmented stores' {@code restoreAllInternal} releases its write batches: {@code success-path-only} when,
+     * in each of them, the only release is one {@code WriteBatch.close()} call (after {@code Segment.write}, so a
+     * failed write skips it and every later batch of the map) and nothing else in the method closes batches
+     * ({@code Utils.closeQuietly}, a second {@code close()} from a {@code finally}, try-with-resources); {@code other}
+     * otherwise.
+     */
+    static String restoreBatchClose(Path jar, List<String> lines) {
+        int seen = 0;
+        boolean successOnly = true;
+        for (Map.Entry<String, List<String>> m : methods(javap(jar, SEGMENTED)).entrySet()) {
+            if (!m.getKey().contains(" restoreAllInternal(")) {
+                continue;
+            }
+            seen++;
+            String cls = m.getKey().substring(0, m.getKey().indexOf('#')).replaceAll("^.*?class \\S*?internals\\.([A-Za-z0-9_$]+).*$", "$1");
+            long closes = m.getValue().stream().filter(l -> l.contains("Method org/rocksdb/WriteBatch.close:()V")).count();
+            long others = m.getValue().stream().filter(l -> l.contains("closeQuietly") || l.contains("closeAll")).count();
+            for (String l : m.getValue()) {
+                if (l.contains("Segment.write:") || l.contains("WriteBatch.close:")) {
+                    lines.add(cls + ".restoreAllInternal: " + l.trim());
+                }
+            }
+            lines.add(cls + ".restoreAllInternal: WriteBatch.close() calls: " + closes + ", other close calls: " + others);
+            successOnly &= closes == 1 && others == 0;
+        }
+        if (seen == 0) {
+            return "n/a";
+        }
+        return successOnly ? "success-path-only" : "other";
     }
 
     /** "public void close();" → "close()"; "protected static org.rocksdb.X createY();" → "createY()". */

@@ -25,7 +25,7 @@ import org.w3c.dom.NodeList;
 public final class VersionsCheck {
     static final String[] COLUMNS = {
         "kafka_version", "streams_artifact", "rocksdbjni", "offsets_cf", "offsets_options", "offsets_setters",
-        "offsets_no_block_cache", "accessor_close_finally"
+        "offsets_no_block_cache", "accessor_close_finally", "restore_batch_close"
     };
 
     public static void main(String[] args) throws Exception {
@@ -77,6 +77,7 @@ public final class VersionsCheck {
             got.put("offsets_setters", ev.offsetsSetters);
             got.put("offsets_no_block_cache", ev.noBlockCache);
             got.put("accessor_close_finally", ev.accessorCloseFinally);
+            got.put("restore_batch_close", ev.restoreBatchClose);
             System.out.println(String.join("\t", got.values()));
             if (!pomRocks.equals(resolvedRocks)) {
                 System.err.printf("%s: the pom names rocksdbjni %s but Maven resolved %s%n", v, pomRocks, resolvedRocks);
