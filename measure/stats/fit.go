@@ -237,10 +237,11 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 		f.WarmupReason = fmt.Sprintf("no warm-up cut: the level shift at sample %d would be mistaken for one", st.Index)
 	} else {
 		// 2. Warm-up.
-		f.WarmupCut, f.WarmupReason = detectWarmup(in.Y, in.Lifecycles, fails, restored, opt.MaxWarmupFraction)
-		if warmupAtLimit(f.WarmupCut, n, opt.MaxWarmupFraction) {
+		var atLimit bool
+		f.WarmupCut, f.WarmupReason, atLimit = detectWarmup(in.Y, in.Lifecycles, fails, restored, opt.MaxWarmupFraction)
+		if atLimit {
 			flag(FlagWarmupAtLimit)
-			warn("the warm-up cut (%d of %d samples) reached its limit of %.0f%%: warm-up may not be over; run longer", f.WarmupCut, n, 100*opt.MaxWarmupFraction)
+			warn("the warm-up cut (%d of %d samples) reached its limit of %.0f%%, or MSER-5's proposal did: warm-up may not be over; run longer", f.WarmupCut, n, 100*opt.MaxWarmupFraction)
 		}
 	}
 	cut := f.WarmupCut

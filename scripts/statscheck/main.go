@@ -54,7 +54,7 @@ func main() {
 		fmt.Printf("\nstatscheck took %s\n", time.Since(start).Round(time.Second))
 		return
 	}
-	cases := simulate.Suite(caseSizes)
+	cases := allCases()
 	if *only != "" {
 		re, err := regexp.Compile(*only)
 		if err == nil {
@@ -84,6 +84,12 @@ func defaultReps(quick bool) int {
 
 // caseSizes are the series lengths n of the per-case table.
 var caseSizes = []int{40, 100, 300, 700}
+
+// allCases are the per-case table's rows: simulate.Suite at caseSizes, then
+// the bounded-growth family (simulate.PlateauSuite, its own sizes).
+func allCases() []simulate.Case {
+	return append(simulate.Suite(caseSizes), simulate.PlateauSuite()...)
+}
 
 // selectCases keeps the cases whose name filter matches (all of them when
 // filter is nil).
