@@ -90,7 +90,14 @@ type Decision struct {
 	// (1-based, skipped looks not counted).
 	EarlyStop bool
 	Look      int
-	Warnings  []string
+	// Bound is set when a growth that would otherwise be called a leak, or
+	// an RSS rise above its floor, slows (FlagSlows): the exponential
+	// approach fitted to that signal (BoundSignal: "native heap" or
+	// "RSS"). The verdict is then inconclusive, never a leak; the Reason
+	// says "bounded" when the run saw it level off (Bound.Reached).
+	Bound       *Bound
+	BoundSignal string
+	Warnings    []string
 }
 
 // blockingFlags are the flags that undermine a per-lifecycle fit.
@@ -131,6 +138,12 @@ func at(e Estimate, alpha float64) Estimate {
 //     RSS's direction only, so RSS flags that undermine its rate (slope not
 //     constant, warm-up cut at its limit) do not block it when RSS rises
 //     significantly in both halves of its used samples (leakOnRSSDirection).
+//   - Never a leak when the growth slows (FlagSlows on either signal, with
+//     the native heap's interval above its floor), nor "no leak" when RSS
+//     slows above its floor: inconclusive, the Reason "bounded, not a leak"
+//     with the level and when it is reached when the run saw the growth
+//     level off (Bound.Reached), otherwise how long a run would show it;
+//     Decision.Bound holds the fitted approach.
 //   - No leak when every signal's interval lies below its floor (native
 //     heap below NativeFloor and RSS below RSSFloor): equivalence, not the
 //     absence of a significant trend.
@@ -187,6 +200,20 @@ func DecideSignals(native, rss Fit, opt DecideOptions) Decision {
 	nf, rf := opt.NativeFloor, opt.RSSFloor
 	nfS, rfS := formatBytes(nf)+"/lifecycle", formatBytes(rf)+"/lifecycle"
 	nat, rs := d.Native, d.RSS
+	// A leak grows without levelling off: growth that slows in either
+	// signal may be bounded (issue 29's plateau grows in both).
+	if nat.Low > nf && native.HasFlag(FlagSlows) {
+		d.bounded("native heap", native, natDesc, rssDesc)
+		return d
+	}
+	if nat.Low > nf && rss.HasFlag(FlagSlows) {
+		d.bounded("RSS", rss, natDesc, rssDesc)
+		return d
+	}
+	if nat.High < nf && rs.Low > rf && rss.HasFlag(FlagSlows) {
+		d.bounded("RSS", rss, natDesc, rssDesc)
+		return d
+	}
 	switch {
 	case nat.Low > nf && rs.Low > 0:
 		d.Verdict = VerdictLeak
@@ -302,7 +329,7 @@ var rssDirectionFlags = []Flag{FlagSlopeNotConstant, FlagWarmupAtLimit}
 // those flags do not undermine it; the reason names the flags and quotes
 // both halves. It reports whether it decided.
 func (d *Decision) leakOnRSSDirection(native, rss Fit, opt DecideOptions, natDesc string) bool {
-	if blocking(native, "") != "" || len(rss.Halves) != 2 {
+	if blocking(native, "") != "" || native.HasFlag(FlagSlows) || rss.HasFlag(FlagSlows) || len(rss.Halves) != 2 {
 		return false
 	}
 	var why []string
@@ -331,4 +358,30 @@ func (d *Decision) leakOnRSSDirection(native, rss Fit, opt DecideOptions, natDes
 	d.Reason = fmt.Sprintf("leak: %s lies above its floor %s/lifecycle, and RSS rises significantly in both halves of its used samples, though %s: %s then %s%s",
 		natDesc, formatBytes(opt.NativeFloor), strings.Join(why, " and "), describe(first, 0), describe(second, 0), conf)
 	return true
+}
+
+// bounded decides inconclusive for a signal whose growth slows (FlagSlows):
+// "bounded" with the level and when it is reached when the run saw it level
+// off, otherwise "the growth slows" with how long a run would show where it
+// levels off.
+func (d *Decision) bounded(name string, f Fit, natDesc, rssDesc string) {
+	d.Verdict = VerdictInconclusive
+	d.Bound, d.BoundSignal = f.Bound, name
+	b := f.Bound
+	// The run's whole span in lifecycles, from the used span and share.
+	run := f.LifecyclesUsed * float64(f.N) / math.Max(float64(f.Used), 1)
+	switch {
+	case b != nil && b.Reached:
+		d.Reason = fmt.Sprintf("bounded, not a leak: %s grows but levels off: %s (%s; %s)", name, describeBound(b, ""), natDesc, rssDesc)
+		d.Settle = fmt.Sprintf("run ~%.0f more lifecycles to confirm that %s stays at its level", math.Ceil(b.ReachedAt/10)*10, name)
+		d.MoreLifecycles = b.ReachedAt
+	case b != nil && b.Fitted:
+		d.Reason = fmt.Sprintf("inconclusive: %s grows, but its growth slows, so it may be bounded: %s (%s; %s)", name, describeBound(b, ""), natDesc, rssDesc)
+		d.MoreLifecycles = math.Max(b.ReachedAt-run, f.LifecyclesUsed)
+		d.Settle = fmt.Sprintf("run ~%.0f more lifecycles to see whether %s levels off", math.Ceil(d.MoreLifecycles/10)*10, name)
+	default:
+		d.Reason = fmt.Sprintf("inconclusive: %s grows, but its growth slows, so it may be bounded; %s (%s; %s)", name, describeBound(b, ""), natDesc, rssDesc)
+		d.MoreLifecycles = run
+		d.Settle = fmt.Sprintf("run ~%.0f more lifecycles (twice as long) to see whether %s levels off", math.Ceil(d.MoreLifecycles/10)*10, name)
+	}
 }

@@ -368,3 +368,43 @@ func TestTInterval(t *testing.T) {
 		})
 	}
 }
+
+// withBound sets f's FlagSlows and its exponential approach.
+func withBound(f Fit, b *Bound) Fit {
+	f.Flags = append(f.Flags, FlagSlows)
+	f.Bound = b
+	return f
+}
+
+// TestDecideSignalsBounded: growth that slows is never a leak. Reached
+// within the run: "bounded" with its level and when it is reached; still
+// rising: inconclusive with how long a run would show it level off; RSS
+// slowing above its floor while the native heap is flat: bounded RSS. The
+// same intervals without FlagSlows are a leak (positive control), and a
+// slowing native heap below its floor is still no leak.
+func TestDecideSignalsBounded(t *testing.T) {
+	reached := &Bound{Level: 28 << 20, Rise: 20 << 20, Tau: 200, ReachedAt: 600, Reached: true, Fitted: true}
+	rising := &Bound{Level: 40 << 20, Rise: 32 << 20, Tau: 900, ReachedAt: 2700, Fitted: true}
+	leakN, leakR := fitWith(10000, 12000, 200), fitWith(14000, 18000, 200)
+	require.Equal(t, VerdictLeak, DecideSignals(leakN, leakR, DecideOptions{}).Verdict)
+	for _, tt := range []struct {
+		name           string
+		native, rss    Fit
+		want           VerdictKind
+		reason, settle string
+	}{
+		{"native reached", withBound(leakN, reached), leakR, VerdictInconclusive, "bounded, not a leak: native heap grows but levels off: an exponential approach puts its level at 28.0 MiB (a rise of 20.0 MiB), 95% of it reached by lifecycle ~600", "confirm"},
+		{"native still rising", withBound(leakN, rising), leakR, VerdictInconclusive, "its growth slows, so it may be bounded", "more lifecycles to see whether native heap levels off"},
+		{"native, no level", withBound(leakN, nil), leakR, VerdictInconclusive, "cannot be told from this run", "twice as long"},
+		{"RSS slows", leakN, withBound(leakR, rising), VerdictInconclusive, "RSS grows, but its growth slows", "RSS levels off"},
+		{"RSS above its floor, reached", fitWith(-300, 500, 200), withBound(fitWith(35e3, 99e3, 200), reached), VerdictInconclusive, "bounded, not a leak: RSS", "confirm"},
+		{"native slows below its floor", withBound(fitWith(-300, 500, 200), reached), fitWith(-2000, 3000, 200), VerdictNoLeak, "no leak", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := DecideSignals(tt.native, tt.rss, DecideOptions{})
+			assert.Equal(t, tt.want, d.Verdict, d.Reason)
+			assert.Contains(t, d.Reason, tt.reason)
+			assert.Contains(t, d.Settle, tt.settle)
+		})
+	}
+}
