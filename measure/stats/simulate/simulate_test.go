@@ -151,3 +151,33 @@ func TestRunCountsWarmupCuts(t *testing.T) {
 	assert.LessOrEqual(t, f.CutNative, 2, "%+v", f)
 	assert.LessOrEqual(t, f.CutRSS, 2, "%+v", f)
 }
+
+// TestRunBootstrap: the real-residual cases on the fixed model of the
+// committed test run: a known 11 KiB/lifecycle slope puts the native
+// heap's interval above its floor in nearly every run and is never called
+// "no leak" (positive control); the same residuals without a slope are
+// never called a leak (negative control). The RSS rule's rates are
+// statscheck -residuals' (on a full-length run).
+func TestRunBootstrap(t *testing.T) {
+	montecarlo.SkipInShort(t)
+	f, err := os.Open("testdata/samples.csv")
+	require.NoError(t, err)
+	defer f.Close()
+	ss, err := ReadSamplesCSV(f)
+	require.NoError(t, err)
+	const reps = 30
+	cases := BootstrapSuite(ss[0])
+	require.Len(t, cases, 4)
+	for _, c := range cases {
+		r, err := RunBootstrap(c, Robust(), reps, 11)
+		require.NoError(t, err)
+		t.Logf("%s: %+v", c.Name, r)
+		if c.NativeSlope > 0 {
+			assert.GreaterOrEqual(t, r.NativeAboveFloor, reps-2, c.Name)
+		} else {
+			assert.Zero(t, r.Leak, c.Name)
+			assert.Zero(t, r.NativeAboveFloor, c.Name)
+		}
+		assert.Zero(t, r.FalseCalls, c.Name)
+	}
+}
