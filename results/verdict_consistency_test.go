@@ -78,7 +78,10 @@ func TestVerdictRSSAboveFloorIsNotNoLeak(t *testing.T) {
 		{"fixed, RSS above its floor", fit(300, 100), fit(67.1*1024, 32*1024), analysis.WordInconclusive},
 		{"leak", fit(11000, 500), fit(16000, 3000), analysis.WordLeak},
 		{"no leak", fit(100, 200), fit(900, 500), analysis.WordNoLeak},
-		{"native above, RSS flat", fit(11000, 500), fit(100, 3000), analysis.WordInconclusive},
+		// RSS wholly below the native floor contradicts a leak; RSS whose
+		// interval reaches the floor does not.
+		{"native above, RSS flat", fit(11000, 500), fit(100, 1000), analysis.WordInconclusive},
+		{"native above, RSS wide", fit(11000, 500), fit(100, 3000), analysis.WordLeak},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v := analysis.VerdictOf(analysis.Decide(c.native, c.rss, floors), c.native, c.rss)
