@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     := bin/rocksleak
 # The pure-Go packages (no cgo, no RocksDB: `go list -deps` names neither grocksdb nor lifecycle nor harness).
-PURE    := ./measure/stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/...
+PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/... ./workload/...
 # Every other package: the ones with real runs (evaluated only when used).
 REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # The packages whose code runs goroutines or guards shared state (go statements, sync, atomic outside tests: the
@@ -24,10 +24,22 @@ FUZZMINIMIZETIME ?= 60s
 # it minimizing its first new input (47 executions, 0 new inputs kept); 20000 executions with minimizing bounded to
 # 500 each run every target in 3-6 s here and keep what they find (59 new inputs for FuzzLoadYAML).
 TESTFUZZ := FUZZTIME=20000x FUZZMINIMIZETIME=500x
+# The JVM engine (kafka-<version> models, harness.JVM): the Java child (jvm/child, a Maven module) as
+# build/jvm/rocksleak-child.jar and, per Kafka version, the classpath Maven resolves for it
+# (build/jvm/classpath-<version>.txt: kafka-streams and kafka-streams-test-utils of that version, with the
+# rocksdbjni its pom names). Maven is tried offline (-o) first and goes online only when something is not in
+# ~/.m2 yet: it resolves once, then works offline.
+MVN      ?= mvn
+MVNFLAGS ?= -q -B
+KAFKA_VERSIONS ?= 4.3.0 4.3.1
+JVM_DIR  := build/jvm
+JVM_POM  := jvm/child/pom.xml
+# The tests find the JVM build here; once jvm/child exists, its absence fails them instead of skipping.
+JVM_TEST_ENV := ROCKSLEAK_JVM_DIR=$(abspath $(JVM_DIR)) $(if $(wildcard $(JVM_POM)),ROCKSLEAK_REQUIRE_JVM=1)
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS := -X main.gitCommit=$(COMMIT)
 
-.PHONY: all deps build run test bench reliability fuzz clean
+.PHONY: all deps build jvm run test bench reliability fuzz clean
 
 all: build
 
@@ -36,6 +48,21 @@ deps:
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/rocksleak
+
+## jvm: build the JVM engine's child and each KAFKA_VERSIONS' classpath into build/jvm (Maven offline once resolved).
+jvm: deps
+ifeq ($(wildcard $(JVM_POM)),)
+	@echo "make jvm: $(JVM_POM) is not there yet, so the kafka-<version> models cannot run"
+else
+	@mkdir -p $(JVM_DIR)
+	$(MVN) $(MVNFLAGS) -o -f $(JVM_POM) package -DskipTests || $(MVN) $(MVNFLAGS) -f $(JVM_POM) package -DskipTests
+	cp jvm/child/target/rocksleak-child.jar $(JVM_DIR)/rocksleak-child.jar
+	@for v in $(KAFKA_VERSIONS); do \
+	  args="-f $(JVM_POM) dependency:build-classpath -Dkafka.version=$$v -Dmdep.includeScope=runtime -Dmdep.outputFile=$(abspath $(JVM_DIR))/classpath-$$v.txt"; \
+	  echo "$(MVN) $$args"; \
+	  $(MVN) $(MVNFLAGS) -o $$args || $(MVN) $(MVNFLAGS) $$args || exit 1; \
+	done
+endif
 
 ## run: build and run the default scenario (kafka-20616), leaky vs fixed.
 run: deps build
@@ -46,10 +73,10 @@ run: deps build
 ## The packages with real runs (cgo: RocksDB, children, samplers) run one at a time (-p 1): the real runs'
 ## verdicts read RSS, and glibc's RSS retention grows when other test binaries compete for the two cores.
 ## The pure packages read no memory: they run (and build) on both cores, before the real ones start.
-test: deps
+test: deps jvm
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m $(PURE)
-	$(GO) test -p 1 -count=1 -timeout 15m $(REAL)
+	$(JVM_TEST_ENV) $(GO) test -p 1 -count=1 -timeout 15m $(REAL)
 	$(GO) test -p 1 -count=1 -race -short -timeout 10m $(RACE)
 	@$(MAKE) --no-print-directory fuzz $(TESTFUZZ)
 
@@ -74,11 +101,18 @@ reliability: deps build
 	./$(BIN) reliability --scenario calibration --seeds 10 --parallel 2 --set synthetic_leak_bytes=256 --replicate fixed
 
 clean:
-	rm -rf bin
+	rm -rf bin build
 
-## stats-check: the seeded simulation suite of measure/stats (coverage and false calls per case, the coverage
+## stats-check: the seeded simulation suite of stats (coverage and false calls per case, the coverage
 ## frontier, early verdicts, controlled verdicts) and the across-seed spread on results/reliability/* if present.
 ## STATSCHECK_FLAGS=-quick for 100 instead of 400 runs per case.
 .PHONY: stats-check
 stats-check:
 	$(GO) run ./scripts/statscheck -real 'results/reliability/*' $(STATSCHECK_FLAGS)
+
+## ci-example: run the GitHub Actions example's shell steps in order on this machine (Debian 12, as root), from a
+## clean copy of the repository, with a tiny sweep (cmd/rocksleak TestGitHubActionsWorkflowSteps; about 35 s with a
+## warm build cache, 100 s from a fresh clone; runs apt-get update).
+.PHONY: ci-example
+ci-example:
+	ROCKSLEAK_WORKFLOW_TEST=1 $(GO) test -count=1 -run TestGitHubActionsWorkflowSteps -v ./cmd/rocksleak

@@ -3,15 +3,16 @@ package analysis
 import (
 	"strings"
 
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // ControlPair is a model and a control in the same run that differ by one
-// thing: the control has exactly one fix more (the model lacks it), or the
-// model is the control with the synthetic leak added. Both run under the
-// same allocator.
+// thing: the control has exactly one fix more (the model lacks it; Go engine
+// models only), or the model is the control with the synthetic leak added
+// (either engine: "kafka-4.3.1+synthetic" against "kafka-4.3.1"). Both run
+// under the same allocator.
 type ControlPair struct {
 	Model, Control string
 	Differs        string // "<fix> missing" or "synthetic leak"
@@ -31,9 +32,11 @@ func ControlPairs(models []string) []ControlPair {
 		if err != nil {
 			continue
 		}
-		m, err := spec.ParseModel(rn.Model)
-		if err != nil {
-			continue
+		var m spec.Model
+		if !rn.JVM() {
+			if m, err = spec.ParseModel(rn.Model); err != nil {
+				continue
+			}
 		}
 		ps = append(ps, parsed{name, rn, m})
 	}
@@ -46,7 +49,7 @@ func ControlPairs(models []string) []ControlPair {
 			switch {
 			case a.rn.Synthetic && !b.rn.Synthetic && a.rn.Model == b.rn.Model:
 				out = append(out, ControlPair{a.name, b.name, "synthetic leak"})
-			case a.rn.Synthetic == b.rn.Synthetic:
+			case a.rn.Synthetic == b.rn.Synthetic && !a.rn.JVM() && !b.rn.JVM():
 				// b = a plus exactly one fix.
 				var extra []string
 				sub := true

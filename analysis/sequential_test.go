@@ -86,6 +86,11 @@ func TestControlPairs(t *testing.T) {
 		{[]string{"options-fix", "fixed", "leaky"}, []ControlPair{{"options-fix", "fixed", "finally fix missing"},
 			{"leaky", "options-fix", "offsets-options fix missing"}}},
 		{[]string{"fixed", "all-fixes@jemalloc"}, nil},
+		// The JVM engine: its synthetic leak against its control; versions
+		// are not fix sets, and a version is not paired with a Go model.
+		{[]string{"kafka-4.3.1", "kafka-4.3.1+synthetic", "fixed", "kafka-4.3.0"},
+			[]ControlPair{{"kafka-4.3.1+synthetic", "kafka-4.3.1", "synthetic leak"}}},
+		{[]string{"kafka-4.3.0", "fixed+synthetic", "leaky"}, nil},
 	} {
 		got := ControlPairs(tc.models)
 		assert.Equal(t, tc.want, got, "%v", tc.models)

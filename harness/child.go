@@ -68,6 +68,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	rec := newRecorder(j, topo, sampler, out)
 	topo.after = rec.after
 	if j.Profile != nil {
+		runtime.MemProfileRate = GoMemProfileRate
 		rec.prof = &profiler{job: *j.Profile, begin: rec.begin, nativeHeap: func() (int64, error) {
 			m, err := sampler.Read()
 			return m.NativeHeap, err

@@ -13,9 +13,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocksleak/rocksleak/changelog"
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/workload"
 )
 
 // InstanceJob makes a child one instance of a fleet (Job.Instance): it owns
@@ -29,7 +31,7 @@ type InstanceJob struct {
 	// Positions are the tasks' committed input positions: the steps of
 	// input each task has processed (absent: 0).
 	Positions map[int]int64 `json:"positions"`
-	// FleetRoot holds the changelogs (see ChangelogPath).
+	// FleetRoot holds the changelogs (see changelog.Path).
 	FleetRoot string `json:"fleet_root"`
 	// FleetSeed draws the records and their values (the same for every
 	// instance); the job's Seed drives this incarnation's faults.
@@ -125,7 +127,7 @@ type instance struct {
 	topo    *topology
 	rec     *recorder
 	emit    func(Event) error
-	writers map[[2]int]*ChangelogWriter
+	writers map[[2]int]*changelog.Writer
 	pos     map[int]int64
 	owned   []*task
 
@@ -158,7 +160,7 @@ func runInstance(ctx context.Context, j Job, model lifecycle.Model, synthetic bo
 	}
 	topo.instance = true
 	topo.seed = uint64(ij.FleetSeed)
-	in := &instance{job: ij, topo: topo, emit: out.emit, writers: map[[2]int]*ChangelogWriter{}, pos: map[int]int64{},
+	in := &instance{job: ij, topo: topo, emit: out.emit, writers: map[[2]int]*changelog.Writer{}, pos: map[int]int64{},
 		outFrom: map[int]int64{}, outHash: map[int]uint64{}, outCount: map[int]int64{}}
 	in.rec = newRecorder(j, topo, sampler, out)
 	topo.after = in.rec.after
@@ -252,7 +254,7 @@ func (in *instance) start(ctx context.Context) error {
 		gen, held := heldGen(filepath.Join(t.root, fmt.Sprintf("task-%d", k)))
 		for _, s := range tk.stores {
 			s.gen = gen
-			recs, err := ReadChangelog(ChangelogPath(in.job.FleetRoot, k, s.idx))
+			recs, err := changelog.ReadAll(changelog.Path(in.job.FleetRoot, k, s.idx))
 			if err != nil {
 				return fmt.Errorf("child: %w", err)
 			}
@@ -263,7 +265,7 @@ func (in *instance) start(ctx context.Context) error {
 			if t.sc.Store == scenarios.StoreWindow {
 				t.pruneLog(s)
 			}
-			w, err := OpenChangelog(ChangelogPath(in.job.FleetRoot, k, s.idx), s.offset)
+			w, err := changelog.OpenWriter(changelog.Path(in.job.FleetRoot, k, s.idx), s.offset)
 			if err != nil {
 				return fmt.Errorf("child: %w", err)
 			}
@@ -361,7 +363,7 @@ func committedOffset(st slotStore, key string) (int64, bool) {
 // outputs.
 func (in *instance) written(s *slot, lk logKey, ver int64) {
 	if w := in.writers[[2]int{s.task, s.idx}]; w != nil {
-		if _, err := w.Append(ChangelogRecord{Key: lk.key, Ts: lk.ts, Ver: ver}); err != nil && len(in.writeErrs) < 3 {
+		if _, err := w.Append(changelog.Record{Key: lk.key, Ts: lk.ts, Ver: ver}); err != nil && len(in.writeErrs) < 3 {
 			in.writeErrs = append(in.writeErrs, err)
 		}
 	}
@@ -395,7 +397,7 @@ func (in *instance) tick(ctx context.Context, c TickCommand) error {
 			in.pos[tk.id]++
 			steps++
 			if t.sc.RebalanceEverySteps > 0 && in.pos[tk.id]%int64(t.sc.RebalanceEverySteps) == 0 &&
-				float64(splitmix(t.seed^uint64(tk.id)<<32^uint64(in.pos[tk.id]))%1000)/1000 < t.sc.RebalanceTasks {
+				float64(workload.SplitMix64(t.seed^uint64(tk.id)<<32^uint64(in.pos[tk.id]))%1000)/1000 < t.sc.RebalanceTasks {
 				t.rebalances++
 				if !t.reopenTask(ctx, tk) {
 					return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/workload"
 )
 
 // A fleet's outputs: for every input record a task processes, the value its
@@ -20,7 +21,7 @@ import (
 // and the timestamp alone, so that any instance owning the task writes the
 // same records (and the parent can replay them).
 func recordKeyHash(seed uint64, task, idx int, ts int64) uint64 {
-	return splitmix(seed ^ uint64(task)<<48 ^ uint64(idx)<<40 ^ splitmix(uint64(ts)))
+	return workload.SplitMix64(seed ^ uint64(task)<<48 ^ uint64(idx)<<40 ^ workload.SplitMix64(uint64(ts)))
 }
 
 // changelogKey is the offsets-CF key of store s's changelog partition in a
@@ -94,14 +95,14 @@ func (r *Reference) Outputs(task int, from, to int64) (uint64, int64, error) {
 		for idx := range r.sc.StoresPerTask {
 			for i := range r.sc.RecordsPerStep {
 				ts := prev + int64(i+1)*r.sc.StepMs/int64(r.sc.RecordsPerStep)
-				key := keyOf(int(recordKeyHash(r.seed, task, idx, ts) % uint64(r.sc.KeySpread)))
+				key := workload.Key(int(recordKeyHash(r.seed, task, idx, ts) % uint64(r.sc.KeySpread)))
 				lk := logKey{key: key}
 				if r.sc.Store == scenarios.StoreWindow {
 					lk.ts = ts
 				}
 				ver := rt.logs[idx][lk] + 1
 				rt.logs[idx][lk] = ver
-				h = outputHash(h, idx, lk, recordValue(r.seed, r.sc.ValueBytes, task, idx, lk.key, lk.ts, ver))
+				h = outputHash(h, idx, lk, workload.RecordValue(r.seed, r.sc.ValueBytes, task, idx, lk.key, lk.ts, ver))
 				n++
 			}
 		}

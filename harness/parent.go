@@ -2,7 +2,6 @@ package harness
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +19,7 @@ import (
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/workload"
 )
 
 // Config says what the parent runs and how it starts children.
@@ -52,6 +52,9 @@ type Config struct {
 	KillAfter time.Duration
 	// Guard stops a child whose RSS crosses its limit (see Guard).
 	Guard Guard
+	// JVM starts the children of kafka-<version> models (see JVM); Exe and
+	// ChildArgs start the Go engine's.
+	JVM JVM
 }
 
 // StopSignal tells a child its verdict is settled: it stops as at its stop
@@ -94,6 +97,9 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 	if err := Preflight(cfg.Scenario); err != nil {
 		return nil, err
 	}
+	if err := cfg.JVM.preflight(models); err != nil {
+		return nil, err
+	}
 	out := &schema.Output{Started: time.Now().UTC()}
 	var failed []string
 	for _, m := range models {
@@ -122,14 +128,28 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 
 func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	run := &schema.ModelRun{Model: model}
+	rn, err := spec.ParseRunName(model, scenarios.ModelNames())
+	if err != nil {
+		run.Error = err.Error()
+		return run
+	}
 	preload := ""
-	if rn, err := spec.ParseRunName(model, scenarios.ModelNames()); err == nil && rn.Allocator == spec.AllocatorJemalloc {
+	if rn.Allocator == spec.AllocatorJemalloc {
 		lib, err := JemallocPath()
 		if err != nil {
 			run.Error = err.Error()
 			return run
 		}
 		preload = lib
+	}
+	if rn.JVM() && cfg.Profile != nil {
+		run.Error = fmt.Sprintf("%s: --profile profiles the Go engine's models only (the JVM child does not dump jemalloc heap profiles)", model)
+		return run
+	}
+	gen, err := workload.New(cfg.Scenario, cfg.Seed)
+	if err != nil {
+		run.Error = err.Error()
+		return run
 	}
 	stateDir, err := os.MkdirTemp(cfg.StateRoot, "rocksleak-"+model+"-")
 	if err != nil {
@@ -148,7 +168,30 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		}
 		prof = &j
 	}
-	job, err := json.Marshal(Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir, Profile: prof})
+	job := Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir, Profile: prof,
+		Ops: workload.OpsVersion, Synthetic: rn.Synthetic, Allocator: string(rn.Allocator)}
+	exe, args := cfg.Exe, cfg.ChildArgs
+	if rn.JVM() {
+		// The JVM child: its changelogs and temporary files beside its state,
+		// made and removed here.
+		job.KafkaVersion = rn.KafkaVersion
+		job.ChangelogDir = stateDir + ".changelog"
+		tmp := stateDir + ".tmp"
+		for _, d := range []string{job.ChangelogDir, tmp} {
+			if err := os.Mkdir(d, 0o755); err != nil {
+				run.Error = err.Error()
+				return run
+			}
+			defer os.RemoveAll(d)
+		}
+		line, err := cfg.JVM.Command(rn.KafkaVersion, tmp)
+		if err != nil {
+			run.Error = err.Error()
+			return run
+		}
+		exe, args = line[0], line[1:]
+	}
+	jobLine, err := json.Marshal(job)
 	if err != nil {
 		run.Error = err.Error()
 		return run
@@ -159,9 +202,17 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		return run
 	}
 	defer pr.Close()
+	// Standard input: the job's line, then the op stream, written as the
+	// child reads it (see streamOps).
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		pw.Close()
+		run.Error = err.Error()
+		return run
+	}
 	tail := &tailBuffer{max: 4096}
-	cmd := exec.Command(cfg.Exe, cfg.ChildArgs...)
-	cmd.Stdin = bytes.NewReader(job)
+	cmd := exec.Command(exe, args...)
+	cmd.Stdin = inR
 	cmd.Stdout = io.MultiWriter(cfg.Stderr, tail)
 	cmd.Stderr = io.MultiWriter(cfg.Stderr, tail)
 	cmd.ExtraFiles = []*os.File{pw}
@@ -173,12 +224,22 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	// Own process group: a terminal's Ctrl-C reaches the parent, which stops
 	// the child in order; the child dies with the parent.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	if err := cmd.Start(); err != nil {
-		pw.Close()
+	err = cmd.Start()
+	pw.Close()
+	inR.Close()
+	if err != nil {
+		inW.Close()
 		run.Error = fmt.Sprintf("starting the child: %v", err)
 		return run
 	}
-	pw.Close()
+	opsDone := make(chan error, 1)
+	go func() { opsDone <- streamOps(inW, jobLine, gen) }()
+	defer func() {
+		// The child has exited: its end of the pipe is closed, so the writer's
+		// next write fails (EPIPE); closing ours ends one blocked on a full pipe.
+		inW.Close()
+		<-opsDone
+	}()
 	guard := cfg.Guard.watch(cmd.Process)
 
 	done := make(chan struct{})
@@ -237,6 +298,17 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		run.Profile = collectProfile(prof.Dir, model)
 	}
 	return run
+}
+
+// streamOps writes the job's line and then the schedule's op stream to a
+// child's standard input until a write fails: the child exited or closed its
+// input (or w was closed). Nothing is held beyond the generator's step and
+// one 64 KiB buffer: the pipe's back-pressure paces it.
+func streamOps(w io.Writer, job []byte, gen *workload.Generator) error {
+	if _, err := w.Write(append(job, '\n')); err != nil {
+		return err
+	}
+	return gen.WriteTo(w, nil)
 }
 
 func decodeEvents(r io.Reader, fn func(Event)) error {

@@ -3,7 +3,6 @@ package harness
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/workload"
 )
 
 // maxTaskErrorExamples is how many task errors a summary spells out.
@@ -199,7 +199,7 @@ func (t *topology) seedOldFormat(s *slot) error {
 	}
 	recs := make([]lifecycle.Record, 0, t.sc.KeySpread)
 	for k := range t.sc.KeySpread {
-		key := keyOf(k)
+		key := workload.Key(k)
 		recs = append(recs, lifecycle.Record{Key: []byte(key), Value: t.value(s, key, 0, 0)})
 		s.log[logKey{key: key}] = 0
 	}
@@ -210,36 +210,11 @@ func (t *topology) seedOldFormat(s *slot) error {
 	return nil
 }
 
-func keyOf(k int) string { return fmt.Sprintf("key-%06d", k) }
-
 // value is the record value of key at version ver: deterministic, so the
-// changelog keeps only versions and the harness can verify and replay.
+// changelog keeps only versions and the harness can verify and replay
+// (workload.RecordValue, which the JVM child computes too).
 func (t *topology) value(s *slot, key string, ts, ver int64) []byte {
-	return recordValue(t.seed, t.sc.ValueBytes, s.task, s.idx, key, ts, ver)
-}
-
-// recordValue is the value of key at timestamp ts and version ver in store
-// idx of task, n bytes long.
-func recordValue(seed uint64, n, task, idx int, key string, ts, ver int64) []byte {
-	b := make([]byte, n)
-	h := seed ^ uint64(task)<<40 ^ uint64(idx)<<32 ^ uint64(ver)*0x9e3779b97f4a7c15 ^ uint64(ts)
-	for _, c := range []byte(key) {
-		h = (h ^ uint64(c)) * 0x100000001b3
-	}
-	for i := 0; i < n; i += 8 {
-		h = splitmix(h)
-		var w [8]byte
-		binary.LittleEndian.PutUint64(w[:], h)
-		copy(b[i:], w[:])
-	}
-	return b
-}
-
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
+	return workload.RecordValue(t.seed, t.sc.ValueBytes, s.task, s.idx, key, ts, ver)
 }
 
 // open (re)opens a slot's store. An unclean status under exactly-once is a
@@ -535,9 +510,9 @@ func (t *topology) write(s *slot, from int64) {
 		ts := from + int64(i+1)*t.sc.StepMs/int64(n)
 		var key string
 		if t.instance {
-			key = keyOf(int(recordKeyHash(t.seed, s.task, s.idx, ts) % uint64(t.sc.KeySpread)))
+			key = workload.Key(int(recordKeyHash(t.seed, s.task, s.idx, ts) % uint64(t.sc.KeySpread)))
 		} else {
-			key = keyOf(t.rng.IntN(t.sc.KeySpread))
+			key = workload.Key(t.rng.IntN(t.sc.KeySpread))
 		}
 		if s.store == nil {
 			return // the store could not be opened; its task error is counted

@@ -8,8 +8,8 @@ import (
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/internal/units"
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // howToRead explains the verdict rule the report's verdicts follow

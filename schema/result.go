@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
+	"strings"
 
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // SchemaVersion is the version of result.json this package writes and reads.
@@ -79,7 +81,11 @@ func ControlledConfidence(c Controlled) float64 {
 
 // Provenance says where and with what a result was produced.
 type Provenance struct {
-	RocksDBVersion  string         `json:"rocksdb_version"` // from the library at run time
+	// RocksDBVersion is read from the library at run time: RocksDB 7.8.3 for
+	// the Go engine, the rocksdbjni of the Kafka version for the JVM engine;
+	// the distinct versions in run order, ", "-separated, when a run mixed
+	// them (each run's own is Run.RocksDBVersion).
+	RocksDBVersion  string         `json:"rocksdb_version"`
 	GrocksdbVersion string         `json:"grocksdb_version"`
 	GoVersion       string         `json:"go_version"`
 	GitCommit       string         `json:"git_commit"`
@@ -120,7 +126,10 @@ type Run struct {
 	// Allocator is the C allocator the child ran with (glibc, or jemalloc
 	// preloaded), as its sampler detected it.
 	Allocator spec.Allocator `json:"allocator"`
-	Samples   int            `json:"samples"`
+	// RocksDBVersion is the RocksDB the child ran, as it read it (empty in
+	// results written before it was recorded per run).
+	RocksDBVersion string `json:"rocksdb_version,omitempty"`
+	Samples        int    `json:"samples"`
 	// The run's error is Summary.Error ("error"): FromOutput sets it to the
 	// ModelRun's error, what ended the model's run early as the parent saw it.
 	// Change between the first and the last sample. Bytes.
@@ -226,9 +235,11 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 	r.Provenance.StartTime = out.Started.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	r.Provenance.EndTime = out.Ended.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	r.Provenance.ScenarioDigest = sc.Digest()
+	var versions []string
 	for _, mr := range out.Runs {
 		r.Models = append(r.Models, mr.Model)
-		run := &Run{ChildPID: mr.Info.PID, Allocator: mr.Info.Allocator, Samples: len(mr.Samples)}
+		run := &Run{ChildPID: mr.Info.PID, Allocator: mr.Info.Allocator, RocksDBVersion: mr.Info.RocksDBVersion,
+			Samples: len(mr.Samples)}
 		if mr.Summary != nil {
 			run.Summary = *mr.Summary
 		} else {
@@ -239,8 +250,10 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 		run.Error = mr.Error
 		run.Profile = mr.Profile
 		run.StoppedByGuard, run.OutsideRSSPeak = mr.StoppedByGuard, mr.OutsideRSSPeak
-		if mr.Info.RocksDBVersion != "" {
-			r.Provenance.RocksDBVersion = mr.Info.RocksDBVersion
+		if v := mr.Info.RocksDBVersion; v != "" {
+			if !slices.Contains(versions, v) {
+				versions = append(versions, v)
+			}
 			r.Provenance.Allocator = mr.Info.Allocator
 		}
 		if n := len(mr.Samples); n > 0 {
@@ -255,6 +268,7 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 		}
 		r.Runs[mr.Model] = run
 	}
+	r.Provenance.RocksDBVersion = strings.Join(versions, ", ")
 	switch {
 	case out.Interrupted:
 		r.Status = StatusInterrupted

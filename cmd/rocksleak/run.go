@@ -50,7 +50,7 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.scenario, "scenario", scenarios.DefaultName(), "scenario name from the catalogue, or a YAML file")
-	fs.StringVar(&o.models, "models", "", "comma-separated models to run, in order (default: the scenario's, normally leaky,fixed)")
+	fs.StringVar(&o.models, "models", "", "comma-separated models to run, in order (default: the scenario's, normally leaky,fixed); kafka-<version> (e.g. kafka-4.3.0) runs Kafka Streams' own jars in the JVM engine (make jvm builds them)")
 	fs.IntVar(&o.lifecycles, "lifecycles", -1, "stop each model after N lifecycles (overrides the scenario's stop condition)")
 	units.DurationVar(fs, &o.duration, "duration", -1, "stop each model after this wall time (overrides the scenario's stop condition)")
 	fs.Int64Var(&o.seed, "seed", -1, "seed for every random choice (default: the scenario's)")

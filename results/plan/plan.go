@@ -47,8 +47,8 @@ import (
 	"time"
 
 	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // ErrUnusableResult marks a result a plan cannot be made from: a model that

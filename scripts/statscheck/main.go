@@ -1,5 +1,5 @@
-// Command statscheck runs the seeded simulation suite of measure/stats
-// (measure/stats/simulate) and prints, per case, the coverage of the 95%
+// Command statscheck runs the seeded simulation suite of stats
+// (stats/simulate) and prints, per case, the coverage of the 95%
 // per-lifecycle intervals and the false-call rate of the verdict, for the
 // original procedure (legacy) and the one of issue 11 (robust); then the
 // early-stopping rule through the whole procedure, the controlled verdict,
@@ -26,10 +26,10 @@ import (
 
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/units"
-	"github.com/rocksleak/rocksleak/measure/stats"
-	"github.com/rocksleak/rocksleak/measure/stats/simulate"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/stats"
+	"github.com/rocksleak/rocksleak/stats/simulate"
 )
 
 func main() {
@@ -206,7 +206,7 @@ func spreads(glob string) error {
 	fmt.Println("rw = seeds whose error model allows a random walk (FlagRandomWalkModelled); flagged = seeds with a blocking flag (tool).")
 	fmt.Fprintln(w, "run\tmodel\tsignal\tfit\tseeds\tmean slope\tSD\t|\tlegacy SE\tratio\t|\ttool SE\tratio\t|\tprofile-only SE\tratio\trw\tflagged\t")
 	for _, d := range dirs {
-		seeds, err := simulate.LoadRun(d)
+		seeds, err := loadRun(d)
 		if err != nil {
 			return err
 		}
@@ -270,7 +270,7 @@ func realControlled(dirs []string) error {
 	fmt.Fprintln(w, "run\tlifecycles\tpairs\t|\tτ = 0: detected\tA/A false\t|\tτ\tdetected\tA/A false\t")
 	opt := simulate.Robust().Options
 	for _, d := range dirs {
-		seeds, err := simulate.LoadRun(d)
+		seeds, err := loadRun(d)
 		if err != nil {
 			return err
 		}
@@ -451,7 +451,7 @@ func realVerdicts(dirs []string) error {
 	fmt.Fprintln(w, "run\tmodel\tlegacy (Decide)\trobust (DecideSignals)\t")
 	var settles []string
 	for _, d := range dirs {
-		seeds, err := simulate.LoadRun(d)
+		seeds, err := loadRun(d)
 		if err != nil {
 			return err
 		}
@@ -700,7 +700,7 @@ func bootstrap(path string, reps int, seed uint64) error {
 	if err != nil {
 		return err
 	}
-	ss, err := simulate.ReadSamplesCSV(f)
+	ss, err := readSamplesCSV(f)
 	f.Close()
 	if err != nil {
 		return err

@@ -180,7 +180,7 @@ func regionCutoff(m errorModel) float64 {
 // RegressRobust fits y = Xβ + u like Regress, with intervals that stay
 // honest when u is strongly autocorrelated, a random walk, a random walk
 // plus noise, or a random walk that moves in bursts, and at small n
-// (measured in measure/stats/simulate).
+// (measured in stats/simulate).
 //
 // Method (named for what it is): feasible GLS under an "AR(1) plus random
 // walk" error model in two families, the error model chosen per series by

@@ -38,7 +38,7 @@ type ModelFit struct {
 // region over which RegressRobust takes its largest standard error. The
 // standard error is the GLS one under m, σ̂²(Z̃ᵀZ̃)⁻¹ with σ̂² = SSR/DF. It is
 // what one can do knowing the error model, the yardstick of
-// measure/stats/simulate's coverage frontier. Errors as RegressRobust, and
+// stats/simulate's coverage frontier. Errors as RegressRobust, and
 // an error naming the field when Phi is not in (−1, 1) or RandomWalkShare
 // not in [0, 1].
 func RegressUnder(X *mat.Dense, y []float64, m ErrorModel) (ModelFit, error) {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // BootstrapCase draws runs from one real model's series (a samples.csv of

@@ -1,14 +1,54 @@
 package simulate
 
 import (
-	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 
-	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/stats"
 )
+
+// Series is one model's samples as a samples.csv holds them (scripts/statscheck
+// reads them; see schema.Sample): the counters and the two memory signals, in
+// bytes and counts.
+type Series struct {
+	Model                             string
+	Lifecycles, FailedCloses, Records []float64
+	// RestoredRecords is the cumulative count of changelog records
+	// replayed by restores (zeros in files written before it was recorded).
+	RestoredRecords []float64
+	NativeHeap, RSS []float64
+	// GoHeap is the child's Go heap (the instrument's own memory inside the
+	// measured process; CleanRSS takes it out of RSS).
+	GoHeap []float64
+}
+
+// CleanRSS is RSS less the instrument's Go heap, sample by sample: the RSS
+// of the code under test, as far as samples.csv can tell it (the Go
+// runtime's other memory, its GC headroom among it, is still in).
+func (s Series) CleanRSS() []float64 {
+	out := make([]float64, len(s.RSS))
+	for i := range out {
+		out[i] = s.RSS[i]
+		if i < len(s.GoHeap) {
+			out[i] -= s.GoHeap[i]
+		}
+	}
+	return out
+}
+
+// Input returns the stats.Input of one signal ("native_heap" or "rss"), as
+// analysis.FitSamples builds it: RSS with restored records as a regressor.
+func (s Series) Input(signal string) stats.Input {
+	in := stats.Input{Lifecycles: s.Lifecycles, FailedCloses: s.FailedCloses, Records: s.Records, Unit: "B"}
+	switch signal {
+	case "rss":
+		in.Y = s.RSS
+		in.RestoredRecords = s.RestoredRecords
+	default:
+		in.Y = s.NativeHeap
+	}
+	return in
+}
 
 // Spread is the across-seed repeatability of one model's slope on one
 // signal: the standard deviation of the per-seed slopes against the median
@@ -23,34 +63,6 @@ type Spread struct {
 	Ratio              float64 // SD / MedianSE
 	RandomWalk         int     // seeds whose error model allows a random walk (FlagRandomWalkModelled)
 	Flagged            int     // seeds whose fit carries a blocking flag
-}
-
-// LoadRun reads runDir/seed-*/samples.csv and returns each seed's series by
-// model.
-func LoadRun(runDir string) ([]map[string]Series, error) {
-	paths, err := filepath.Glob(filepath.Join(runDir, "seed-*", "samples.csv"))
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(paths)
-	var out []map[string]Series
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		ss, err := ReadSamplesCSV(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		m := map[string]Series{}
-		for _, s := range ss {
-			m[s.Model] = s
-		}
-		out = append(out, m)
-	}
-	return out, nil
 }
 
 // SeedSpread fits signal ("native_heap" or "rss") of model in every seed

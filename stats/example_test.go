@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // run simulates n samples, one per store lifecycle, of a signal whose

@@ -3,7 +3,7 @@ package simulate
 import (
 	"fmt"
 
-	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // Noise levels measured on the committed reliability runs (calibration and

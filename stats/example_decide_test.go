@@ -3,7 +3,7 @@ package stats_test
 import (
 	"fmt"
 
-	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // A fit's per-lifecycle estimate with a 95% interval, for the examples.

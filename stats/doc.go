@@ -76,7 +76,7 @@
 //   - StopRule: early verdicts by Lan–DeMets O'Brien–Fleming-type error
 //     spending (Bonferroni over looks), no look before the warm-up is over.
 //
-// measure/stats/simulate holds the seeded simulation suite that measures
+// stats/simulate holds the seeded simulation suite that measures
 // all of this (make stats-check).
 //
 // # Errors and warnings

@@ -1,4 +1,4 @@
-// Package simulate is the seeded simulation suite of measure/stats: series
+// Package simulate is the seeded simulation suite of stats: series
 // generators for the error structures memory signals show (AR(1), random
 // walks, warm-ups, level shifts), and harnesses that measure, per case, the
 // coverage of the 95% per-lifecycle interval and the false-call rate of the
@@ -15,7 +15,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/rocksleak/rocksleak/measure/stats"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // Noise generates n samples of an additive component (noise and/or a
