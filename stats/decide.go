@@ -98,6 +98,9 @@ type Decision struct {
 	Bound       *Bound
 	BoundSignal string
 	Warnings    []string
+	// step and control say what kind of run would settle an inconclusive
+	// decision (Step, NeedsControl).
+	step, control bool
 }
 
 // blockingFlags are the flags that undermine a per-lifecycle fit.
@@ -207,6 +210,7 @@ func DecideSignals(native, rss Fit, opt DecideOptions) Decision {
 			}
 			d.Reason = fmt.Sprintf("inconclusive: %s: %s undermines the fit (%s; %s)", s.name, flagWords(k), natDesc, rssDesc)
 			d.Settle, d.MoreLifecycles = settleFlag(k, s.f)
+			d.step = k == FlagStep
 			return d
 		}
 	}
@@ -245,7 +249,8 @@ func DecideSignals(native, rss Fit, opt DecideOptions) Decision {
 		d.Settle = settleMore(d.MoreLifecycles, "to see whether RSS catches up with the native heap")
 	case nat.High < nf && rs.Low > rf:
 		d.Reason = fmt.Sprintf("inconclusive: %s lies below its floor %s, but %s lies above its floor %s: allocator retention, or warm-up not over", natDesc, nfS, rssDesc, rfS)
-		d.Settle = "run longer to see whether RSS levels off (bounded) or keeps rising; compare against a control (CompareFits)"
+		d.Settle = "run longer to see whether RSS levels off (bounded) or keeps rising, or judge the model against a control run"
+		d.control = true
 		d.MoreLifecycles = rss.LifecyclesUsed
 	default:
 		var parts []string
@@ -264,9 +269,19 @@ func DecideSignals(native, rss Fit, opt DecideOptions) Decision {
 		d.Reason = "inconclusive: " + strings.Join(parts, ", and ")
 		d.MoreLifecycles = more
 		d.Settle = settleMore(more, "for the interval to clear the floor")
+		d.control = math.IsInf(more, 1) || more > 1e9
 	}
 	return d
 }
+
+// Step reports whether d is inconclusive on a dominating level shift
+// (what settles it is a repeat of the run, not a longer one).
+func (d Decision) Step() bool { return d.step }
+
+// NeedsControl reports whether more lifecycles would hardly settle d (a
+// slope on its floor, or RSS above its floor with a flat native heap):
+// a controlled verdict, the model against a control run, would.
+func (d Decision) NeedsControl() bool { return d.control }
 
 // moreFor estimates how many more lifecycles would shrink e's interval so
 // that it clears bound, from the fit's lifecycle span: the half-width
@@ -293,7 +308,7 @@ func moreFor(e Estimate, bound float64, f Fit) float64 {
 func settleMore(more float64, what string) string {
 	switch {
 	case math.IsInf(more, 1) || more > 1e9:
-		return "the slope sits on the floor: more lifecycles hardly help; judge it against a control (CompareFits)"
+		return "the slope sits on the floor: more lifecycles hardly help; judge the model against a control run"
 	case more <= 0:
 		return "run longer " + what
 	}
@@ -326,7 +341,7 @@ func settleFlag(k Flag, f Fit) (string, float64) {
 	case FlagSlopeNotConstant:
 		return fmt.Sprintf("run ~%.0f more lifecycles to see whether the growth levels off (bounded) or keeps its slope", math.Ceil(span/10)*10), span
 	case FlagRandomWalk:
-		return "fit with IntervalRobust (first differences), or run longer", span
+		return "re-fit with the robust interval (rocksleak report --reanalyze), or run longer", span
 	case FlagStep:
 		return "repeat the run: a one-time jump is neither a per-lifecycle cost nor evidence against one", 0
 	}

@@ -58,7 +58,7 @@ func TestDecideSignals(t *testing.T) {
 		// Warnings that undermine the fit make a clear-looking verdict inconclusive.
 		{"warm-up at limit", fitWith(10000, 12000, 200, FlagWarmupAtLimit), fitWith(14000, 18000, 200), VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
 		{"slope not constant", fitWith(-300, 500, 200), fitWith(-2000, 3000, 200, FlagSlopeNotConstant), VerdictInconclusive, "slope is not constant", "levels off"},
-		{"random walk unmodelled", fitWith(-300, 500, 200, FlagRandomWalk), fitWith(-2000, 3000, 200), VerdictInconclusive, "random walk", "IntervalRobust"},
+		{"random walk unmodelled", fitWith(-300, 500, 200, FlagRandomWalk), fitWith(-2000, 3000, 200), VerdictInconclusive, "random walk", "--reanalyze"},
 		{"too few", fitWith(-300, 500, 200, FlagTooFew), fitWith(-2000, 3000, 200), VerdictInconclusive, "too few samples", "more lifecycles"},
 		{"level shift", fitWith(-300, 500, 200, FlagStep), fitWith(-2000, 3000, 200), VerdictInconclusive, "level shift", "repeat"},
 		// A modelled random walk is not a reason to withhold a verdict.
