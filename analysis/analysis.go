@@ -2,12 +2,11 @@ package analysis
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // Difference is the difference of two fits' per-lifecycle slopes with its
@@ -98,6 +97,39 @@ func confidence(f schema.SignalFit) float64 {
 	return 0.95
 }
 
+// instrumentFreeRSS is s's RSS less the instrument's memory: the code's RSS
+// (schema.Memory.CodeRSS) when the runtime's bytes were read, else the RSS
+// less the Go heap (results written before runtime_bytes was recorded).
+func instrumentFreeRSS(s schema.Sample) int64 {
+	if s.RuntimeBytes > 0 {
+		return s.CodeRSS()
+	}
+	return s.RSS - goHeapOr0(s)
+}
+
+// goHeapOr0 is s's Go heap, 0 when it has none (schema.Unavailable: a JVM
+// child's samples).
+func goHeapOr0(s schema.Sample) int64 {
+	if s.GoHeap == schema.Unavailable {
+		return 0
+	}
+	return s.GoHeap
+}
+
+// unavailable reports whether every sample lacks signal sig (a JVM child's
+// go_heap): such a signal is not fitted.
+func unavailable(samples []schema.Sample, sig string) bool {
+	if sig != SignalGoHeap || len(samples) == 0 {
+		return false
+	}
+	for _, s := range samples {
+		if s.GoHeap != schema.Unavailable {
+			return false
+		}
+	}
+	return true
+}
+
 func residentOf(samples []schema.Sample) *schema.Resident {
 	if len(samples) < 4 {
 		return nil
@@ -111,24 +143,16 @@ func residentOf(samples []schema.Sample) *schema.Resident {
 		}
 		n := float64(s.RocksDB.OpenDBs)
 		nat = append(nat, float64(s.NativeHeap-base.NativeHeap)/n)
-		// The harness's own memory is Go heap; keep it out of the RSS figure.
-		rss = append(rss, float64((s.RSS-s.GoHeap)-(base.RSS-base.GoHeap))/n)
+		// The instrument's own memory is not the store's: keep it out of the
+		// RSS figure (the code's RSS; before runtime_bytes was recorded, the
+		// Go heap; a JVM child's Java heap is fixed and touched at start).
+		rss = append(rss, float64(instrumentFreeRSS(s)-instrumentFreeRSS(base))/n)
 		dbs = append(dbs, n)
 	}
 	if len(dbs) == 0 {
 		return nil
 	}
-	return &schema.Resident{NativeHeapPerDB: median(nat), RSSPerDB: median(rss), OpenDBs: median(dbs)}
-}
-
-func median(x []float64) float64 {
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return &schema.Resident{NativeHeapPerDB: stats.Median(nat), RSSPerDB: stats.Median(rss), OpenDBs: stats.Median(dbs)}
 }
 
 // DefaultFloors are the floors used unless a run says otherwise:
@@ -170,6 +194,9 @@ func VerdictWord(leak *bool) string {
 // +11.6 KiB [10.4, 12.7] without it). The deltas and the resident cost still
 // use it (see residentOf). For RSS, the fits take restored records as a
 // regressor (SignalInfo.restoreRegressor).
+//
+// A signal no sample has (go_heap in a JVM child's samples, all
+// schema.Unavailable) gets no fit.
 func FitSamples(all []schema.Sample) (map[string]schema.SignalFit, error) {
 	return fitSamples(all, Signals())
 }
@@ -192,6 +219,9 @@ func fitSamples(all []schema.Sample, signals []string) (map[string]schema.Signal
 	}
 	fits := map[string]schema.SignalFit{}
 	for _, sig := range signals {
+		if unavailable(samples, sig) {
+			continue
+		}
 		y := make([]float64, len(samples))
 		for i, s := range samples {
 			y[i] = SignalValue(s, sig)

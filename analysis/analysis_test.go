@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 func TestVerdictWord(t *testing.T) {
@@ -86,4 +86,40 @@ func TestFitSamplesLeaveOutTheStartSample(t *testing.T) {
 	assert.InDelta(t, 40, rss.PerRestoredRecord.Value, 2)
 	assert.InDelta(t, 1_000, rss.BytesPerLifecycle, 50, "RSS per lifecycle without the restores' share")
 	assert.Nil(t, fits[SignalNativeHeap].Total.PerRestoredRecord)
+}
+
+// TestJVMSamplesHaveNoGoHeapFit: a JVM child's samples carry no Go heap
+// (schema.Unavailable): that signal is not fitted, the others are, and the
+// resident cost per DB is not shifted by the missing value.
+func TestJVMSamplesHaveNoGoHeapFit(t *testing.T) {
+	ss := linearSamples(200, 1_000, 0, 0)
+	for i := range ss {
+		ss[i].GoHeap = schema.Unavailable
+		ss[i].RocksDB.OpenDBs = 10
+	}
+	fits, err := FitSamples(ss)
+	require.NoError(t, err)
+	assert.NotContains(t, fits, SignalGoHeap)
+	assert.Contains(t, fits, SignalNativeHeap)
+	assert.Contains(t, fits, SignalFDs)
+	withGo := append([]schema.Sample(nil), ss...)
+	for i := range withGo {
+		withGo[i].GoHeap = 0
+	}
+	assert.Equal(t, residentOf(withGo), residentOf(ss))
+	goFits, err := FitSamples(withGo)
+	require.NoError(t, err)
+	assert.Contains(t, goFits, SignalGoHeap, "a Go child's Go heap is fitted, flat or not")
+}
+
+// TestRSSSignalIsTheCodesRSS: the RSS the fits and verdicts read leaves out the instrument's runtime when it was
+// read, and is the whole RSS when it was not (older results, another process).
+func TestRSSSignalIsTheCodesRSS(t *testing.T) {
+	s := schema.Sample{Memory: schema.Memory{RSS: 40 << 20, RuntimeBytes: 10 << 20, GoHeap: 2 << 20}}
+	assert.Equal(t, float64(30<<20), SignalValue(s, SignalRSS))
+	assert.Equal(t, float64(2<<20), SignalValue(s, SignalGoHeap))
+	for _, rb := range []int64{0, schema.Unavailable} {
+		s.RuntimeBytes = rb
+		assert.Equal(t, float64(40<<20), SignalValue(s, SignalRSS), "runtime_bytes %d", rb)
+	}
 }

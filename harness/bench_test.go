@@ -23,6 +23,7 @@ import (
 	"github.com/rocksleak/rocksleak/measure"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/workload"
 )
 
 // The work of one benchmarked lifecycle is what one task step of the
@@ -56,10 +57,10 @@ func newBenchWork() *benchWork {
 	w := &benchWork{offsets: map[string]int64{}}
 	h := uint64(20616)
 	for i := range benchRecords {
-		w.keys = append(w.keys, []byte(keyOf(i)))
+		w.keys = append(w.keys, []byte(workload.Key(i)))
 		v := make([]byte, benchValueBytes)
 		for j := 0; j < len(v); j += 8 {
-			h = splitmix(h)
+			h = workload.SplitMix64(h)
 			binary.LittleEndian.PutUint64(v[j:], h)
 		}
 		w.values = append(w.values, v)

@@ -54,6 +54,9 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		// One instance of a fleet: its state outlives the process.
 		return runInstance(ctx, j, model, rn.Synthetic, dec, events)
 	}
+	if j.DiskFull != nil {
+		return runDiskFull(ctx, j, model, rn.Synthetic, events)
+	}
 	defer os.RemoveAll(j.StateDir)
 	out, sampler, err := startChild(j, events)
 	if err != nil {
@@ -65,9 +68,13 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
+	if j.ChangelogDir != "" {
+		topo.logRoot = j.ChangelogDir
+	}
 	rec := newRecorder(j, topo, sampler, out)
 	topo.after = rec.after
 	if j.Profile != nil {
+		runtime.MemProfileRate = GoMemProfileRate
 		rec.prof = &profiler{job: *j.Profile, begin: rec.begin, nativeHeap: func() (int64, error) {
 			m, err := sampler.Read()
 			return m.NativeHeap, err
@@ -84,7 +91,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	stoppedEarly := false
 	limitLC := int64(j.Scenario.Lifecycles)
 	limitDur := time.Duration(j.Scenario.Duration)
-	for runErr == nil && rec.err == nil && ctx.Err() == nil {
+	for runErr == nil && rec.err == nil && topo.logErr == nil && ctx.Err() == nil {
 		if limitLC > 0 && topo.env.Counts().Lifecycles.Load() >= limitLC {
 			break
 		}
@@ -111,11 +118,16 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 			runErr = err
 		}
 	}
+	var retention *schema.Retention
+	if !interrupted {
+		retention = probeRetention(sampler, topo.env.Counts().Lifecycles.Load())
+	}
 	topo.stop()
 	sum := topo.summary(j.Model, interrupted, time.Since(rec.begin))
 	sum.StoppedEarly = stoppedEarly
+	sum.Retention = retention
 	if runErr == nil {
-		runErr = rec.err
+		runErr = errors.Join(rec.err, topo.logErr)
 	}
 	if runErr != nil {
 		sum.Error = runErr.Error()
@@ -200,8 +212,8 @@ func (r *recorder) sample(trigger string) error {
 	s := schema.Sample{
 		Model: r.model, Seq: r.seq, ElapsedNs: int64(time.Since(r.begin)), Trigger: trigger,
 		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(),
-		InitFailures: c.InitFailures.Load(), Records: r.topo.records,
-		Restores: int64(len(r.topo.restoreTimes)), RestoredRecords: r.topo.restored,
+		InitFailures: c.InitFailures.Load(), TaskErrors: r.topo.taskErrors, Records: r.topo.records,
+		Restores: r.topo.restoreLog.count(), RestoredRecords: r.topo.restored,
 		Memory: mem, LiveNatives: r.liveNatives(),
 	}
 	if trigger == schema.TriggerEnd {
@@ -249,7 +261,7 @@ func (t *topology) summary(model string, interrupted bool, elapsed time.Duration
 		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(), InitFailures: c.InitFailures.Load(),
 		Records: t.records, Rebalances: t.rebalances,
 		TaskErrors: t.taskErrors, TaskErrorList: t.taskErrorEx,
-		RecordsLost: t.lost, Verified: t.verified,
+		RecordsLost: t.lost, RecordsUnavailable: t.unavailable, RecordsWriteFailed: t.writeFailed, Verified: t.verified,
 		Restore:   t.restoreStats(),
 		PinnedDBs: c.Pinned.Load(), LedgerAtEnd: kindMap(t.env.Ledger.Live()),
 		ReleasedLate: kindMap(t.env.Ledger.ReleasedLate()), ElapsedNs: int64(elapsed),

@@ -93,8 +93,13 @@ func (c RehearsalConfig) ValidateModels() error {
 			return fmt.Errorf("%w: --%s: missing: name a model (one of %s)", ErrRehearsalConfig, f.flag,
 				strings.Join(scenarios.ModelNames(), ", "))
 		}
-		if _, err := spec.ParseRunName(f.model, scenarios.ModelNames()); err != nil {
+		rn, err := spec.ParseRunName(f.model, scenarios.ModelNames())
+		if err != nil {
 			return fmt.Errorf("%w: --%s: %w", ErrRehearsalConfig, f.flag, err)
+		}
+		if rn.JVM() {
+			return fmt.Errorf("%w: --%s: %q: a rehearsal runs the Go engine's models only (one of %s); the JVM engine runs kafka-<version> models with rocksleak run",
+				ErrRehearsalConfig, f.flag, f.model, strings.Join(scenarios.ModelNames(), ", "))
 		}
 	}
 	if c.From == c.To {

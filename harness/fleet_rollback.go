@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocksleak/rocksleak/changelog"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -120,7 +121,7 @@ func (f *fleetRuntime) verifyRollback(ids []int) []schema.RollbackCheck {
 			}
 			// Now, after the rollback window: the file holds one record per
 			// input record the task has committed (its position).
-			recs, err := ReadChangelog(ChangelogPath(f.root, s.Task, s.Store))
+			recs, err := changelog.ReadAll(changelog.Path(f.root, s.Task, s.Store))
 			if want := f.pos[s.Task] * int64(f.cfg.Scenario.RecordsPerStep); err != nil || int64(len(recs)) != want {
 				diffs = append(diffs, fmt.Sprintf("task %d store %d: %d records in the changelog file, the committed input position says %d (%v)",
 					s.Task, s.Store, len(recs), want, err))

@@ -6,8 +6,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/changelog"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/workload"
 )
 
 // rolledBackFleet is a fleet of two instances (one task each, one store per
@@ -28,10 +30,10 @@ func rolledBackFleet(t *testing.T) *fleetRuntime {
 		mismatches: map[int][]string{},
 		rec: &schema.Rehearsal{Instances: []schema.FleetInstance{{ID: 0, Tasks: []int{0}}, {ID: 1, Domain: 1, Tasks: []int{1}}},
 			Phases: []schema.Phase{{Name: "rollback", Instances: []schema.InstancePhase{{Instance: 0}, {Instance: 1}}}}}}
-	w, err := OpenChangelog(ChangelogPath(f.root, 0, 0), 0)
+	w, err := changelog.OpenWriter(changelog.Path(f.root, 0, 0), 0)
 	require.NoError(t, err)
 	for i := range 6 {
-		_, err := w.Append(ChangelogRecord{Key: keyOf(i), Ts: int64(i), Ver: 1})
+		_, err := w.Append(changelog.Record{Key: workload.Key(i), Ts: int64(i), Ver: 1})
 		require.NoError(t, err)
 	}
 	require.NoError(t, w.Close())

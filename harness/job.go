@@ -16,18 +16,45 @@ import (
 	"github.com/rocksleak/rocksleak/schema"
 )
 
-// Job is what the parent hands one child: the resolved scenario, the model to
-// run and where its state may live.
+// Job is what the parent hands one child, as the first line of its standard
+// input: the resolved scenario, the model to run and where its state may
+// live. The same job goes to both engines' children (the Go child and the
+// JVM child, jvm/child); the op stream that may follow it is package
+// workload's.
 type Job struct {
 	Scenario scenarios.Scenario `json:"scenario"`
-	Model    string             `json:"model"`
+	Model    string             `json:"model"` // the run name as given (spec.ParseRunName); samples carry it
 	Seed     int64              `json:"seed"`
 	StateDir string             `json:"state_dir"` // the child creates and removes everything under it
+	// Ops is workload.OpsVersion when the schedule's op stream follows the
+	// job on standard input (the parent writes it as the child reads), 0 when
+	// nothing follows.
+	Ops int `json:"ops,omitempty"`
+	// KafkaVersion is the Kafka Streams version a kafka-<version> model runs
+	// (the JVM child); empty for the Go engine's models.
+	KafkaVersion string `json:"kafka_version,omitempty"`
+	// Synthetic: the model's name has spec.SyntheticSuffix, so every
+	// lifecycle also leaks the scenario's synthetic_leak_bytes (parsed from
+	// Model for the JVM child's sake; the Go child parses Model).
+	Synthetic bool `json:"synthetic,omitempty"`
+	// Allocator is the C allocator the child runs under ("glibc" or
+	// "jemalloc", preloaded by the parent): where the child reads its native
+	// heap.
+	Allocator string `json:"allocator,omitempty"`
+	// ChangelogDir is where the child keeps its stores' changelogs, outside
+	// its own memory, as package changelog lays them out and encodes them
+	// (changelog.Path(ChangelogDir, task, store)); the parent makes it and
+	// removes it after the child. Set for every child; a Go child without
+	// it keeps them under its StateDir.
+	ChangelogDir string `json:"changelog_dir,omitempty"`
 	// Profile, when set, makes the child dump its heap (see Profile).
 	Profile *ProfileJob `json:"profile,omitempty"`
 	// Instance, when set, makes the child one instance of a fleet (see
 	// InstanceJob): its state directory then outlives it.
 	Instance *InstanceJob `json:"instance,omitempty"`
+	// DiskFull, when set, makes the child retry failing opens on a full
+	// state directory (see RunDiskFull).
+	DiskFull *DiskFullJob `json:"disk_full,omitempty"`
 }
 
 // Event is one JSON line a child streams to its parent. Exactly one field is set.
@@ -74,8 +101,15 @@ func medianRank(n int, a float64) int {
 	return j
 }
 
+// restoreStats summarises the run's restores; it reads their durations back
+// from their file (see durationLog), so call it once the run is measured.
 func (t *topology) restoreStats() schema.RestoreStats {
-	rs := restoreStats(t.restoreTimes, t.restored)
+	d, err := t.restoreLog.since(0)
+	if err != nil {
+		t.logFailed(err)
+	}
+	rs := restoreStats(d, t.restored)
+	rs.Count = t.restoreLog.count()
 	rs.SegmentLifecycles = t.restoreLifecycles
 	return rs
 }

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +19,7 @@ import (
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/workload"
 )
 
 // Config says what the parent runs and how it starts children.
@@ -37,6 +37,10 @@ type Config struct {
 	// StateRoot is where per-model state directories are made; default
 	// DefaultStateRoot(). Every one is removed when its child ends.
 	StateRoot string
+	// ChangelogRoot is where per-model changelog directories (the brokers'
+	// stand-in) are made, apart from the state disk; default
+	// DefaultStateRoot(). Every one is removed when its child ends.
+	ChangelogRoot string
 	// Stderr receives the children's standard error; default discarded.
 	Stderr io.Writer
 	// OnEvent, if set, sees every event as it arrives (for progress).
@@ -52,6 +56,13 @@ type Config struct {
 	KillAfter time.Duration
 	// Guard stops a child whose RSS crosses its limit (see Guard).
 	Guard Guard
+	// JVM starts the children of kafka-<version> models (see JVM); Exe and
+	// ChildArgs start the Go engine's.
+	JVM JVM
+	// Progress stops a child that makes no progress (see Progress).
+	Progress Progress
+
+	diskFull *DiskFullJob // set by RunDiskFull
 }
 
 // StopSignal tells a child its verdict is settled: it stops as at its stop
@@ -68,30 +79,14 @@ var ErrChild = errors.New("a model's child process failed")
 // the run: its schema.ModelRun carries the error and Run returns an error wrapping
 // ErrChild after the remaining models.
 func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
-	if cfg.Exe == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, err
-		}
-		cfg.Exe = exe
-	}
-	if cfg.ChildArgs == nil {
-		cfg.ChildArgs = []string{"__child"}
-	}
-	if cfg.Stderr == nil {
-		cfg.Stderr = io.Discard
-	}
-	if cfg.StateRoot == "" {
-		cfg.StateRoot = DefaultStateRoot()
-	}
-	if cfg.KillAfter == 0 {
-		cfg.KillAfter = 20 * time.Second
+	if err := fillDefaults(&cfg); err != nil {
+		return nil, err
 	}
 	models := cfg.Models
-	if len(models) == 0 {
-		models = cfg.Scenario.Models
-	}
 	if err := Preflight(cfg.Scenario); err != nil {
+		return nil, err
+	}
+	if err := cfg.JVM.preflight(models); err != nil {
 		return nil, err
 	}
 	out := &schema.Output{Started: time.Now().UTC()}
@@ -103,7 +98,7 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 		}
 		run := runChild(ctx, cfg, m)
 		out.Runs = append(out.Runs, run)
-		if run.Summary != nil && run.Summary.Interrupted && run.StoppedByGuard == "" {
+		if run.Summary != nil && run.Summary.Interrupted && run.StoppedByGuard == "" && run.StoppedNoProgress == "" {
 			out.Interrupted = true
 		}
 		if run.Error != "" {
@@ -120,16 +115,60 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 	return out, nil
 }
 
+// fillDefaults sets cfg's unset fields to their documented defaults.
+func fillDefaults(cfg *Config) error {
+	if cfg.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		cfg.Exe = exe
+	}
+	if cfg.ChildArgs == nil {
+		cfg.ChildArgs = []string{"__child"}
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	if cfg.StateRoot == "" {
+		cfg.StateRoot = DefaultStateRoot()
+	}
+	if cfg.ChangelogRoot == "" {
+		cfg.ChangelogRoot = DefaultStateRoot()
+	}
+	if cfg.KillAfter == 0 {
+		cfg.KillAfter = 20 * time.Second
+	}
+	if len(cfg.Models) == 0 {
+		cfg.Models = cfg.Scenario.Models
+	}
+	return nil
+}
+
 func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	run := &schema.ModelRun{Model: model}
+	rn, err := spec.ParseRunName(model, scenarios.ModelNames())
+	if err != nil {
+		run.Error = err.Error()
+		return run
+	}
 	preload := ""
-	if rn, err := spec.ParseRunName(model, scenarios.ModelNames()); err == nil && rn.Allocator == spec.AllocatorJemalloc {
+	if rn.Allocator == spec.AllocatorJemalloc {
 		lib, err := JemallocPath()
 		if err != nil {
 			run.Error = err.Error()
 			return run
 		}
 		preload = lib
+	}
+	if rn.JVM() && cfg.Profile != nil {
+		run.Error = fmt.Sprintf("%s: --profile profiles the Go engine's models only (the JVM child does not dump jemalloc heap profiles)", model)
+		return run
+	}
+	gen, err := workload.New(cfg.Scenario, cfg.Seed)
+	if err != nil {
+		run.Error = err.Error()
+		return run
 	}
 	stateDir, err := os.MkdirTemp(cfg.StateRoot, "rocksleak-"+model+"-")
 	if err != nil {
@@ -148,7 +187,36 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		}
 		prof = &j
 	}
-	job, err := json.Marshal(Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir, Profile: prof})
+	job := Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir, Profile: prof,
+		Ops: workload.OpsVersion, Synthetic: rn.Synthetic, Allocator: string(rn.Allocator), DiskFull: cfg.diskFull}
+	exe, args := cfg.Exe, cfg.ChildArgs
+	// Every child's changelogs, made and removed here: under ChangelogRoot,
+	// not on the state disk, as Kafka's changelog topics live on the
+	// brokers (a full state disk must not fail them).
+	job.ChangelogDir, err = os.MkdirTemp(cfg.ChangelogRoot, "rocksleak-"+model+"-changelog-")
+	if err != nil {
+		run.Error = err.Error()
+		return run
+	}
+	defer os.RemoveAll(job.ChangelogDir)
+	if rn.JVM() {
+		// The JVM child: its temporary files beside its state, made and
+		// removed here.
+		job.KafkaVersion = rn.KafkaVersion
+		tmp := stateDir + ".tmp"
+		if err := os.Mkdir(tmp, 0o755); err != nil {
+			run.Error = err.Error()
+			return run
+		}
+		defer os.RemoveAll(tmp)
+		line, err := cfg.JVM.Command(rn.KafkaVersion, tmp)
+		if err != nil {
+			run.Error = err.Error()
+			return run
+		}
+		exe, args = line[0], line[1:]
+	}
+	jobLine, err := json.Marshal(job)
 	if err != nil {
 		run.Error = err.Error()
 		return run
@@ -159,9 +227,17 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		return run
 	}
 	defer pr.Close()
+	// Standard input: the job's line, then the op stream, written as the
+	// child reads it (see streamOps).
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		pw.Close()
+		run.Error = err.Error()
+		return run
+	}
 	tail := &tailBuffer{max: 4096}
-	cmd := exec.Command(cfg.Exe, cfg.ChildArgs...)
-	cmd.Stdin = bytes.NewReader(job)
+	cmd := exec.Command(exe, args...)
+	cmd.Stdin = inR
 	cmd.Stdout = io.MultiWriter(cfg.Stderr, tail)
 	cmd.Stderr = io.MultiWriter(cfg.Stderr, tail)
 	cmd.ExtraFiles = []*os.File{pw}
@@ -173,13 +249,24 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	// Own process group: a terminal's Ctrl-C reaches the parent, which stops
 	// the child in order; the child dies with the parent.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	if err := cmd.Start(); err != nil {
-		pw.Close()
+	err = cmd.Start()
+	pw.Close()
+	inR.Close()
+	if err != nil {
+		inW.Close()
 		run.Error = fmt.Sprintf("starting the child: %v", err)
 		return run
 	}
-	pw.Close()
+	opsDone := make(chan error, 1)
+	go func() { opsDone <- streamOps(inW, jobLine, gen) }()
+	defer func() {
+		// The child has exited: its end of the pipe is closed, so the writer's
+		// next write fails (EPIPE); closing ours ends one blocked on a full pipe.
+		inW.Close()
+		<-opsDone
+	}()
 	guard := cfg.Guard.watch(cmd.Process)
+	progress := cfg.Progress.watch(cmd.Process)
 
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -205,6 +292,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 			run.Info = *e.Info
 		case e.Sample != nil:
 			run.Samples = append(run.Samples, *e.Sample)
+			progress.observe(*e.Sample)
 			if cfg.Settled != nil && !told && cfg.Settled(model, run.Samples) {
 				told = true
 				_ = cmd.Process.Signal(StopSignal)
@@ -220,10 +308,13 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	close(done)
 	wg.Wait()
 	run.OutsideRSSPeak, run.StoppedByGuard = guard.finish()
+	run.StoppedNoProgress = progress.finish(run.Summary, stateDir, cfg.StateRoot)
 
 	switch {
 	case run.StoppedByGuard != "":
 		run.Error = run.StoppedByGuard
+	case run.StoppedNoProgress != "":
+		run.Error = run.StoppedNoProgress
 	case waitErr != nil && run.Summary != nil && run.Summary.Error != "":
 		run.Error = run.Summary.Error
 	case waitErr != nil:
@@ -237,6 +328,17 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		run.Profile = collectProfile(prof.Dir, model)
 	}
 	return run
+}
+
+// streamOps writes the job's line and then the schedule's op stream to a
+// child's standard input until a write fails: the child exited or closed its
+// input (or w was closed). Nothing is held beyond the generator's step and
+// one 64 KiB buffer: the pipe's back-pressure paces it.
+func streamOps(w io.Writer, job []byte, gen *workload.Generator) error {
+	if _, err := w.Write(append(job, '\n')); err != nil {
+		return err
+	}
+	return gen.WriteTo(w, nil)
 }
 
 func decodeEvents(r io.Reader, fn func(Event)) error {

@@ -78,7 +78,9 @@ type Scenario struct {
 	Description string `yaml:"description" json:"description"`
 	// Models are the ownership models run by default, in order, each once:
 	// any of spec.ModelNames ("leaky", "fixed", "options-fix", "finally-fix",
-	// "read-options-fix", "all-fixes"), each optionally with
+	// "read-options-fix", "all-fixes"), run by the Go engine, or
+	// "kafka-<version>" (spec.KafkaVersion: Kafka Streams' own jars of that
+	// version, run by the JVM engine), each optionally with
 	// spec.SyntheticSuffix and an allocator (spec.ParseRunName; Runs parses
 	// them). Non-empty, no duplicates.
 	Models []string `yaml:"models" json:"models"`

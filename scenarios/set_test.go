@@ -62,6 +62,14 @@ func TestSetThenValidate(t *testing.T) {
 	s = valid()
 	require.NoError(t, s.Set("models=leaky,bogus"))
 	assert.ErrorContains(t, s.Validate(), `"bogus" is not a model`)
+
+	// One run may mix the engines: a Go model and Kafka's own jars.
+	s = valid()
+	require.NoError(t, s.Set("models=leaky,kafka-4.3.0,kafka-4.3.1@jemalloc"))
+	require.NoError(t, s.Validate())
+	runs, err := s.Runs()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"", "4.3.0", "4.3.1"}, []string{runs[0].KafkaVersion, runs[1].KafkaVersion, runs[2].KafkaVersion})
 }
 
 func TestSetRejects(t *testing.T) {

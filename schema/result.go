@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
+	"strings"
 
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // SchemaVersion is the version of result.json this package writes and reads.
@@ -79,7 +81,11 @@ func ControlledConfidence(c Controlled) float64 {
 
 // Provenance says where and with what a result was produced.
 type Provenance struct {
-	RocksDBVersion  string         `json:"rocksdb_version"` // from the library at run time
+	// RocksDBVersion is read from the library at run time: RocksDB 7.8.3 for
+	// the Go engine, the rocksdbjni of the Kafka version for the JVM engine;
+	// the distinct versions in run order, ", "-separated, when a run mixed
+	// them (each run's own is Run.RocksDBVersion).
+	RocksDBVersion  string         `json:"rocksdb_version"`
 	GrocksdbVersion string         `json:"grocksdb_version"`
 	GoVersion       string         `json:"go_version"`
 	GitCommit       string         `json:"git_commit"`
@@ -120,7 +126,10 @@ type Run struct {
 	// Allocator is the C allocator the child ran with (glibc, or jemalloc
 	// preloaded), as its sampler detected it.
 	Allocator spec.Allocator `json:"allocator"`
-	Samples   int            `json:"samples"`
+	// RocksDBVersion is the RocksDB the child ran, as it read it (empty in
+	// results written before it was recorded per run).
+	RocksDBVersion string `json:"rocksdb_version,omitempty"`
+	Samples        int    `json:"samples"`
 	// The run's error is Summary.Error ("error"): FromOutput sets it to the
 	// ModelRun's error, what ended the model's run early as the parent saw it.
 	// Change between the first and the last sample. Bytes.
@@ -128,6 +137,14 @@ type Run struct {
 	NativeHeapEnd   int64 `json:"native_heap_end"`
 	RSSStart        int64 `json:"rss_start"`
 	RSSEnd          int64 `json:"rss_end"`
+	// The instrument's own memory in the child at the first and the last
+	// sample: its Go heap (Memory.GoHeap; Unavailable in a JVM child) and
+	// the resident bytes its runtime holds (Memory.RuntimeBytes; 0 in
+	// results written before it was recorded). Bytes.
+	GoHeapStart  int64 `json:"go_heap_start"`
+	GoHeapEnd    int64 `json:"go_heap_end"`
+	RuntimeStart int64 `json:"runtime_start"`
+	RuntimeEnd   int64 `json:"runtime_end"`
 	// Fits by signal (native_heap, rss, go_heap, fds) and the verdict.
 	Fits    map[string]SignalFit `json:"fits,omitempty"`
 	Verdict *Verdict             `json:"verdict,omitempty"`
@@ -141,6 +158,10 @@ type Run struct {
 	// StoppedByGuard is set when the parent's memory guard stopped the child
 	// (its RSS, seen from outside, crossed --max-rss): why, in words.
 	StoppedByGuard string `json:"stopped_by_guard,omitempty"`
+	// StoppedNoProgress is set when the parent stopped the child for making
+	// no progress (no lifecycle for a while, or task errors far outpacing its
+	// lifecycles): why, the first task error, and what to fix.
+	StoppedNoProgress string `json:"stopped_no_progress,omitempty"`
 	// OutsideRSSPeak is the largest RSS of the child the parent's guard saw
 	// from outside (/proc via gopsutil), bytes; 0 when not watched.
 	OutsideRSSPeak int64 `json:"outside_rss_peak,omitempty"`
@@ -226,9 +247,11 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 	r.Provenance.StartTime = out.Started.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	r.Provenance.EndTime = out.Ended.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	r.Provenance.ScenarioDigest = sc.Digest()
+	var versions []string
 	for _, mr := range out.Runs {
 		r.Models = append(r.Models, mr.Model)
-		run := &Run{ChildPID: mr.Info.PID, Allocator: mr.Info.Allocator, Samples: len(mr.Samples)}
+		run := &Run{ChildPID: mr.Info.PID, Allocator: mr.Info.Allocator, RocksDBVersion: mr.Info.RocksDBVersion,
+			Samples: len(mr.Samples)}
 		if mr.Summary != nil {
 			run.Summary = *mr.Summary
 		} else {
@@ -239,13 +262,18 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 		run.Error = mr.Error
 		run.Profile = mr.Profile
 		run.StoppedByGuard, run.OutsideRSSPeak = mr.StoppedByGuard, mr.OutsideRSSPeak
-		if mr.Info.RocksDBVersion != "" {
-			r.Provenance.RocksDBVersion = mr.Info.RocksDBVersion
+		run.StoppedNoProgress = mr.StoppedNoProgress
+		if v := mr.Info.RocksDBVersion; v != "" {
+			if !slices.Contains(versions, v) {
+				versions = append(versions, v)
+			}
 			r.Provenance.Allocator = mr.Info.Allocator
 		}
 		if n := len(mr.Samples); n > 0 {
 			run.NativeHeapStart, run.NativeHeapEnd = mr.Samples[0].NativeHeap, mr.Samples[n-1].NativeHeap
 			run.RSSStart, run.RSSEnd = mr.Samples[0].RSS, mr.Samples[n-1].RSS
+			run.GoHeapStart, run.GoHeapEnd = mr.Samples[0].GoHeap, mr.Samples[n-1].GoHeap
+			run.RuntimeStart, run.RuntimeEnd = mr.Samples[0].RuntimeBytes, mr.Samples[n-1].RuntimeBytes
 			for _, s := range mr.Samples {
 				run.RSSPeak = max(run.RSSPeak, s.RSS)
 			}
@@ -255,6 +283,7 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 		}
 		r.Runs[mr.Model] = run
 	}
+	r.Provenance.RocksDBVersion = strings.Join(versions, ", ")
 	switch {
 	case out.Interrupted:
 		r.Status = StatusInterrupted

@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // TestResultJSONKeepsEveryField: every result.json in the repository's
@@ -72,4 +75,22 @@ func TestRunErrorIsOneField(t *testing.T) {
 	var back Run
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.Equal(t, "child crashed", back.Error)
+}
+
+// TestFromOutputKeepsEachRunsRocksDB: a run mixing the engines records each
+// child's RocksDB, and the provenance names both, in run order.
+func TestFromOutputKeepsEachRunsRocksDB(t *testing.T) {
+	sc, err := scenarios.Get("smoke")
+	require.NoError(t, err)
+	out := &Output{Runs: []*ModelRun{
+		{Model: "leaky", Info: ChildInfo{PID: 1, RocksDBVersion: "7.8.3", Allocator: spec.AllocatorGlibc}},
+		{Model: "kafka-4.3.0", Info: ChildInfo{PID: 2, RocksDBVersion: "10.1.3", Allocator: spec.AllocatorGlibc}},
+		{Model: "fixed", Info: ChildInfo{PID: 3, RocksDBVersion: "7.8.3", Allocator: spec.AllocatorGlibc}},
+	}}
+	r := FromOutput(out, sc, Provenance{})
+	assert.Equal(t, "7.8.3, 10.1.3", r.Provenance.RocksDBVersion)
+	assert.Equal(t, "10.1.3", r.Runs["kafka-4.3.0"].RocksDBVersion)
+	assert.Equal(t, "7.8.3", r.Runs["fixed"].RocksDBVersion)
+	one := FromOutput(&Output{Runs: out.Runs[:1]}, sc, Provenance{})
+	assert.Equal(t, "7.8.3", one.Provenance.RocksDBVersion, "one engine: one version, as before")
 }

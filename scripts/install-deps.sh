@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what rocksleak needs to build and run on Debian 12 (bookworm) or a
-# Debian-like system: RocksDB 7.8 headers and library (librocksdb-dev) and
-# jemalloc (libjemalloc2). Does nothing when both are present.
+# Debian-like system: RocksDB 7.8 headers and library (librocksdb-dev),
+# jemalloc (libjemalloc2), and for the JVM engine (kafka-<version> models) a
+# JDK 17 (openjdk-17-jdk-headless) and Maven (maven). Does nothing when all are
+# present.
 set -euo pipefail
 
 need=()
@@ -11,6 +13,9 @@ for f in /usr/lib/*/libjemalloc.so.2 /usr/lib/libjemalloc.so.2; do
   [ -e "$f" ] && have_jemalloc=yes
 done
 [ "$have_jemalloc" = yes ] || need+=(libjemalloc2)
+# The JVM engine: javac (a JDK, not only a JRE) and mvn.
+command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
+command -v mvn >/dev/null 2>&1 || need+=(maven)
 if ! command -v go >/dev/null 2>&1; then
   echo "rocksleak: Go is not on PATH; install Go 1.24 or later (https://go.dev/doc/install) and run make again." >&2
   exit 1
@@ -19,7 +24,7 @@ fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "rocksleak: missing ${need[*]} and this is not a Debian-like system (no apt-get)." >&2
-  echo "Install RocksDB 7.8.x with its C headers (rocksdb/c.h) and jemalloc 5 with your package manager, then run make again." >&2
+  echo "Install RocksDB 7.8.x with its C headers (rocksdb/c.h), jemalloc 5, a JDK 17 and Maven with your package manager, then run make again." >&2
   exit 1
 fi
 if [ "$(id -u)" -eq 0 ]; then
@@ -36,4 +41,6 @@ export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" apt-get update -qq
 "${SUDO[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
 [ -f /usr/include/rocksdb/c.h ] || { echo "rocksleak: librocksdb-dev installed but rocksdb/c.h is still missing" >&2; exit 1; }
+command -v javac >/dev/null 2>&1 || { echo "rocksleak: openjdk-17-jdk-headless installed but javac is still not on PATH" >&2; exit 1; }
+command -v mvn >/dev/null 2>&1 || { echo "rocksleak: maven installed but mvn is still not on PATH" >&2; exit 1; }
 echo "rocksleak: installed ${need[*]}"

@@ -12,14 +12,21 @@ import (
 const SyntheticSuffix = "+synthetic"
 
 // RunName is one entry of a scenario's models list, parsed: an ownership
-// model, optionally with the scenario's synthetic leak ("fixed+synthetic"),
-// optionally under a named allocator ("leaky@jemalloc"; glibc when absent).
-// Each entry is one child process and one set of results.
+// model of the Go engine or a Kafka version the JVM engine runs
+// ("kafka-4.3.0"), optionally with the scenario's synthetic leak
+// ("fixed+synthetic"), optionally under a named allocator ("leaky@jemalloc";
+// glibc when absent). Each entry is one child process and one set of results.
 type RunName struct {
-	Model     string // one of the known models given to ParseRunName
+	Model     string // one of the known models given to ParseRunName, or "kafka-<version>"
 	Synthetic bool
 	Allocator Allocator
+	// KafkaVersion is the version a "kafka-<version>" model runs (see
+	// KafkaVersion); empty for the Go engine's models.
+	KafkaVersion string
 }
+
+// JVM reports whether the JVM engine runs n (a "kafka-<version>" model).
+func (n RunName) JVM() bool { return n.KafkaVersion != "" }
 
 // String renders n as ParseRunName reads it: the allocator is written only
 // when it is not glibc.
@@ -35,7 +42,8 @@ func (n RunName) String() string {
 }
 
 // ParseRunName parses "<model>[+synthetic][@glibc|@jemalloc]", where model is
-// one of models. The error names the bad value and the known ones.
+// one of models or "kafka-<version>" (see KafkaVersion). The error names the
+// bad value and the known ones.
 func ParseRunName(name string, models []string) (RunName, error) {
 	rn := RunName{Allocator: AllocatorGlibc}
 	rest := name
@@ -47,10 +55,11 @@ func ParseRunName(name string, models []string) (RunName, error) {
 		rn.Allocator, rest = a, rest[:i]
 	}
 	rest, rn.Synthetic = strings.CutSuffix(rest, SyntheticSuffix)
-	if !slices.Contains(models, rest) {
-		return rn, fmt.Errorf("%q is not a model (known: %s, each optionally with %q and @%s or @%s)",
-			name, strings.Join(models, ", "), SyntheticSuffix, AllocatorGlibc, AllocatorJemalloc)
+	v, kafka := KafkaVersion(rest)
+	if !kafka && !slices.Contains(models, rest) {
+		return rn, fmt.Errorf("%q is not a model (known: %s, or %s<version> such as %s4.3.0; each optionally with %q and @%s or @%s)",
+			name, strings.Join(models, ", "), KafkaPrefix, KafkaPrefix, SyntheticSuffix, AllocatorGlibc, AllocatorJemalloc)
 	}
-	rn.Model = rest
+	rn.Model, rn.KafkaVersion = rest, v
 	return rn, nil
 }

@@ -65,7 +65,12 @@ func TestParseRunName(t *testing.T) {
 		{in: "leaky@jemalloc", want: RunName{Model: "leaky", Allocator: AllocatorJemalloc}},
 		{in: "fixed+synthetic@glibc", want: RunName{Model: "fixed", Synthetic: true, Allocator: AllocatorGlibc}},
 		{in: "leaky@tcmalloc", wantErr: `"leaky@tcmalloc": allocator "tcmalloc" is not one of glibc, jemalloc`},
-		{in: "sloppy", wantErr: `"sloppy" is not a model (known: leaky, fixed, each optionally with "+synthetic" and @glibc or @jemalloc)`},
+		{in: "kafka-4.3.0", want: RunName{Model: "kafka-4.3.0", Allocator: AllocatorGlibc, KafkaVersion: "4.3.0"}},
+		{in: "kafka-4.3.1+synthetic@jemalloc", want: RunName{Model: "kafka-4.3.1", Synthetic: true, Allocator: AllocatorJemalloc, KafkaVersion: "4.3.1"}},
+		{in: "kafka-4.4.0-rc1", want: RunName{Model: "kafka-4.4.0-rc1", Allocator: AllocatorGlibc, KafkaVersion: "4.4.0-rc1"}},
+		{in: "kafka-4.3", wantErr: `"kafka-4.3" is not a model`},
+		{in: "kafka-latest", wantErr: `"kafka-latest" is not a model`},
+		{in: "sloppy", wantErr: `"sloppy" is not a model (known: leaky, fixed, or kafka-<version> such as kafka-4.3.0; each optionally with "+synthetic" and @glibc or @jemalloc)`},
 		{in: "leaky+synthetic+synthetic", wantErr: `"leaky+synthetic+synthetic" is not a model`},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
@@ -82,7 +87,7 @@ func TestParseRunName(t *testing.T) {
 
 func TestRunNameStringRoundTrips(t *testing.T) {
 	models := []string{"leaky", "fixed"}
-	for _, name := range []string{"leaky", "fixed+synthetic", "leaky@jemalloc", "fixed+synthetic@jemalloc"} {
+	for _, name := range []string{"leaky", "fixed+synthetic", "leaky@jemalloc", "fixed+synthetic@jemalloc", "kafka-4.3.0", "kafka-4.3.1+synthetic@jemalloc"} {
 		rn, err := ParseRunName(name, models)
 		require.NoError(t, err)
 		assert.Equal(t, name, rn.String())

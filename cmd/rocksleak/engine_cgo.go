@@ -13,7 +13,7 @@ import (
 	"github.com/rocksleak/rocksleak/harness"
 )
 
-// This file and run.go, reliability.go and progress.go are the run half of
+// This file and run.go, reliability.go and rehearse.go are the run half of
 // the CLI: they drive RocksDB through package harness (cgo). A binary built
 // with CGO_ENABLED=0 gets engine_nocgo.go instead.
 
@@ -37,4 +37,6 @@ func childMain() int {
 
 // engineUsageError reports the run half's errors that mean "cannot run this
 // here" (exit status 2).
-func engineUsageError(err error) bool { return errors.Is(err, harness.ErrLimits) }
+func engineUsageError(err error) bool {
+	return errors.Is(err, harness.ErrLimits) || errors.Is(err, harness.ErrJVMNotBuilt)
+}

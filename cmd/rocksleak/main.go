@@ -16,13 +16,18 @@
 //	rocksleak merge [--out DIR] DIR...    join reliability shard directories into one report
 //	rocksleak rehearse --from MODEL --to MODEL [--instances N] [--domains D] [--max-restarts K] [--window D] [--policy FILE]
 //
-// Each model runs in a child process of its own. A run writes result.json,
+// Each model runs in a child process of its own: the Go engine's models
+// (leaky, fixed, options-fix, finally-fix, read-options-fix, all-fixes) in a
+// re-exec of this binary on RocksDB 7.8.3, and kafka-<version> models
+// (kafka-4.3.0, kafka-4.3.1, ...: Kafka Streams' own jars, built by make jvm)
+// in a Java child. A run writes result.json,
 // samples.csv, report.md and PNG plots into its output directory (default
 // results/runs/<UTC time>-<scenario>).
 //
 // Exit status: 0 success; 1 a run, a model's child or a gate check failed; 2
 // bad input (unknown scenario, malformed file, invalid field, a scenario that
-// needs more open files than the limit); 130 interrupted (SIGINT/SIGTERM),
+// needs more open files than the limit, a kafka-<version> model not built);
+// 130 interrupted (SIGINT/SIGTERM),
 // after writing a result marked "interrupted": true.
 package main
 
@@ -104,6 +109,7 @@ Commands:
   gate       pass/fail a candidate result against a baseline (CI gate)
   plan       project memory growth of a topology from a result (capacity plan)
   reliability  run a scenario at many seeds and count each model's verdicts
+  disk-full  what a full state disk costs per retry and per minute, for 4.3.0 and 4.3.1, under each exception handler
   rehearse   rehearse an upgrade on a fleet of instances: canary, gates, expansion, verified rollback
   merge      join "reliability --shard K/N" directories into one reliability report
 
@@ -120,6 +126,8 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	switch args[0] {
 	case "run":
 		return runCmd(ctx, stdout, stderr, args[1:])
+	case "disk-full":
+		return diskFullCmd(ctx, stdout, stderr, args[1:])
 	case "scenarios":
 		return scenariosCmd(stdout, args[1:])
 	case "reliability":

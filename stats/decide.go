@@ -1,0 +1,334 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/rocksleak/rocksleak/internal/units"
+)
+
+// VerdictKind is the outcome of a decision.
+type VerdictKind int
+
+// The three outcomes; the zero value is inconclusive.
+const (
+	VerdictInconclusive VerdictKind = iota
+	VerdictLeak
+	VerdictNoLeak
+)
+
+// String returns "inconclusive", "leak" or "no leak".
+func (k VerdictKind) String() string {
+	switch k {
+	case VerdictLeak:
+		return "leak"
+	case VerdictNoLeak:
+		return "no leak"
+	}
+	return "inconclusive"
+}
+
+// Leak returns the verdict as Verdict.Leak encodes it: true, false or nil.
+func (k VerdictKind) Leak() *bool {
+	switch k {
+	case VerdictLeak:
+		t := true
+		return &t
+	case VerdictNoLeak:
+		f := false
+		return &f
+	}
+	return nil
+}
+
+// DecideOptions configures DecideSignals. A zero field means its default.
+type DecideOptions struct {
+	NativeFloor float64 // bytes per lifecycle; default DefaultNativeFloor
+	RSSFloor    float64 // bytes per lifecycle; default DefaultRSSFloor
+	// Alpha is the level of each one-sided test (default 0.025): the
+	// intervals quoted are two-sided at 1 − 2·Alpha (95% by default).
+	Alpha float64
+}
+
+func (o DecideOptions) withDefaults() DecideOptions {
+	if o.NativeFloor == 0 {
+		o.NativeFloor = DefaultNativeFloor
+	}
+	if o.RSSFloor == 0 {
+		o.RSSFloor = DefaultRSSFloor
+	}
+	if !(o.Alpha > 0 && o.Alpha < 0.5) {
+		o.Alpha = 0.025
+	}
+	return o
+}
+
+// Decision is a leak verdict for one model with what it rests on.
+type Decision struct {
+	Verdict VerdictKind
+	// Reason states the verdict with the intervals it rests on; the words
+	// ("above", "below", "rises") are computed from the same numbers, so it
+	// never contradicts them.
+	Reason string
+	// Settle says, for an inconclusive verdict, what would settle it (e.g.
+	// "run ~4,000 more lifecycles"); empty otherwise.
+	Settle string
+	// Native and RSS are the per-lifecycle estimates with their intervals
+	// recomputed at Confidence.
+	Native, RSS Estimate
+	Confidence  float64 // two-sided level of Native and RSS: 1 − 2·Alpha
+	// MoreLifecycles is the rough number of further lifecycles Settle asks
+	// for (0 when more data would not help or the verdict is settled).
+	MoreLifecycles float64
+	// EarlyStop is set by StopRule.Look when a look before the planned
+	// horizon stopped the run with this verdict: the estimate is then
+	// biased away from the floor (a run stops when it looks extreme), and
+	// a report must say so next to the number. Look is that look's index
+	// (1-based, skipped looks not counted).
+	EarlyStop bool
+	Look      int
+	Warnings  []string
+}
+
+// blockingFlags are the flags that undermine a per-lifecycle fit.
+var blockingFlags = []Flag{FlagTooFew, FlagWarmupAtLimit, FlagSlopeNotConstant, FlagRandomWalk, FlagStep}
+
+// blocking describes the first blocking flag of f, or "".
+func blocking(f Fit, name string) string {
+	for _, k := range blockingFlags {
+		if f.HasFlag(k) {
+			return name + ": " + string(k)
+		}
+	}
+	return ""
+}
+
+// at returns e with its interval at two-sided level 1 − 2α (Student-t with
+// e's own df).
+func at(e Estimate, alpha float64) Estimate {
+	if !e.Valid {
+		return e
+	}
+	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: math.Max(e.DF, 1)}.Quantile(1 - alpha)
+	e.Low, e.High = e.Value-tq*e.SE, e.Value+tq*e.SE
+	return e
+}
+
+// pct renders a level as a percentage with at most 6 significant digits.
+
+// DecideSignals combines the native-heap and RSS fits of one model into a
+// Decision by two one-sided tests per signal, each at level opt.Alpha:
+//
+//   - Inconclusive when an estimate is not Valid, or either fit carries a
+//     blocking flag (too few samples, warm-up cut at its limit, slope not
+//     constant, random-walk residuals the interval does not model, a
+//     dominating level shift); Settle says what would settle it.
+//   - Leak when the native heap's interval lies above NativeFloor AND the
+//     RSS interval lies above 0 (RSS rises significantly). A leak needs
+//     RSS's direction only, so RSS flags that undermine its rate (slope not
+//     constant, warm-up cut at its limit) do not block it when RSS rises
+//     significantly in both halves of its used samples (leakOnRSSDirection).
+//   - No leak when every signal's interval lies below its floor (native
+//     heap below NativeFloor and RSS below RSSFloor): equivalence, not the
+//     absence of a significant trend.
+//   - Otherwise inconclusive, saying which interval straddles its floor or
+//     how the signals disagree, and Settle estimates how many more
+//     lifecycles would make the interval clear the floor (its half-width
+//     shrinks as lifecycles^−1/2 when a random walk is modelled,
+//     lifecycles^−3/2 otherwise).
+//
+// The Warnings of both fits are passed on, prefixed with the signal name.
+func DecideSignals(native, rss Fit, opt DecideOptions) Decision {
+	opt = opt.withDefaults()
+	d := Decision{Confidence: 1 - 2*opt.Alpha}
+	for _, w := range native.Warnings {
+		d.Warnings = append(d.Warnings, "native heap: "+w)
+	}
+	for _, w := range rss.Warnings {
+		d.Warnings = append(d.Warnings, "RSS: "+w)
+	}
+	d.Native, d.RSS = at(native.PerLifecycle, opt.Alpha), at(rss.PerLifecycle, opt.Alpha)
+	conf := " (" + units.FormatPercent(d.Confidence) + ")"
+	natDesc := "native heap " + describe(d.Native, 0) + conf
+	rssDesc := "RSS " + describe(d.RSS, 0) + conf
+
+	var invalid []string
+	if !d.Native.Valid {
+		invalid = append(invalid, fmt.Sprintf("native heap (%d of %d samples used)", native.Used, native.N))
+	}
+	if !d.RSS.Valid {
+		invalid = append(invalid, fmt.Sprintf("RSS (%d of %d samples used)", rss.Used, rss.N))
+	}
+	if len(invalid) > 0 {
+		d.Reason = "inconclusive: no per-lifecycle interval for " + strings.Join(invalid, " and ")
+		d.Settle = "run longer: an interval needs enough samples after the warm-up"
+		return d
+	}
+	if d.leakOnRSSDirection(native, rss, opt, natDesc) {
+		return d
+	}
+	for _, s := range []struct {
+		name string
+		f    Fit
+	}{{"native heap", native}, {"RSS", rss}} {
+		for _, k := range blockingFlags {
+			if !s.f.HasFlag(k) {
+				continue
+			}
+			d.Reason = fmt.Sprintf("inconclusive: %s: %s undermines the fit (%s; %s)", s.name, flagWords(k), natDesc, rssDesc)
+			d.Settle, d.MoreLifecycles = settleFlag(k, s.f)
+			return d
+		}
+	}
+
+	nf, rf := opt.NativeFloor, opt.RSSFloor
+	nfS, rfS := units.FormatBytes(nf)+"/lifecycle", units.FormatBytes(rf)+"/lifecycle"
+	nat, rs := d.Native, d.RSS
+	switch {
+	case nat.Low > nf && rs.Low > 0:
+		d.Verdict = VerdictLeak
+		d.Reason = fmt.Sprintf("leak: %s lies above its floor %s, and %s rises significantly", natDesc, nfS, rssDesc)
+	case nat.High < nf && rs.High < rf:
+		d.Verdict = VerdictNoLeak
+		d.Reason = fmt.Sprintf("no leak: %s lies below its floor %s, and %s below its floor %s", natDesc, nfS, rssDesc, rfS)
+	case nat.Low > nf: // RSS interval includes 0 or lies below it
+		d.Reason = fmt.Sprintf("inconclusive: %s lies above its floor %s, but %s does not rise significantly", natDesc, nfS, rssDesc)
+		d.MoreLifecycles = moreFor(rs, 0, rss)
+		d.Settle = settleMore(d.MoreLifecycles, "for the RSS interval to clear 0")
+	case nat.High < nf && rs.Low > rf:
+		d.Reason = fmt.Sprintf("inconclusive: %s lies below its floor %s, but %s lies above its floor %s: allocator retention, or warm-up not over", natDesc, nfS, rssDesc, rfS)
+		d.Settle = "run longer to see whether RSS levels off (bounded) or keeps rising; compare against a control (CompareFits)"
+		d.MoreLifecycles = rss.LifecyclesUsed
+	default:
+		var parts []string
+		more := 0.0
+		if nat.Low <= nf && nat.High >= nf {
+			parts = append(parts, natDesc+" includes its floor "+nfS)
+			more = math.Max(more, moreFor(nat, nf, native))
+		}
+		if nat.High < nf && rs.Low <= rf && rs.High >= rf {
+			parts = append(parts, rssDesc+" includes its floor "+rfS)
+			more = math.Max(more, moreFor(rs, rf, rss))
+		}
+		if len(parts) == 0 { // unreachable by the cases above; keep the numbers
+			parts = append(parts, natDesc+"; "+rssDesc)
+		}
+		d.Reason = "inconclusive: " + strings.Join(parts, ", and ")
+		d.MoreLifecycles = more
+		d.Settle = settleMore(more, "for the interval to clear the floor")
+	}
+	return d
+}
+
+// moreFor estimates how many more lifecycles would shrink e's interval so
+// that it clears bound, from the fit's lifecycle span: the half-width
+// scales as span^−p with p = 1/2 for a fit in differences (random walk)
+// and 3/2 otherwise. It returns 0 when it cannot tell and +Inf when the
+// estimate sits on the bound.
+func moreFor(e Estimate, bound float64, f Fit) float64 {
+	half := (e.High - e.Low) / 2
+	gap := math.Abs(e.Value - bound)
+	if f.LifecyclesUsed <= 0 || half <= 0 {
+		return 0
+	}
+	if gap < half/20 {
+		return math.Inf(1)
+	}
+	p := 1.5
+	if f.HasFlag(FlagRandomWalkModelled) {
+		p = 0.5
+	}
+	factor := math.Pow(half/gap, 1/p)
+	return math.Max(0, f.LifecyclesUsed*(factor-1))
+}
+
+func settleMore(more float64, what string) string {
+	switch {
+	case math.IsInf(more, 1) || more > 1e9:
+		return "the slope sits on the floor: more lifecycles hardly help; judge it against a control (CompareFits)"
+	case more <= 0:
+		return "run longer " + what
+	}
+	return fmt.Sprintf("run ~%.0f more lifecycles %s", math.Ceil(more/10)*10, what)
+}
+
+func flagWords(k Flag) string {
+	switch k {
+	case FlagTooFew:
+		return "too few samples after the warm-up"
+	case FlagWarmupAtLimit:
+		return "the warm-up cut reached its limit (warm-up may not be over)"
+	case FlagSlopeNotConstant:
+		return "the slope is not constant (it differs between the halves of the used samples)"
+	case FlagRandomWalk:
+		return "residuals near a random walk, which the interval does not model"
+	case FlagStep:
+		return "a level shift dominates the series"
+	}
+	return string(k)
+}
+
+func settleFlag(k Flag, f Fit) (string, float64) {
+	span := f.LifecyclesUsed
+	switch k {
+	case FlagTooFew, FlagWarmupAtLimit:
+		// Warm-up should end within the first half: double the run.
+		L := span * float64(f.N) / math.Max(float64(f.Used), 1)
+		return fmt.Sprintf("run ~%.0f more lifecycles (twice as long) so the warm-up ends well inside the run", math.Ceil(L/10)*10), L
+	case FlagSlopeNotConstant:
+		return fmt.Sprintf("run ~%.0f more lifecycles to see whether the growth levels off (bounded) or keeps its slope", math.Ceil(span/10)*10), span
+	case FlagRandomWalk:
+		return "fit with IntervalRobust (first differences), or run longer", span
+	case FlagStep:
+		return "repeat the run: a one-time jump is neither a per-lifecycle cost nor evidence against one", 0
+	}
+	return "run longer", span
+}
+
+// rssDirectionFlags are the RSS flags that undermine RSS's rate but not its
+// direction: a rate that changes (a growing restore volume, say), and a
+// warm-up cut at its limit (the early samples may still be settling; the used
+// ones still show which way RSS goes).
+var rssDirectionFlags = []Flag{FlagSlopeNotConstant, FlagWarmupAtLimit}
+
+// leakOnRSSDirection decides "leak" when RSS's only blocking flags are among
+// rssDirectionFlags and everything else a leak needs holds: the native heap's
+// fit has no blocking flag and its interval lies above its floor, and RSS
+// rises significantly in each half of its used samples (each half's interval
+// above 0). The leak call needs RSS's direction only, never its rate, so
+// those flags do not undermine it; the reason names the flags and quotes
+// both halves. It reports whether it decided.
+func (d *Decision) leakOnRSSDirection(native, rss Fit, opt DecideOptions, natDesc string) bool {
+	if blocking(native, "") != "" || len(rss.Halves) != 2 {
+		return false
+	}
+	var why []string
+	for _, k := range blockingFlags {
+		if !rss.HasFlag(k) {
+			continue
+		}
+		switch k {
+		case FlagSlopeNotConstant:
+			why = append(why, "not at a constant rate")
+		case FlagWarmupAtLimit:
+			why = append(why, "with its warm-up cut at its limit")
+		default:
+			return false
+		}
+	}
+	if len(why) == 0 {
+		return false
+	}
+	first, second := at(rss.Halves[0], opt.Alpha), at(rss.Halves[1], opt.Alpha)
+	if !first.Valid || !second.Valid || first.Low <= 0 || second.Low <= 0 || !(d.Native.Low > opt.NativeFloor) {
+		return false
+	}
+	conf := " (" + units.FormatPercent(d.Confidence) + ")"
+	d.Verdict = VerdictLeak
+	d.Reason = fmt.Sprintf("leak: %s lies above its floor %s/lifecycle, and RSS rises significantly in both halves of its used samples, though %s: %s then %s%s",
+		natDesc, units.FormatBytes(opt.NativeFloor), strings.Join(why, " and "), describe(first, 0), describe(second, 0), conf)
+	return true
+}
