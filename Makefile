@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     := bin/rocksleak
 # The pure-Go packages (no cgo, no RocksDB: `go list -deps` names neither grocksdb nor lifecycle nor harness).
-PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/... ./workload/...
+PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/... ./workload/... ./jvm/kafkaversions/...
 # Every other package: the ones with real runs (evaluated only when used).
 REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # The packages whose code runs goroutines or guards shared state (go statements, sync, atomic outside tests: the
@@ -38,7 +38,7 @@ JVM_TEST_ENV := ROCKSLEAK_JVM_DIR=$(abspath $(JVM_DIR)) $(if $(wildcard $(JVM_PO
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS := -X main.gitCommit=$(COMMIT)
 
-.PHONY: all deps build jvm run test bench reliability fuzz clean
+.PHONY: all deps build jvm run test bench reliability fuzz clean kafka-versions kafka-tests
 
 all: build
 
@@ -74,6 +74,15 @@ test: deps jvm
 	$(JVM_TEST_ENV) $(GO) test -p 1 -count=1 -timeout 15m $(REAL)
 	$(GO) test -p 1 -count=1 -race -short -timeout 10m $(RACE)
 	@$(MAKE) --no-print-directory fuzz $(TESTFUZZ)
+
+## test-short: the edit loop, under 2 minutes (91 s on a shared 2-core machine; no RocksDB, nothing installed):
+## the pure packages vetted, then their tests with -short, which skips their long Monte Carlo runs (the
+## statistics' coverage and calibration checks; `make test` runs them). The packages with real runs are left to
+## `make test` and to `go test -run` on the package you touch: their real runs are what makes them long
+## (docs/developing.md names them).
+test-short:
+	$(GO) vet $(PURE)
+	$(GO) test -short -count=1 $(PURE)
 
 ## fuzz: every fuzz target for FUZZTIME (default 2m; a count such as 20000x also works) each.
 fuzz:
@@ -111,3 +120,15 @@ stats-check:
 .PHONY: ci-example
 ci-example:
 	ROCKSLEAK_WORKFLOW_TEST=1 $(GO) test -count=1 -run TestGitHubActionsWorkflowSteps -v ./cmd/rocksleak
+
+## kafka-versions: resolve every Kafka version of jvm/kafkaversions/versions.tsv with Maven, check each row against its
+## pom, Maven's resolution and its jar's bytecode (javap), and print the table as read from the jars (about 1 minute
+## once resolved; the first run downloads the jars).
+kafka-versions:
+	./jvm/kafkatests/kafka-versions.sh
+
+## kafka-tests: Kafka's own close-leak tests (4.3.1's test jar), a port of their assertions that links against both
+## jars, the restore-path WriteBatch leak and the offsets CF's cache capacity, run against the 4.3.0 and 4.3.1 main
+## jars; prints test method x jar -> outcome with every failure's message (about 3 minutes).
+kafka-tests:
+	./jvm/kafkatests/kafka-tests.sh

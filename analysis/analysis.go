@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/rocksleak/rocksleak/schema"
@@ -153,17 +152,7 @@ func residentOf(samples []schema.Sample) *schema.Resident {
 	if len(dbs) == 0 {
 		return nil
 	}
-	return &schema.Resident{NativeHeapPerDB: median(nat), RSSPerDB: median(rss), OpenDBs: median(dbs)}
-}
-
-func median(x []float64) float64 {
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return &schema.Resident{NativeHeapPerDB: stats.Median(nat), RSSPerDB: stats.Median(rss), OpenDBs: stats.Median(dbs)}
 }
 
 // DefaultFloors are the floors used unless a run says otherwise:

@@ -55,6 +55,9 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		// One instance of a fleet: its state outlives the process.
 		return runInstance(ctx, j, model, rn.Synthetic, dec, events)
 	}
+	if j.DiskFull != nil {
+		return runDiskFull(ctx, j, model, rn.Synthetic, events)
+	}
 	defer os.RemoveAll(j.StateDir)
 	out, sampler, err := startChild(j, events)
 	if err != nil {
@@ -126,9 +129,14 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 			runErr = err
 		}
 	}
+	var retention *schema.Retention
+	if !interrupted {
+		retention = probeRetention(sampler, topo.env.Counts().Lifecycles.Load())
+	}
 	topo.stop()
 	sum := topo.summary(j.Model, interrupted, time.Since(rec.begin))
 	sum.StoppedEarly = stoppedEarly
+	sum.Retention = retention
 	if runErr == nil {
 		runErr = errors.Join(rec.err, topo.logErr)
 	}
@@ -215,7 +223,7 @@ func (r *recorder) sample(trigger string) error {
 	s := schema.Sample{
 		Model: r.model, Seq: r.seq, ElapsedNs: int64(time.Since(r.begin)), Trigger: trigger,
 		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(),
-		InitFailures: c.InitFailures.Load(), Records: r.topo.records,
+		InitFailures: c.InitFailures.Load(), TaskErrors: r.topo.taskErrors, Records: r.topo.records,
 		Restores: r.topo.restoreLog.count(), RestoredRecords: r.topo.restored,
 		Memory: mem, LiveNatives: r.liveNatives(),
 	}
@@ -264,7 +272,7 @@ func (t *topology) summary(model string, interrupted bool, elapsed time.Duration
 		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(), InitFailures: c.InitFailures.Load(),
 		Records: t.records, Rebalances: t.rebalances,
 		TaskErrors: t.taskErrors, TaskErrorList: t.taskErrorEx,
-		RecordsLost: t.lost, Verified: t.verified,
+		RecordsLost: t.lost, RecordsUnavailable: t.unavailable, RecordsWriteFailed: t.writeFailed, Verified: t.verified,
 		Restore:   t.restoreStats(),
 		PinnedDBs: c.Pinned.Load(), LedgerAtEnd: kindMap(t.env.Ledger.Live()),
 		ReleasedLate: kindMap(t.env.Ledger.ReleasedLate()), ElapsedNs: int64(elapsed),

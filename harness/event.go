@@ -52,6 +52,7 @@ func (w *eventWriter) writeSample(s *schema.Sample) error {
 	b = appendField(b, "lifecycles", s.Lifecycles)
 	b = appendField(b, "failed_closes", s.FailedCloses)
 	b = appendField(b, "init_failures", s.InitFailures)
+	b = appendField(b, "task_errors", s.TaskErrors)
 	b = appendField(b, "records", s.Records)
 	b = appendField(b, "restores", s.Restores)
 	b = appendField(b, "restored_records", s.RestoredRecords)

@@ -52,6 +52,9 @@ type Job struct {
 	// Instance, when set, makes the child one instance of a fleet (see
 	// InstanceJob): its state directory then outlives it.
 	Instance *InstanceJob `json:"instance,omitempty"`
+	// DiskFull, when set, makes the child retry failing opens on a full
+	// state directory (see RunDiskFull).
+	DiskFull *DiskFullJob `json:"disk_full,omitempty"`
 }
 
 // Event is one JSON line a child streams to its parent. Exactly one field is set.

@@ -51,6 +51,10 @@ type topology struct {
 	// restores (window stores restoring from stream time −1).
 	restoreLifecycles int64
 
+	// unavailable and writeFailed are what a fault costs that is not data
+	// loss (schema.Summary.RecordsLost says which is which).
+	unavailable, writeFailed int64
+
 	// after is called after every store operation that may have completed a
 	// lifecycle; it is how the instruments look in without the stores knowing.
 	after func()
@@ -417,6 +421,12 @@ func (t *topology) restore(s *slot, moveAway bool) {
 	t.restoreLifecycles += t.env.Counts().Lifecycles.Load() - lc
 	t.restored += n
 	t.restoreDone(time.Since(begin))
+	if err != nil {
+		// Kafka's restore would have stopped at the error, the task not
+		// running: what the store misses is still in the changelog.
+		t.verifyInto(s, &t.unavailable)
+		return
+	}
 	t.verify(s)
 }
 
@@ -563,20 +573,23 @@ func (t *topology) catchUp(s *slot) {
 
 // verify reads back the latest changelog record of every key the store
 // should hold (see latestLive) and counts the ones missing or wrong.
-func (t *topology) verify(s *slot) {
+func (t *topology) verify(s *slot) { t.verifyInto(s, &t.lost) }
+
+// verifyInto is verify counting the missing or wrong records in *missing.
+func (t *topology) verifyInto(s *slot, missing *int64) {
 	if t.latestLive(s) != nil {
 		return
 	}
 	for k, v := range t.latest {
 		if s.store == nil {
-			t.lost++
+			t.unavailable++ // still in the changelog: not lost
 			continue
 		}
 		r := changelog.Record{Key: k.key, Ts: v.ts, Ver: v.ver}
 		got, err := s.store.read(r)
 		t.verified++
 		if err != nil || !bytes.Equal(got, t.value(s, r)) {
-			t.lost++
+			*missing++
 		}
 	}
 }
@@ -693,6 +706,7 @@ func (t *topology) write(s *slot, from int64) {
 			r.Ver = t.ver
 		}
 		if err := s.store.put(r, t.value(s, r)); err != nil {
+			t.writeFailed++ // Kafka reprocesses it: not lost
 			t.taskError(s, err)
 			continue
 		}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -44,28 +43,10 @@ func AddDir(files Files, dir string) error {
 // ProfileTop is how many functions a "where the growth was allocated" table lists.
 const ProfileTop = 10
 
-// ProfileRow is one function of a growth table: Bytes over the profile's lifecycles, BytesPerLifecycle, and Share
-// of the table's total per lifecycle.
-type ProfileRow struct {
-	Function          string
-	Bytes             float64
-	BytesPerLifecycle float64
-	Share             float64
-}
-
-// ProfileTable is a model's growth by allocating function (Diff: one model's minus another's, per lifecycle).
-type ProfileTable struct {
-	Model, Minus      string // Minus is "" for one model's own growth
-	Lifecycles        int64
-	TotalBytes        float64
-	TotalPerLifecycle float64
-	Rows              []ProfileRow // every function, by decreasing BytesPerLifecycle
-}
-
 // ProfileGrowth returns run's profile as a table, false when run has no usable profile.
-func ProfileGrowth(model string, run *schema.Run) (ProfileTable, bool) {
+func ProfileGrowth(model string, run *schema.Run) (schema.ProfileTable, bool) {
 	if run == nil || run.Profile == nil || run.Profile.Lifecycles <= 0 || run.Profile.File == "" {
-		return ProfileTable{}, false
+		return schema.ProfileTable{}, false
 	}
 	p := run.Profile
 	per := map[string]float64{}
@@ -77,11 +58,11 @@ func ProfileGrowth(model string, run *schema.Run) (ProfileTable, bool) {
 
 // ProfileDiff returns model a's growth per lifecycle minus model b's, by function (Bytes scaled to a's lifecycles):
 // what a grows by that b does not.
-func ProfileDiff(a string, ra *schema.Run, b string, rb *schema.Run) (ProfileTable, bool) {
+func ProfileDiff(a string, ra *schema.Run, b string, rb *schema.Run) (schema.ProfileTable, bool) {
 	ta, okA := ProfileGrowth(a, ra)
 	tb, okB := ProfileGrowth(b, rb)
 	if !okA || !okB {
-		return ProfileTable{}, false
+		return schema.ProfileTable{}, false
 	}
 	per := map[string]float64{}
 	for _, r := range ta.Rows {
@@ -93,24 +74,14 @@ func ProfileDiff(a string, ra *schema.Run, b string, rb *schema.Run) (ProfileTab
 	return profileTable(a, b, ta.Lifecycles, per), true
 }
 
-func profileTable(model, minus string, lifecycles int64, per map[string]float64) ProfileTable {
-	t := ProfileTable{Model: model, Minus: minus, Lifecycles: lifecycles}
+func profileTable(model, minus string, lifecycles int64, per map[string]float64) schema.ProfileTable {
+	t := schema.ProfileTable{Model: model, Minus: minus, Lifecycles: lifecycles}
 	for fn, v := range per {
-		t.Rows = append(t.Rows, ProfileRow{Function: fn, BytesPerLifecycle: v, Bytes: v * float64(lifecycles)})
+		t.Rows = append(t.Rows, schema.ProfileRow{Function: fn, BytesPerLifecycle: v, Bytes: v * float64(lifecycles)})
 		t.TotalPerLifecycle += v
 	}
 	t.TotalBytes = t.TotalPerLifecycle * float64(lifecycles)
-	for i := range t.Rows {
-		if t.TotalPerLifecycle != 0 {
-			t.Rows[i].Share = t.Rows[i].BytesPerLifecycle / t.TotalPerLifecycle
-		}
-	}
-	sort.Slice(t.Rows, func(i, j int) bool {
-		if t.Rows[i].BytesPerLifecycle != t.Rows[j].BytesPerLifecycle {
-			return t.Rows[i].BytesPerLifecycle > t.Rows[j].BytesPerLifecycle
-		}
-		return t.Rows[i].Function < t.Rows[j].Function
-	})
+	t.Finish()
 	return t
 }
 
@@ -201,7 +172,7 @@ func ProfileAgreement(run *schema.Run) (a Agreement, ok bool) {
 
 // reportProfiles writes the "Where the growth was allocated" section when any model was profiled.
 func reportProfiles(b *bytes.Buffer, r *schema.Result) {
-	var tables []ProfileTable
+	var tables []schema.ProfileTable
 	var runs []*schema.Run
 	for _, m := range r.Models {
 		if t, ok := ProfileGrowth(m, r.Runs[m]); ok {
@@ -276,7 +247,7 @@ func reportProfiles(b *bytes.Buffer, r *schema.Result) {
 	}
 }
 
-func profileRows(t ProfileTable) *table.Table {
+func profileRows(t schema.ProfileTable) *table.Table {
 	tb := table.New("l|r|r|r", "function", "bytes", "per lifecycle", "share")
 	for _, r := range t.Rows[:min(ProfileTop, len(t.Rows))] {
 		tb.Add(r.Function, units.FormatSignedBytes(r.Bytes), units.FormatSignedBytes(r.BytesPerLifecycle), fmtSignedPercent(r.Share))

@@ -127,6 +127,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 		rt.Markdown(&b)
 	}
 
+	reportRetention(&b, r)
 	reportProfiles(&b, r)
 
 	p("## Plots\n\n")
@@ -193,6 +194,12 @@ func reportRuns(b *bytes.Buffer, r *schema.Result) {
 	row("records written", func(run *schema.Run) string { return i(run.Records) })
 	row("task errors", func(run *schema.Run) string { return i(run.TaskErrors) })
 	row("records lost / verified", func(run *schema.Run) string { return i(run.RecordsLost) + " / " + i(run.Verified) })
+	if anyRun(r, func(run *schema.Run) bool { return run.RecordsUnavailable+run.RecordsWriteFailed > 0 }) {
+		// What a fault cost that Kafka would not lose (schema.Summary.RecordsLost).
+		row("not lost: unavailable / write failed", func(run *schema.Run) string {
+			return i(run.RecordsUnavailable) + " / " + i(run.RecordsWriteFailed)
+		})
+	}
 	row("restores (count, p50, max)", func(run *schema.Run) string {
 		if run.Restore.Count == 0 {
 			return "0"
@@ -698,4 +705,14 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
+}
+
+// anyRun reports whether pred holds for one of r's runs.
+func anyRun(r *schema.Result, pred func(*schema.Run) bool) bool {
+	for _, run := range r.Runs {
+		if run != nil && pred(run) {
+			return true
+		}
+	}
+	return false
 }

@@ -56,6 +56,7 @@ func Summary(r *schema.Result) string {
 				share, units.FormatBytes(float64(run.RSSEnd)), goHeap, totalSlope(run, analysis.SignalGoHeap))
 		}
 	}
+	summaryRetention(&b, r)
 	if len(r.Attribution) > 0 {
 		b.WriteString("\nattribution (whole growth per lifecycle of each model, 95% CI):\n")
 		attributionTable(r.Attribution).Text(&b)

@@ -158,6 +158,10 @@ type Run struct {
 	// StoppedByGuard is set when the parent's memory guard stopped the child
 	// (its RSS, seen from outside, crossed --max-rss): why, in words.
 	StoppedByGuard string `json:"stopped_by_guard,omitempty"`
+	// StoppedNoProgress is set when the parent stopped the child for making
+	// no progress (no lifecycle for a while, or task errors far outpacing its
+	// lifecycles): why, the first task error, and what to fix.
+	StoppedNoProgress string `json:"stopped_no_progress,omitempty"`
 	// OutsideRSSPeak is the largest RSS of the child the parent's guard saw
 	// from outside (/proc via gopsutil), bytes; 0 when not watched.
 	OutsideRSSPeak int64 `json:"outside_rss_peak,omitempty"`
@@ -258,6 +262,7 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 		run.Error = mr.Error
 		run.Profile = mr.Profile
 		run.StoppedByGuard, run.OutsideRSSPeak = mr.StoppedByGuard, mr.OutsideRSSPeak
+		run.StoppedNoProgress = mr.StoppedNoProgress
 		if v := mr.Info.RocksDBVersion; v != "" {
 			if !slices.Contains(versions, v) {
 				versions = append(versions, v)

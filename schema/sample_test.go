@@ -32,7 +32,7 @@ func goldenSamples() []Sample {
 		},
 		{
 			Model: "leaky, with \"quotes\"", Seq: 2, ElapsedNs: 9_223_372_036_854_775_807, Trigger: TriggerTimer,
-			Lifecycles: 2, FailedCloses: 1, InitFailures: 1, Records: 240, Restores: 1, RestoredRecords: 96,
+			Lifecycles: 2, FailedCloses: 1, InitFailures: 1, TaskErrors: 3, Records: 240, Restores: 1, RestoredRecords: 96,
 			Memory: Memory{RSS: 31_490_048, VMS: 1_300_008_960, FDs: 9, NativeHeap: Unavailable, GoHeap: Unavailable,
 				RuntimeBytes: Unavailable},
 			LiveNatives: map[string]int64{"db": 1, "options": 2, "column_family": 2, "unlisted": 7},
@@ -77,12 +77,12 @@ func TestSampleJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &got))
 
 	for _, k := range []string{
-		"model", "seq", "elapsed_ns", "trigger", "lifecycles", "failed_closes", "init_failures", "records",
+		"model", "seq", "elapsed_ns", "trigger", "lifecycles", "failed_closes", "init_failures", "task_errors", "records",
 		"restores", "restored_records", "rss", "vms", "fds", "native_heap", "go_heap", "runtime_bytes", "live_natives", "rocksdb",
 	} {
 		assert.Contains(t, got, k)
 	}
-	assert.Len(t, got, 18, "no other keys: %s", b)
+	assert.Len(t, got, 19, "no other keys: %s", b)
 	assert.Equal(t, map[string]any{
 		"memtables": float64(2_097_152), "table_readers": float64(4_096), "block_cache": float64(8_388_608),
 		"open_dbs": float64(1),

@@ -63,7 +63,7 @@ func ParseSamplesCSV(r io.Reader) (map[string][]Sample, error) {
 		}
 		s := Sample{
 			Model: rec[col["model"]], Seq: int(num("seq")), ElapsedNs: num("elapsed_ns"), Trigger: rec[col["trigger"]],
-			Lifecycles: num("lifecycles"), FailedCloses: num("failed_closes"), InitFailures: num("init_failures"),
+			Lifecycles: num("lifecycles"), FailedCloses: num("failed_closes"), InitFailures: num("init_failures"), TaskErrors: num("task_errors"),
 			Records: num("records"), Restores: num("restores"), RestoredRecords: num("restored_records"),
 			Memory: Memory{RSS: num("rss"), VMS: num("vms"), FDs: int(num("fds")),
 				NativeHeap: num("native_heap"), GoHeap: num("go_heap"), RuntimeBytes: num("runtime_bytes")},
@@ -87,4 +87,4 @@ func ParseSamplesCSV(r io.Reader) (map[string][]Sample, error) {
 }
 
 // optionalCSVColumns are the columns of [CSVHeader] that older files lack.
-var optionalCSVColumns = map[string]bool{"restores": true, "restored_records": true, "runtime_bytes": true}
+var optionalCSVColumns = map[string]bool{"restores": true, "restored_records": true, "runtime_bytes": true, "task_errors": true}

@@ -151,7 +151,7 @@ func TestGitHubActionsExample(t *testing.T) {
 	assert.Contains(t, step(mergeJob.Steps, "go build"), "CGO_ENABLED=0", "the merge job builds without cgo")
 
 	tmp := t.TempDir()
-	pure := buildBinary(t, tmp, "0") // before Chdir: it builds "."
+	pure := buildBinary(t, "0") // before Chdir: it builds "."
 	work := filepath.Join(tmp, "work")
 	require.NoError(t, os.Mkdir(work, 0o755))
 	t.Chdir(work)
@@ -218,7 +218,7 @@ func TestKubernetesIndexedJobExample(t *testing.T) {
 	}
 
 	tmp := t.TempDir()
-	pure := buildBinary(t, tmp, "0")
+	pure := buildBinary(t, "0")
 	volume := filepath.Join(tmp, "results")
 	require.NoError(t, os.Mkdir(volume, 0o755))
 	onVolume := func(s string) string { return strings.ReplaceAll(s, "/results", volume) }

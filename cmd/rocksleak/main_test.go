@@ -36,7 +36,9 @@ func TestMain(m *testing.M) {
 		os.Args = append([]string{"rocksleak"}, strings.Fields(os.Getenv("ROCKSLEAK_ARGS"))...)
 		main()
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBuiltBinaries()
+	os.Exit(code)
 }
 
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -72,6 +74,7 @@ func TestBadInputExitsTwoNamingTheField(t *testing.T) {
 		{"both stop conditions", []string{"run", "--lifecycles", "3", "--duration", "1s"}, "alternatives"},
 		{"unknown flag", []string{"run", "--frobnicate"}, "frobnicate"},
 		{"scenarios show unknown", []string{"scenarios", "show", "nope"}, "nope"},
+		{"disk-full too few attempts", []string{"disk-full", "--attempts", "3"}, "--attempts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runCLI(t, tc.args...)

@@ -41,6 +41,7 @@ type runOptions struct {
 	profile      bool
 	profileEvery int64
 	maxRSS       string
+	noSpaceCheck bool
 }
 
 func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
@@ -61,6 +62,7 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs.Int64Var(&o.profileEvery, "profile-every", 0, "with --profile, also dump the heap every K lifecycles after the warm-up (growth per interval in result.json and report.md)")
 	fs.StringVar(&o.maxRSS, "max-rss", "", "stop a model's child whose RSS, watched from outside, crosses this size (e.g. 4GiB; default half the memory available at the child's start, or of the cgroup's memory.max when smaller; \"none\" for no limit); its result is marked and the run exits 1")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go (default: the system temp dir); removed at the end")
+	fs.BoolVar(&o.noSpaceCheck, "no-space-check", false, "skip the check, before the run, that --state-dir has the space the scenario needs (to study a state disk that fills: a model that stops making progress is then stopped, see docs/faults.md)")
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -142,6 +144,9 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	}
 	if _, err := os.Stat(outDir); err == nil {
 		return usagef("--out: %s already exists", outDir)
+	}
+	if err := preflightDirs(outDir, o.stateRoot, sc, o.noSpaceCheck); err != nil {
+		return err
 	}
 
 	if err := harness.Preflight(sc); err != nil {

@@ -10,9 +10,12 @@ import (
 	"slices"
 	"text/tabwriter"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // Write writes rep as reliability.json into dir (making it; the file
@@ -86,18 +89,11 @@ func lifecycleRange(ls []int64) string {
 	if len(ls) == 0 {
 		return "no"
 	}
-	return fmt.Sprintf("%d–%d (median %g)", slices.Min(ls), slices.Max(ls), median(ls))
-}
-
-// median is the median of x (x is not changed; NaN when x is empty).
-func median[T int64 | float64](x []T) float64 {
-	if len(x) == 0 {
-		return math.NaN()
+	f := make([]float64, len(ls))
+	for i, l := range ls {
+		f[i] = float64(l)
 	}
-	s := slices.Clone(x)
-	slices.Sort(s)
-	n := len(s)
-	return (float64(s[(n-1)/2]) + float64(s[n/2])) / 2
+	return fmt.Sprintf("%d–%d (median %g)", slices.Min(ls), slices.Max(ls), stats.Median(f))
 }
 
 // spreadRatio is the across-seed standard deviation of slopes over the
@@ -109,7 +105,7 @@ func spreadRatio(slopes, ses []float64) (ratio float64, ok bool) {
 		return 0, false
 	}
 	_, sd := moments(slopes)
-	med := median(ses)
+	med := stats.Median(ses)
 	if !(med > 0) {
 		return 0, false
 	}
@@ -146,16 +142,12 @@ func pctMeanSD(x []float64) string {
 	return fmt.Sprintf("%+.2f%% ± %.2f%%", 100*m, 100*sd)
 }
 
+// moments is the mean and the sample standard deviation of x, the deviation
+// 0 (not NaN) below 2 values: one seed has no spread to show.
 func moments(x []float64) (mean, sd float64) {
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	for _, v := range x {
-		sd += (v - mean) * (v - mean)
-	}
-	if len(x) > 1 {
-		sd = math.Sqrt(sd / float64(len(x)-1))
+	mean, sd = stat.MeanStdDev(x, nil)
+	if len(x) < 2 {
+		sd = 0
 	}
 	return mean, sd
 }

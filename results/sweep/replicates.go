@@ -6,8 +6,11 @@ import (
 	"math"
 	"text/tabwriter"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // Replicates collects, for --replicate, each replicated model's first and
@@ -110,7 +113,7 @@ func spreadCells(ps []replicatePair) string {
 	for i, p := range ps {
 		firsts[i] = p.first
 	}
-	across := sampleSD(firsts)
+	across := stat.StdDev(firsts, nil) // NaN below 2 values
 	ratio := func(v float64) string {
 		if se <= 0 || math.IsNaN(v) {
 			return "—"
@@ -118,22 +121,6 @@ func spreadCells(ps []replicatePair) string {
 		return fmt.Sprintf("%.2f", v/se)
 	}
 	return fmt.Sprintf("%.0f B\t%.0f B\t%.0f B\t%s, %s", sd, across, se, ratio(sd), ratio(across))
-}
-
-// sampleSD is the sample standard deviation of v (NaN below 2 values).
-func sampleSD(v []float64) float64 {
-	if len(v) < 2 {
-		return math.NaN()
-	}
-	var m, ss float64
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	for _, x := range v {
-		ss += (x - m) * (x - m)
-	}
-	return math.Sqrt(ss / float64(len(v)-1))
 }
 
 // replicateSpread returns the SD of one run's slope from replicate pairs,
@@ -145,5 +132,5 @@ func replicateSpread(ps []replicatePair) (sd, medianSE float64) {
 		ss += (p.first - p.second) * (p.first - p.second)
 		ses = append(ses, p.seFirst, p.seSecond)
 	}
-	return math.Sqrt(ss / float64(2*len(ps))), median(ses)
+	return math.Sqrt(ss / float64(2*len(ps))), stats.Median(ses)
 }
