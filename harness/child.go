@@ -16,6 +16,7 @@ import (
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/workload"
 )
 
 // ChildEnvVar marks a process started by the parent as a model child.
@@ -87,26 +88,36 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	settled := make(chan os.Signal, 1)
 	signal.Notify(settled, StopSignal)
 	defer signal.Stop(settled)
-	runErr := topo.start(ctx)
 	stoppedEarly := false
 	limitLC := int64(j.Scenario.Lifecycles)
 	limitDur := time.Duration(j.Scenario.Duration)
-	for runErr == nil && rec.err == nil && topo.logErr == nil && ctx.Err() == nil {
+	// stop reports whether the run stops here: its stop condition, the
+	// parent's settled signal.
+	stop := func() bool {
 		if limitLC > 0 && topo.env.Counts().Lifecycles.Load() >= limitLC {
-			break
+			return true
 		}
 		if limitDur > 0 && time.Since(rec.begin) >= limitDur {
-			break
+			return true
 		}
 		select {
 		case <-settled:
 			stoppedEarly = true
 		default:
 		}
-		if stoppedEarly {
-			break
+		return stoppedEarly
+	}
+	var runErr error
+	if j.Ops == workload.OpsVersion {
+		// The schedule's op stream follows the job (the bytes the decoder
+		// has already read, then the rest of the input).
+		runErr = topo.runSchedule(ctx, workload.NewReader(io.MultiReader(dec.Buffered(), job)), stop,
+			func() bool { return rec.err != nil })
+	} else {
+		runErr = topo.start(ctx)
+		for runErr == nil && rec.err == nil && topo.logErr == nil && ctx.Err() == nil && !stop() {
+			topo.step(ctx)
 		}
-		topo.step(ctx)
 	}
 	interrupted := ctx.Err() != nil
 	if err := rec.sample(schema.TriggerEnd); err != nil && runErr == nil {
