@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // RuleName names the stopping rule in result.json and the report.

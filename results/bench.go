@@ -7,8 +7,8 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // BenchLines renders a result as Go benchmark output, written with

@@ -8,8 +8,8 @@ import (
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/internal/units"
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // howToRead explains the verdict rule the report's verdicts follow
@@ -25,7 +25,8 @@ func howToRead(r *schema.Result) string {
 		"otherwise tilt its slope. "+
 		"The verdict of a model rests on the native heap (what the C allocator has handed out) and RSS (what the "+
 		"process occupies), by two one-sided tests at 2.5%% each: a leak when the native heap's interval lies above its "+
-		"floor of %s/lifecycle and RSS's above 0 (RSS rises significantly); no leak only when every interval lies below its "+
+		"floor of %s/lifecycle, RSS's interval reaches that floor (RSS consistent with a leak), and neither signal's growth "+
+		"slows; no leak only when every interval lies below its "+
 		"floor (native heap below its floor and RSS below its floor of %s/lifecycle: equivalence, not the absence of a trend); "+
 		"otherwise inconclusive, saying what would settle it. A fit flag that undermines the fit (too few samples, warm-up "+
 		"cut at its limit, slope not constant, level shift) makes the verdict inconclusive. "+
@@ -33,7 +34,7 @@ func howToRead(r *schema.Result) string {
 		"the two-counter fit separates the cost of a failed close. Controlled verdicts judge a model against a control in the "+
 		"same run that differs from it by one thing: they find leaks below any floor. Bytes are scaled by 1024 (KiB, MiB); "+
 		"result.json and samples.csv hold the raw numbers.",
-		fmtBytes(r.Floors.NativeHeap), fmtBytes(r.Floors.RSS))
+		units.FormatBytes(r.Floors.NativeHeap), units.FormatBytes(r.Floors.RSS))
 }
 
 // verdictTable has one row per model: the verdict, its reason, the flags

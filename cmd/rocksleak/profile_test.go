@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/heapprof"
 	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/schema"
@@ -123,6 +124,15 @@ func TestProfileKVCleanNamesTheOptionsLeak(t *testing.T) {
 	perLeaky := float64(through) / float64(leaky.Profile.Lifecycles)
 	t.Logf("under the options' construction: leaky %.0f B/lifecycle, fixed %.0f", perLeaky, perFixed)
 	assert.Less(t, perFixed, 0.10*perLeaky)
+
+	// The child's own Go heap between the same dumps (the instrument's memory) is beside it, readable by pprof.
+	g, err := os.Open(filepath.Join(dir, "leaky", harness.GoGrowthFile))
+	require.NoError(t, err)
+	defer g.Close()
+	gp, err := profile.Parse(g)
+	require.NoError(t, err)
+	_, err = heapprof.InuseBytes(gp)
+	assert.NoError(t, err)
 }
 
 // TestProfileCalibrationNamesTheSyntheticLeak is the profiler's known answer: the calibration's synthetic model's
@@ -134,11 +144,8 @@ func TestProfileCalibrationNamesTheSyntheticLeak(t *testing.T) {
 	}
 	sharesTheCores(t)
 	// "go test" links its binary without a symbol table (-s), which leaves the cgo wrapper of the synthetic leak's C
-	// function unnamed; the CLI is built as "make build" builds it.
-	exe := filepath.Join(t.TempDir(), "rocksleak")
-	build := exec.Command("go", "build", "-o", exe, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	// function unnamed; the CLI is built as "make build" builds it (the build TestBinaryWithoutCgo shares).
+	exe := buildBinary(t, "1")
 	out := filepath.Join(t.TempDir(), "run")
 	// 600 lifecycles: at 300 the other functions' run-to-run difference (manifest writes, LRU tables: about
 	// 2 KiB/lifecycle between two runs, CI saw it) took 6.6% of the difference and failed the 95% share.

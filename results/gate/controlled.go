@@ -2,8 +2,8 @@ package gate
 
 import (
 	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // NativeBetweenRunSD is the seed-to-seed standard deviation of a model's

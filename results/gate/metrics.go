@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // Units of the metrics, as they appear in reports and JSON.

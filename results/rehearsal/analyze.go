@@ -18,8 +18,8 @@ import (
 	"slices"
 
 	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/measure/stats"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // ErrInvalid marks a rehearsal record, or a gate request, that cannot be

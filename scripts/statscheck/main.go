@@ -1,5 +1,5 @@
-// Command statscheck runs the seeded simulation suite of measure/stats
-// (measure/stats/simulate) and prints, per case, the coverage of the 95%
+// Command statscheck runs the seeded simulation suite of stats
+// (stats/simulate) and prints, per case, the coverage of the 95%
 // per-lifecycle intervals and the false-call rate of the verdict, for the
 // original procedure (legacy) and the one of issue 11 (robust); then the
 // early-stopping rule through the whole procedure, the controlled verdict,
@@ -24,12 +24,14 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/units"
-	"github.com/rocksleak/rocksleak/measure/stats"
-	"github.com/rocksleak/rocksleak/measure/stats/simulate"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/stats"
+	"github.com/rocksleak/rocksleak/stats/simulate"
 )
 
 func main() {
@@ -39,8 +41,20 @@ func main() {
 	real := flag.String("real", "", "glob of reliability run directories (each with seed-*/samples.csv) for the across-seed spread")
 	sim := flag.Bool("sim", true, "run the simulation suite (-sim=false with -real: real runs only)")
 	only := flag.String("case", "", "regular expression: run only the per-case cells whose name matches (no early, controlled or paired tables)")
+	residuals := flag.String("residuals", "", "samples.csv of a rocksleak run: print only the real-residual table (its fixed model's residuals, block-bootstrapped, plus known slopes)")
 	frontierOnly := flag.Bool("frontier", false, "print only the coverage frontier tables (5 × reps series of each model per cell, the tool's coverage on reps of them)")
 	flag.Parse()
+	if *residuals != "" {
+		n := *reps
+		if n == 0 {
+			n = defaultReps(*quick)
+		}
+		if err := bootstrap(*residuals, n, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "statscheck:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *frontierOnly {
 		n := *reps
 		if n == 0 {
@@ -54,7 +68,7 @@ func main() {
 		fmt.Printf("\nstatscheck took %s\n", time.Since(start).Round(time.Second))
 		return
 	}
-	cases := simulate.Suite(caseSizes)
+	cases := allCases()
 	if *only != "" {
 		re, err := regexp.Compile(*only)
 		if err == nil {
@@ -84,6 +98,12 @@ func defaultReps(quick bool) int {
 
 // caseSizes are the series lengths n of the per-case table.
 var caseSizes = []int{40, 100, 300, 700}
+
+// allCases are the per-case table's rows: simulate.Suite at caseSizes, then
+// the bounded-growth family (simulate.PlateauSuite, its own sizes).
+func allCases() []simulate.Case {
+	return append(simulate.Suite(caseSizes), simulate.PlateauSuite()...)
+}
 
 // selectCases keeps the cases whose name filter matches (all of them when
 // filter is nil).
@@ -188,7 +208,7 @@ func spreads(glob string) error {
 	fmt.Println("rw = seeds whose error model allows a random walk (FlagRandomWalkModelled); flagged = seeds with a blocking flag (tool).")
 	fmt.Fprintln(w, "run\tmodel\tsignal\tfit\tseeds\tmean slope\tSD\t|\tlegacy SE\tratio\t|\ttool SE\tratio\t|\tprofile-only SE\tratio\trw\tflagged\t")
 	for _, d := range dirs {
-		seeds, err := simulate.LoadRun(d)
+		seeds, err := loadRun(d)
 		if err != nil {
 			return err
 		}
@@ -252,7 +272,7 @@ func realControlled(dirs []string) error {
 	fmt.Fprintln(w, "run\tlifecycles\tpairs\t|\tτ = 0: detected\tA/A false\t|\tτ\tdetected\tA/A false\t")
 	opt := simulate.Robust().Options
 	for _, d := range dirs {
-		seeds, err := simulate.LoadRun(d)
+		seeds, err := loadRun(d)
 		if err != nil {
 			return err
 		}
@@ -433,7 +453,7 @@ func realVerdicts(dirs []string) error {
 	fmt.Fprintln(w, "run\tmodel\tlegacy (Decide)\trobust (DecideSignals)\t")
 	var settles []string
 	for _, d := range dirs {
-		seeds, err := simulate.LoadRun(d)
+		seeds, err := loadRun(d)
 		if err != nil {
 			return err
 		}
@@ -589,9 +609,9 @@ func realPaired(dirs []string) error {
 			if r.aa > 0 {
 				aaP, aaP95, aaF = fmt.Sprintf("%d/%d", r.aaPaired, r.aa), fmt.Sprintf("%d/%d", r.aaPaired95, r.aa), fmt.Sprintf("%d/%d", r.aaFits, r.aa)
 			}
-			m, sd := meanSD(r.est)
+			m, sd := stat.MeanStdDev(r.est, nil)
 			fmt.Fprintf(w, "%s\t%d\t%d\t%d/%d\t%d/%d\t%d/%d\t%.0f ± %.0f\t%.0f\t|\t%d/%d\t%d/%d\t|\t%d\t%s\t%s\t%s\t\n", filepath.Base(d), L, r.n, r.paired, r.n, r.paired95, r.n, r.cover, r.n,
-				m, sd, medianOf(r.half), r.fits, r.n, r.coverFits, r.n, r.aa, aaP, aaP95, aaF)
+				m, sd, stats.Median(r.half), r.fits, r.n, r.coverFits, r.n, r.aa, aaP, aaP95, aaF)
 		}
 	}
 	return w.Flush()
@@ -632,23 +652,6 @@ func chunkBytes(n int, a spec.Allocator) float64 {
 	return float64(n)
 }
 
-func meanSD(v []float64) (mean, sd float64) {
-	if len(v) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	if len(v) < 2 {
-		return mean, math.NaN()
-	}
-	for _, x := range v {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(v)-1))
-}
-
 // cut keeps the samples up to L lifecycles.
 func cut(ss []schema.Sample, L int64) []schema.Sample {
 	n := 0
@@ -663,14 +666,45 @@ func seedNum(dir string) int {
 	return n
 }
 
-func medianOf(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
+// bootstrap prints the real-residual table (simulate.BootstrapSuite) of the
+// fixed model in the samples.csv at path.
+func bootstrap(path string, reps int, seed uint64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
 	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
+	ss, err := readSamplesCSV(f)
+	f.Close()
+	if err != nil {
+		return err
 	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	var fixed *simulate.Series
+	for i := range ss {
+		if ss[i].Model == "fixed" {
+			fixed = &ss[i]
+		}
+	}
+	if fixed == nil {
+		return fmt.Errorf("%s: no fixed model", path)
+	}
+	start := time.Now()
+	fmt.Printf("Real residuals: %s's fixed model (%d samples), residuals about each signal's line after the tool's warm-up cut,\n", path, len(fixed.Lifecycles))
+	fmt.Printf("resampled in circular blocks of 20 samples (native heap as levels, RSS as differences), plus a known slope; %d runs each (seed %d).\n", reps, seed)
+	fmt.Println("nat > floor = native interval above its floor; RSS > 0 = RSS interval above 0; false = leak with no slope, no leak with one.")
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "case\tn\tcov nat\tcov RSS\tnat > floor\tRSS > 0\tleak\tno leak\tinconcl\tfalse\t")
+	for _, c := range simulate.BootstrapSuite(*fixed) {
+		r, err := simulate.RunBootstrap(c, simulate.Robust(), reps, seed)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, r.N, f2(r.CoverNative), f2(r.CoverRSS),
+			f2(frac(r.NativeAboveFloor, reps)), f2(frac(r.RSSAboveZero, reps)),
+			f2(frac(r.Leak, reps)), f2(frac(r.NoLeak, reps)), f2(frac(r.Undecided, reps)), f2(r.FalseRate))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Printf("\nstatscheck took %s\n", time.Since(start).Round(time.Second))
+	return nil
 }

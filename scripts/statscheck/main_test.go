@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/rocksleak/rocksleak/measure/stats/simulate"
+	"github.com/rocksleak/rocksleak/stats/simulate"
 )
 
 // TestWilsonInterval: the endpoints are the two roots of the score

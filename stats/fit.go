@@ -1,0 +1,481 @@
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Input is one signal of one model, in sample order. All non-nil slices
+// have the same length n. The X counters are cumulative (non-decreasing)
+// event counts at the time of each sample; FailedCloses and Records may be
+// nil, meaning "not counted" (their slopes are then !Valid without a
+// warning; all-zero counters give a warning).
+type Input struct {
+	Y            []float64 // the signal: bytes (or a count, e.g. open FDs)
+	Lifecycles   []float64 // cumulative store lifecycles (one store or segment opened and closed)
+	FailedCloses []float64 // cumulative failed closes
+	Records      []float64 // cumulative records written
+	// RestoredRecords, when not nil, is the cumulative count of changelog
+	// records replayed by restores: a regressor of the lifecycle fits
+	// (Y ~ 1 + Lifecycles [+ FailedCloses] + RestoredRecords), so that
+	// PerLifecycle is the growth per lifecycle at a given amount of restore
+	// work and the restores' own share (their replay, and the segment
+	// lifecycles it drives at a cost unlike the ordinary ones') is
+	// PerRestoredRecord. It enters only when it varies over the used
+	// samples.
+	RestoredRecords []float64
+	// Unit names Y's unit in Warnings: "" or "B" for bytes (shown scaled
+	// by 1024: KiB, MiB), anything else verbatim, e.g. "FDs".
+	Unit string
+}
+
+// Options configures FitSignal. A zero field means its default.
+type Options struct {
+	Confidence        float64 // two-sided confidence level of intervals, in (0, 1); default 0.95
+	MinSamples        int     // minimum samples after warm-up for a confidence interval; default 20
+	MaxWarmupFraction float64 // the warm-up cut may remove at most this share of samples, below 1; default 0.5; negative: no cut
+	// Interval selects the interval method; the zero value is the original
+	// IntervalCochraneOrcutt, IntervalRobust the one measured to hold on
+	// autocorrelated and random-walk series (see RegressRobust), and
+	// IntervalRobustBatch that one widened where a batch-means interval of
+	// the same estimate is wider (see RegressRobustBatch; the tool's for
+	// RSS: analysis.OptionsFor).
+	Interval IntervalMethod
+}
+
+// DefaultOptions returns Options{Confidence: 0.95, MinSamples: 20, MaxWarmupFraction: 0.5}.
+func DefaultOptions() Options {
+	return Options{Confidence: 0.95, MinSamples: 20, MaxWarmupFraction: 0.5}
+}
+
+func (o Options) withDefaults() (Options, error) {
+	d := DefaultOptions()
+	if o.Confidence == 0 {
+		o.Confidence = d.Confidence
+	}
+	if o.MinSamples == 0 {
+		o.MinSamples = d.MinSamples
+	}
+	switch {
+	case o.MaxWarmupFraction == 0:
+		o.MaxWarmupFraction = d.MaxWarmupFraction
+	case o.MaxWarmupFraction < 0:
+		o.MaxWarmupFraction = 0 // no cut
+	}
+	switch {
+	case !(o.Confidence > 0 && o.Confidence < 1):
+		return o, fmt.Errorf("stats: Confidence %v not in (0, 1)", o.Confidence)
+	case o.MinSamples < 0:
+		return o, fmt.Errorf("stats: MinSamples %d is negative", o.MinSamples)
+	case !(o.MaxWarmupFraction < 1):
+		return o, fmt.Errorf("stats: MaxWarmupFraction %v is not below 1", o.MaxWarmupFraction)
+	}
+	return o, nil
+}
+
+// Estimate is a point estimate with a two-sided confidence interval. When
+// Valid is false the other fields are zero or a point estimate without an
+// interval, and must not be used for a decision. No field is ever NaN or
+// infinite, so an Estimate encodes as JSON.
+//
+// The JSON tags are result.json's (package schema stores estimates as they are).
+type Estimate struct {
+	Value float64 `json:"value"`
+	Low   float64 `json:"low"`  // confidence interval (HAC / autocorrelation-honest)
+	High  float64 `json:"high"` // confidence interval (HAC / autocorrelation-honest)
+	SE    float64 `json:"se"`
+	DF    float64 `json:"df"`    // Student-t degrees of freedom behind Low and High
+	Valid bool    `json:"valid"` // false when it could not be estimated (e.g. counter never varied, too few samples)
+}
+
+// StepInfo describes a level shift: Y jumps by Size (units of Y) between
+// sample Index−1 and sample Index (indices into Input, not after the cut).
+type StepInfo struct {
+	Index int
+	Size  float64
+}
+
+// Fit is the analysis of one signal. All slopes are in units of Y per unit
+// of their counter (bytes per lifecycle, bytes per failed close, bytes per
+// million records). No field is NaN or infinite.
+type Fit struct {
+	PerLifecycle      Estimate // d Y / d lifecycle, from the multiple regression Y ~ 1 + Lifecycles + FailedCloses
+	PerFailedClose    Estimate // d Y / d failed close, same regression; !Valid (and Y ~ 1 + Lifecycles fitted) when FailedCloses does not vary after the cut
+	PerMillionRecords Estimate // from Y ~ 1 + Records, scaled to per 10⁶ records
+	// PerRestoredRecord is d Y / d restored record in the lifecycle
+	// regression; !Valid when Input.RestoredRecords is nil or does not vary
+	// over the used samples (it is then not in the regression).
+	PerRestoredRecord Estimate
+	R2                float64 // of the lifecycle regression (plain OLS) on the used samples
+	N, Used           int     // samples given, samples used after the warm-up cut
+	// LifecyclesUsed is the span of Lifecycles over the used samples (last
+	// minus first): how much information the slope rests on.
+	LifecyclesUsed float64
+	WarmupCut      int    // samples cut from the start
+	WarmupReason   string // in words: how the cut was found, or "no warm-up detected"
+	Step           *StepInfo
+	// TheilSen is the robust slope of Y vs Lifecycles on the used samples
+	// (of Y − PerFailedClose·FailedCloses when failed closes were fitted),
+	// 0 if not computable.
+	TheilSen float64
+	// MannKendallZ and MannKendallP are the Mann–Kendall trend test on the
+	// used samples in sample order, corrected for autocorrelation
+	// (MannKendallCorrected: Hamed–Rao / AR(1) variance inflation); P is
+	// two-sided.
+	MannKendallZ, MannKendallP float64
+	// Confidence is the level of every interval in the Fit.
+	Confidence float64
+	// Lag1 is the lag-1 autocorrelation of the lifecycle regression's OLS
+	// residuals (the ρ of the Cochrane–Orcutt step, see Regress; with
+	// IntervalRobust the φ̂ of RegressRobust); Bandwidth is the Newey–West
+	// bandwidth in samples (0 with IntervalRobust).
+	Lag1, Bandwidth float64
+	Warnings        []string
+	// Flags are the machine-readable kinds of the Warnings that undermine
+	// the per-lifecycle fit (DecideSignals makes a verdict inconclusive on
+	// them), one per kind, in the order raised.
+	Flags []Flag
+	// Bound is the exponential approach fitted to all samples when the
+	// growth slows (FlagSlows); nil otherwise.
+	Bound *Bound
+	// Halves are the per-lifecycle slopes of the first and second half of
+	// the used samples, set only with FlagSlopeNotConstant or
+	// FlagWarmupAtLimit: a rise that is significant in both halves is a
+	// rise, whatever its rate and however early its warm-up ended.
+	Halves []Estimate
+}
+
+// FitSignal estimates the per-lifecycle (and per-failed-close, per-record)
+// growth of in.Y after cutting its warm-up.
+//
+// Steps, in order:
+//
+//  1. Level shift: on batch means of the whole series, the best single step
+//     (Y ~ 1 + L + 1[t ≥ k]) is compared with a straight line and with the
+//     best continuous bend (Y ~ 1 + L + (L − L_k)₊). A step "dominates" when
+//     it leaves at most a quarter of the squared residuals of either and is
+//     larger than the slope's growth over the whole run. If it does, and
+//     lies beyond the first quarter of the run, Step is set, a warning says
+//     so, and no warm-up is cut (a step is not a warm-up). An earlier jump
+//     is treated as warm-up.
+//  2. Warm-up: Y ~ 1 + Lifecycles (+ FailedCloses, RestoredRecords) is fitted by OLS to the
+//     last half of the samples and extrapolated to all of them; MSER-5 on the
+//     residuals proposes a cut of at most MaxWarmupFraction·n. A straight
+//     line leaves flat residuals (cut ≈ 0); a rise that levels off, or a
+//     transient peak that falls back, leaves a deviation at the start. The
+//     proposal is trimmed back to the last 5-sample batch deviating from
+//     the tail fit by more than 4 standard deviations (MSER overshoots on
+//     autocorrelated noise), and kept only if the cut samples differ
+//     significantly (p < 0.001, see warmupSignificance: measured against
+//     the error model of the samples after the cut, so that a random
+//     walk's wander is not taken for warm-up) from the line through the
+//     rest; otherwise nothing is cut.
+//  3. On the used samples: Regress (one-step Cochrane–Orcutt feasible GLS +
+//     Newey–West, Student-t intervals) or, with Options.Interval =
+//     IntervalRobust, RegressRobust (GLS under an AR(1) + random walk error
+//     model; with IntervalRobustBatch, RegressRobustBatch: the wider of that
+//     interval and a batch-means one) of Y ~ 1 + Lifecycles + FailedCloses
+//     (+ RestoredRecords when given and varying) and of
+//     Y ~ 1 + Records; Theil–Sen of Y on Lifecycles; Mann–Kendall corrected
+//     for autocorrelation (MannKendallCorrected); and checks that become
+//     Warnings (too few samples, slope differing between the halves of the
+//     used samples, Theil–Sen outside the interval, near-unit-root
+//     residuals).
+//
+// FitSignal returns an error only for malformed input: unequal lengths,
+// NaN or infinite values, a missing Y or Lifecycles, or invalid Options.
+// Statistical trouble (too few samples, a counter that never varies) is
+// reported in Warnings with !Valid estimates.
+func FitSignal(in Input, opt Options) (Fit, error) {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return Fit{}, err
+	}
+	n := len(in.Y)
+	if n == 0 || len(in.Lifecycles) == 0 {
+		return Fit{}, errors.New("stats: FitSignal: Y and Lifecycles are required")
+	}
+	fails, recs, restored := in.FailedCloses, in.Records, in.RestoredRecords
+	if fails == nil {
+		fails = make([]float64, n)
+	}
+	if recs == nil {
+		recs = make([]float64, n)
+	}
+	if restored == nil {
+		restored = make([]float64, n)
+	}
+	for _, c := range []struct {
+		name string
+		s    []float64
+	}{{"Y", in.Y}, {"Lifecycles", in.Lifecycles}, {"FailedCloses", fails}, {"Records", recs}, {"RestoredRecords", restored}} {
+		name, s := c.name, c.s
+		if len(s) != n {
+			return Fit{}, fmt.Errorf("stats: FitSignal: %s has %d samples, Y has %d", name, len(s), n)
+		}
+		for i, v := range s {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return Fit{}, fmt.Errorf("stats: FitSignal: %s[%d] is %v", name, i, v)
+			}
+		}
+	}
+
+	f := Fit{N: n, Confidence: opt.Confidence, MannKendallP: 1}
+	warn := func(format string, args ...any) { f.Warnings = append(f.Warnings, fmt.Sprintf(format, args...)) }
+	flag := func(k Flag) { f.Flags = addFlag(f.Flags, k) }
+	qty := func(v float64) string { return formatQty(v, in.Unit) }
+	signed := func(v float64) string { return formatSignedQty(v, in.Unit) }
+
+	// 1. Level shift.
+	// A jump in the first quarter of the run, followed by a long flat
+	// stretch, is an initial allocation: warm-up, cut below, not a Step.
+	if st := detectStep(in.Y, in.Lifecycles); st != nil && st.Index >= n/4 {
+		f.Step = st
+		flag(FlagStep)
+		warn("a level shift of %s at sample %d of %d dominates the series: a one-time jump, not a per-lifecycle cost", signed(st.Size), st.Index, n)
+		f.WarmupReason = fmt.Sprintf("no warm-up cut: the level shift at sample %d would be mistaken for one", st.Index)
+	} else {
+		// 2. Warm-up.
+		var atLimit bool
+		f.WarmupCut, f.WarmupReason, atLimit = detectWarmup(in.Y, in.Lifecycles, fails, restored, opt.MaxWarmupFraction)
+		if atLimit {
+			flag(FlagWarmupAtLimit)
+			warn("the warm-up cut (%d of %d samples) reached its limit of %.0f%%, or MSER-5's proposal did: warm-up may not be over; run longer", f.WarmupCut, n, 100*opt.MaxWarmupFraction)
+		}
+	}
+	cut := f.WarmupCut
+	f.Used = n - cut
+	if f.Used > 0 {
+		f.LifecyclesUsed = in.Lifecycles[n-1] - in.Lifecycles[cut]
+	}
+	y, L, F, R, RR := in.Y[cut:], in.Lifecycles[cut:], fails[cut:], recs[cut:], restored[cut:]
+	useRR := varies(RR)
+
+	enough := f.Used >= opt.MinSamples && f.Used >= 5
+	if !enough {
+		flag(FlagTooFew)
+		warn("need at least %d samples after warm-up for a confidence interval, have %d", max(opt.MinSamples, 5), f.Used)
+	}
+
+	// 3. Regressions.
+	if !varies(L) {
+		warn("Lifecycles does not vary over the used samples: no per-lifecycle slope")
+	} else {
+		useF := varies(F)
+		// cols returns the regressors after the intercept: L, then F and RR
+		// when they are used; jRR is RR's coefficient index.
+		cols := func() (c [][]float64, jRR int) {
+			c = [][]float64{L}
+			if useF {
+				c = append(c, F)
+			}
+			if useRR {
+				c = append(c, RR)
+				jRR = len(c)
+			}
+			return c, jRR
+		}
+		c, jRR := cols()
+		reg, err := regressOrOLS(y, opt, enough, c...)
+		if err != nil && useF {
+			warn("FailedCloses is collinear with Lifecycles (%v): fitted without it", err)
+			useF = false
+			c, jRR = cols()
+			reg, err = regressOrOLS(y, opt, enough, c...)
+		}
+		if err != nil && useRR {
+			warn("RestoredRecords is collinear with the other counters (%v): fitted without it", err)
+			useRR = false
+			c, jRR = cols()
+			reg, err = regressOrOLS(y, opt, enough, c...)
+		}
+		if err != nil {
+			warn("lifecycle regression failed: %v", err)
+		} else {
+			f.PerLifecycle = estimate(reg, 1, 1, enough)
+			if useF {
+				f.PerFailedClose = estimate(reg, 2, 1, enough)
+			}
+			if useRR {
+				f.PerRestoredRecord = estimate(reg, jRR, 1, enough)
+			}
+			f.R2 = reg.OLS.R2
+			f.Lag1, f.Bandwidth = reg.Rho, reg.Bandwidth
+			if enough && opt.Interval != IntervalCochraneOrcutt && reg.RandomWalkPlausible {
+				flag(FlagRandomWalkModelled)
+				what := fmt.Sprintf("a random walk (the error model allows for one; random-walk share of the innovations %.0f%%, φ̂ %.2f)", 100*reg.RandomWalkShare, reg.Rho)
+				if reg.IntegratedAR {
+					what = fmt.Sprintf("a random walk moving in bursts (the error model allows for one; the likelihood prefers a random walk whose steps are AR(1) with φ̂ %.2f)", reg.IntegratedPhi)
+				}
+				warn("the residuals may be %s: the interval is honest but narrows only as lifecycles^−½; run longer to narrow it", what)
+			} else if enough && opt.Interval == IntervalCochraneOrcutt && reg.Rho >= 0.9 && residScale(reg.OLS.Resid) > 1e-9*yScale(y) {
+				// (Residuals at rounding level, e.g. a constant signal, have
+				// no autocorrelation to speak of.)
+				flag(FlagRandomWalk)
+				warn("residuals are nearly a random walk (lag-1 autocorrelation %.2f): intervals may be too narrow; run longer or sample less often", reg.Rho)
+			}
+		}
+		if !useF {
+			f.PerFailedClose = Estimate{}
+			if !varies(F) && in.FailedCloses != nil {
+				warn("FailedCloses does not vary over the used samples: no per-failed-close slope")
+			}
+		}
+		if len(y) >= 2 {
+			yt := y
+			if (useF || useRR) && err == nil {
+				// Theil–Sen is a cross-check of PerLifecycle, so take out
+				// the failed closes' and restores' shares first.
+				yt = make([]float64, len(y))
+				for i := range y {
+					yt[i] = y[i]
+					if useF {
+						yt[i] -= reg.Coef[2] * F[i]
+					}
+					if useRR {
+						yt[i] -= reg.Coef[jRR] * RR[i]
+					}
+				}
+			}
+			if ts := TheilSen(L, yt); !math.IsNaN(ts) {
+				f.TheilSen = ts
+			}
+		}
+	}
+	if varies(R) {
+		if reg, err := regressOrOLS(y, opt, enough, R); err == nil {
+			f.PerMillionRecords = estimate(reg, 1, 1e6, enough)
+		} else {
+			warn("records regression failed: %v", err)
+		}
+	} else if in.Records != nil {
+		warn("Records does not vary over the used samples: no per-record slope")
+	}
+	f.MannKendallZ, f.MannKendallP, _ = MannKendallCorrected(y)
+
+	if enough && f.PerLifecycle.Valid {
+		pl := f.PerLifecycle
+		if f.TheilSen < pl.Low || f.TheilSen > pl.High {
+			warn("the robust Theil–Sen slope %s/lifecycle lies outside the interval [%s, %s]: outliers or non-linear growth", signed(f.TheilSen), qty(pl.Low), qty(pl.High))
+		}
+		var rrUsed []float64
+		if useRR {
+			rrUsed = RR
+		}
+		if msg, halves := halvesDiffer(y, L, rrUsed, opt, in.Unit); msg != "" {
+			flag(FlagSlopeNotConstant)
+			f.Halves = halves
+			warn("%s", msg)
+		} else if f.HasFlag(FlagWarmupAtLimit) {
+			f.Halves = halves
+		}
+		// 4. Levelling off: a leak grows at a constant rate; growth whose
+		// rate falls may be bounded.
+		if f.Used >= max(opt.MinSamples, 20) {
+			cols := [][]float64{L}
+			if in.FailedCloses != nil && varies(F) {
+				cols = append(cols, F)
+			}
+			if useRR {
+				cols = append(cols, RR)
+			}
+			if first, last, ok := slows(y, L, cols, opt); ok && first > 0 {
+				flag(FlagSlows)
+				f.Bound = fitBound(in.Y, in.Lifecycles)
+				warn("the growth slows: %s/lifecycle at the start of the used samples, %s/lifecycle at the end (the curvature's interval lies below zero); it may level off: %s",
+					signed(first), signed(last), describeBound(f.Bound, in.Unit))
+			}
+		}
+	}
+	return f, nil
+}
+
+// regressOrOLS runs Regress, or with too few samples for an interval a
+// plain OLS fit wrapped as a Regression without intervals.
+func regressOrOLS(y []float64, opt Options, enough bool, cols ...[]float64) (Regression, error) {
+	X := design(cols...)
+	if enough {
+		if r, err := regressBy(opt.Interval, X, y, opt.Confidence); err == nil || errors.Is(err, ErrSingular) {
+			return r, err
+		}
+	}
+	o, err := OLS(X, y)
+	if err != nil {
+		return Regression{}, err
+	}
+	return Regression{Coef: o.Coef, OLS: o}, nil
+}
+
+func estimate(r Regression, j int, scale float64, valid bool) Estimate {
+	if !valid || r.SE == nil {
+		return Estimate{Value: r.Coef[j] * scale}
+	}
+	return Estimate{
+		Value: r.Coef[j] * scale, Low: r.Low[j] * scale, High: r.High[j] * scale,
+		SE: r.SE[j] * scale, DF: r.DFOf(j), Valid: true,
+	}
+}
+
+func varies(x []float64) bool {
+	for _, v := range x[min(1, len(x)):] {
+		if v != x[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// halvesDiffer compares the per-lifecycle slopes of the two halves of the
+// used samples and describes a significant (|z| > 3) difference; it returns
+// the two halves' slope estimates (first, second) whenever both halves can
+// be fitted, and a description only when they differ. RR, when not nil, is
+// the RestoredRecords regressor of the fit, kept in each half where it
+// varies there.
+func halvesDiffer(y, L, RR []float64, opt Options, unit string) (string, []Estimate) {
+	h := len(y) / 2
+	if h < max(opt.MinSamples, 10) || !varies(L[:h]) || !varies(L[h:]) {
+		return "", nil
+	}
+	half := func(lo, hi int) *mat.Dense {
+		if RR != nil && varies(RR[lo:hi]) {
+			return design(L[lo:hi], RR[lo:hi])
+		}
+		return design(L[lo:hi])
+	}
+	a, err1 := regressBy(opt.Interval, half(0, h), y[:h], opt.Confidence)
+	b, err2 := regressBy(opt.Interval, half(h, len(y)), y[h:], opt.Confidence)
+	if err1 != nil || err2 != nil {
+		return "", nil
+	}
+	d := a.Coef[1] - b.Coef[1]
+	se := math.Hypot(a.SE[1], b.SE[1])
+	z := 3.0
+	if opt.Interval != IntervalCochraneOrcutt {
+		// The same 3-sd rule on the fixed-b scale: Student-t with the
+		// Welch–Satterthwaite df of the two halves, at the tail of 3 sd.
+		df := welchDF(a.SE[1], a.DFOf(1), b.SE[1], b.DFOf(1))
+		z = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(distuv.UnitNormal.CDF(3))
+	}
+	halves := []Estimate{estimate(a, 1, 1, true), estimate(b, 1, 1, true)}
+	if se == 0 || math.Abs(d) <= z*se {
+		return "", halves
+	}
+	return fmt.Sprintf("the slope is not constant: %s/lifecycle [%s, %s] in the first half of the used samples, %s/lifecycle [%s, %s] in the second; warm-up may not be over, or growth is not linear",
+		formatSignedQty(a.Coef[1], unit), formatQty(a.Low[1], unit), formatQty(a.High[1], unit),
+		formatSignedQty(b.Coef[1], unit), formatQty(b.Low[1], unit), formatQty(b.High[1], unit)), halves
+}
+
+// regressBy runs the regression of the chosen interval method.
+func regressBy(m IntervalMethod, X *mat.Dense, y []float64, conf float64) (Regression, error) {
+	switch m {
+	case IntervalRobust:
+		return RegressRobust(X, y, conf)
+	case IntervalRobustBatch:
+		return RegressRobustBatch(X, y, conf)
+	}
+	return Regress(X, y, conf)
+}
