@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     := bin/rocksleak
 # The pure-Go packages (no cgo, no RocksDB: `go list -deps` names neither grocksdb nor lifecycle nor harness).
-PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/... ./workload/...
+PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/... ./workload/... ./jvm/kafkaversions/...
 # Every other package: the ones with real runs (evaluated only when used).
 REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # The packages whose code runs goroutines or guards shared state (go statements, sync, atomic outside tests: the
@@ -30,7 +30,6 @@ TESTFUZZ := FUZZTIME=20000x FUZZMINIMIZETIME=500x
 # rocksdbjni its pom names). Maven is tried offline (-o) first and goes online only when something is not in
 # ~/.m2 yet: it resolves once, then works offline.
 MVN      ?= mvn
-MVNFLAGS ?= -q -B
 KAFKA_VERSIONS ?= 4.3.0 4.3.1
 JVM_DIR  := build/jvm
 JVM_POM  := jvm/child/pom.xml
@@ -39,7 +38,7 @@ JVM_TEST_ENV := ROCKSLEAK_JVM_DIR=$(abspath $(JVM_DIR)) $(if $(wildcard $(JVM_PO
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS := -X main.gitCommit=$(COMMIT)
 
-.PHONY: all deps build jvm run test bench reliability fuzz clean
+.PHONY: all deps build jvm run test bench reliability fuzz clean kafka-versions kafka-tests
 
 all: build
 
@@ -49,19 +48,13 @@ deps:
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/rocksleak
 
-## jvm: build the JVM engine's child and each KAFKA_VERSIONS' classpath into build/jvm (Maven offline once resolved).
+## jvm: build the JVM engine's child and each KAFKA_VERSIONS' classpath into build/jvm (jvm/child/build.sh: Maven
+## offline first, online only for what ~/.m2 lacks).
 jvm: deps
 ifeq ($(wildcard $(JVM_POM)),)
 	@echo "make jvm: $(JVM_POM) is not there yet, so the kafka-<version> models cannot run"
 else
-	@mkdir -p $(JVM_DIR)
-	$(MVN) $(MVNFLAGS) -o -f $(JVM_POM) package -DskipTests || $(MVN) $(MVNFLAGS) -f $(JVM_POM) package -DskipTests
-	cp jvm/child/target/rocksleak-child.jar $(JVM_DIR)/rocksleak-child.jar
-	@for v in $(KAFKA_VERSIONS); do \
-	  args="-f $(JVM_POM) dependency:build-classpath -Dkafka.version=$$v -Dmdep.includeScope=runtime -Dmdep.outputFile=$(abspath $(JVM_DIR))/classpath-$$v.txt"; \
-	  echo "$(MVN) $$args"; \
-	  $(MVN) $(MVNFLAGS) -o $$args || $(MVN) $(MVNFLAGS) $$args || exit 1; \
-	done
+	MVN=$(MVN) jvm/child/build.sh $(JVM_TESTS) $(JVM_DIR) $(KAFKA_VERSIONS)
 endif
 
 ## run: build and run the default scenario (kafka-20616), leaky vs fixed.
@@ -73,12 +66,23 @@ run: deps build
 ## The packages with real runs (cgo: RocksDB, children, samplers) run one at a time (-p 1): the real runs'
 ## verdicts read RSS, and glibc's RSS retention grows when other test binaries compete for the two cores.
 ## The pure packages read no memory: they run (and build) on both cores, before the real ones start.
+# make test also runs the Java child's own JUnit tests (build.sh -t).
+test: JVM_TESTS := -t
 test: deps jvm
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m $(PURE)
 	$(JVM_TEST_ENV) $(GO) test -p 1 -count=1 -timeout 15m $(REAL)
 	$(GO) test -p 1 -count=1 -race -short -timeout 10m $(RACE)
 	@$(MAKE) --no-print-directory fuzz $(TESTFUZZ)
+
+## test-short: the edit loop, under 2 minutes (91 s on a shared 2-core machine; no RocksDB, nothing installed):
+## the pure packages vetted, then their tests with -short, which skips their long Monte Carlo runs (the
+## statistics' coverage and calibration checks; `make test` runs them). The packages with real runs are left to
+## `make test` and to `go test -run` on the package you touch: their real runs are what makes them long
+## (docs/developing.md names them).
+test-short:
+	$(GO) vet $(PURE)
+	$(GO) test -short -count=1 $(PURE)
 
 ## fuzz: every fuzz target for FUZZTIME (default 2m; a count such as 20000x also works) each.
 fuzz:
@@ -116,3 +120,15 @@ stats-check:
 .PHONY: ci-example
 ci-example:
 	ROCKSLEAK_WORKFLOW_TEST=1 $(GO) test -count=1 -run TestGitHubActionsWorkflowSteps -v ./cmd/rocksleak
+
+## kafka-versions: resolve every Kafka version of jvm/kafkaversions/versions.tsv with Maven, check each row against its
+## pom, Maven's resolution and its jar's bytecode (javap), and print the table as read from the jars (about 1 minute
+## once resolved; the first run downloads the jars).
+kafka-versions:
+	./jvm/kafkatests/kafka-versions.sh
+
+## kafka-tests: Kafka's own close-leak tests (4.3.1's test jar), a port of their assertions that links against both
+## jars, the restore-path WriteBatch leak and the offsets CF's cache capacity, run against the 4.3.0 and 4.3.1 main
+## jars; prints test method x jar -> outcome with every failure's message (about 3 minutes).
+kafka-tests:
+	./jvm/kafkatests/kafka-tests.sh

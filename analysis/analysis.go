@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/rocksleak/rocksleak/schema"
@@ -98,6 +97,16 @@ func confidence(f schema.SignalFit) float64 {
 	return 0.95
 }
 
+// instrumentFreeRSS is s's RSS less the instrument's memory: the code's RSS
+// (schema.Memory.CodeRSS) when the runtime's bytes were read, else the RSS
+// less the Go heap (results written before runtime_bytes was recorded).
+func instrumentFreeRSS(s schema.Sample) int64 {
+	if s.RuntimeBytes > 0 {
+		return s.CodeRSS()
+	}
+	return s.RSS - goHeapOr0(s)
+}
+
 // goHeapOr0 is s's Go heap, 0 when it has none (schema.Unavailable: a JVM
 // child's samples).
 func goHeapOr0(s schema.Sample) int64 {
@@ -134,25 +143,16 @@ func residentOf(samples []schema.Sample) *schema.Resident {
 		}
 		n := float64(s.RocksDB.OpenDBs)
 		nat = append(nat, float64(s.NativeHeap-base.NativeHeap)/n)
-		// The harness's own memory is Go heap; keep it out of the RSS figure
-		// (a JVM child has none: its Java heap is fixed and touched at start).
-		rss = append(rss, float64((s.RSS-goHeapOr0(s))-(base.RSS-goHeapOr0(base)))/n)
+		// The instrument's own memory is not the store's: keep it out of the
+		// RSS figure (the code's RSS; before runtime_bytes was recorded, the
+		// Go heap; a JVM child's Java heap is fixed and touched at start).
+		rss = append(rss, float64(instrumentFreeRSS(s)-instrumentFreeRSS(base))/n)
 		dbs = append(dbs, n)
 	}
 	if len(dbs) == 0 {
 		return nil
 	}
-	return &schema.Resident{NativeHeapPerDB: median(nat), RSSPerDB: median(rss), OpenDBs: median(dbs)}
-}
-
-func median(x []float64) float64 {
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return &schema.Resident{NativeHeapPerDB: stats.Median(nat), RSSPerDB: stats.Median(rss), OpenDBs: stats.Median(dbs)}
 }
 
 // DefaultFloors are the floors used unless a run says otherwise:

@@ -111,3 +111,15 @@ func TestJVMSamplesHaveNoGoHeapFit(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, goFits, SignalGoHeap, "a Go child's Go heap is fitted, flat or not")
 }
+
+// TestRSSSignalIsTheCodesRSS: the RSS the fits and verdicts read leaves out the instrument's runtime when it was
+// read, and is the whole RSS when it was not (older results, another process).
+func TestRSSSignalIsTheCodesRSS(t *testing.T) {
+	s := schema.Sample{Memory: schema.Memory{RSS: 40 << 20, RuntimeBytes: 10 << 20, GoHeap: 2 << 20}}
+	assert.Equal(t, float64(30<<20), SignalValue(s, SignalRSS))
+	assert.Equal(t, float64(2<<20), SignalValue(s, SignalGoHeap))
+	for _, rb := range []int64{0, schema.Unavailable} {
+		s.RuntimeBytes = rb
+		assert.Equal(t, float64(40<<20), SignalValue(s, SignalRSS), "runtime_bytes %d", rb)
+	}
+}

@@ -10,12 +10,14 @@ import (
 
 // ControlPair is a model and a control in the same run that differ by one
 // thing: the control has exactly one fix more (the model lacks it; Go engine
-// models only), or the model is the control with the synthetic leak added
-// (either engine: "kafka-4.3.1+synthetic" against "kafka-4.3.1"). Both run
+// models only), the model is the control with the synthetic leak added
+// (either engine: "kafka-4.3.1+synthetic" against "kafka-4.3.1"), or, in the
+// JVM engine, the control is the next newer Kafka version in the run
+// ("kafka-4.3.0" against "kafka-4.3.1": what the upgrade changes). Both run
 // under the same allocator.
 type ControlPair struct {
 	Model, Control string
-	Differs        string // "<fix> missing" or "synthetic leak"
+	Differs        string // "<fix> missing", "synthetic leak" or "<version>'s changes missing"
 }
 
 // ControlPairs lists the control pairs among models (run names), in run
@@ -40,6 +42,19 @@ func ControlPairs(models []string) []ControlPair {
 		}
 		ps = append(ps, parsed{name, rn, m})
 	}
+	// nextVersion is the Kafka version among ps that comes next after rn's,
+	// under rn's allocator and synthetic leak ("" when rn's is the newest).
+	nextVersion := func(ps []parsed, rn spec.RunName) string {
+		next := ""
+		for _, p := range ps {
+			if p.rn.JVM() && p.rn.Allocator == rn.Allocator && p.rn.Synthetic == rn.Synthetic &&
+				spec.CompareKafkaVersions(p.rn.KafkaVersion, rn.KafkaVersion) > 0 &&
+				(next == "" || spec.CompareKafkaVersions(p.rn.KafkaVersion, next) < 0) {
+				next = p.rn.KafkaVersion
+			}
+		}
+		return next
+	}
 	var out []ControlPair
 	for _, a := range ps {
 		for _, b := range ps {
@@ -49,6 +64,10 @@ func ControlPairs(models []string) []ControlPair {
 			switch {
 			case a.rn.Synthetic && !b.rn.Synthetic && a.rn.Model == b.rn.Model:
 				out = append(out, ControlPair{a.name, b.name, "synthetic leak"})
+			case a.rn.Synthetic == b.rn.Synthetic && a.rn.JVM() && b.rn.JVM():
+				if next := nextVersion(ps, a.rn); next == b.rn.KafkaVersion {
+					out = append(out, ControlPair{a.name, b.name, next + "'s changes missing"})
+				}
 			case a.rn.Synthetic == b.rn.Synthetic && !a.rn.JVM() && !b.rn.JVM():
 				// b = a plus exactly one fix.
 				var extra []string

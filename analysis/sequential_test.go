@@ -86,11 +86,17 @@ func TestControlPairs(t *testing.T) {
 		{[]string{"options-fix", "fixed", "leaky"}, []ControlPair{{"options-fix", "fixed", "finally fix missing"},
 			{"leaky", "options-fix", "offsets-options fix missing"}}},
 		{[]string{"fixed", "all-fixes@jemalloc"}, nil},
-		// The JVM engine: its synthetic leak against its control; versions
-		// are not fix sets, and a version is not paired with a Go model.
+		// The JVM engine: its synthetic leak against its control, and each
+		// version against the next newer one in the run (under the same
+		// allocator); a version is not paired with a Go model.
 		{[]string{"kafka-4.3.1", "kafka-4.3.1+synthetic", "fixed", "kafka-4.3.0"},
-			[]ControlPair{{"kafka-4.3.1+synthetic", "kafka-4.3.1", "synthetic leak"}}},
+			[]ControlPair{{"kafka-4.3.1+synthetic", "kafka-4.3.1", "synthetic leak"},
+				{"kafka-4.3.0", "kafka-4.3.1", "4.3.1's changes missing"}}},
 		{[]string{"kafka-4.3.0", "fixed+synthetic", "leaky"}, nil},
+		{[]string{"kafka-4.4.0", "kafka-4.3.0", "kafka-4.3.1", "kafka-4.3.2@jemalloc", "kafka-4.3.0@jemalloc"},
+			[]ControlPair{{"kafka-4.3.0", "kafka-4.3.1", "4.3.1's changes missing"},
+				{"kafka-4.3.1", "kafka-4.4.0", "4.4.0's changes missing"},
+				{"kafka-4.3.0@jemalloc", "kafka-4.3.2@jemalloc", "4.3.2's changes missing"}}},
 	} {
 		got := ControlPairs(tc.models)
 		assert.Equal(t, tc.want, got, "%v", tc.models)

@@ -45,9 +45,10 @@ type SignalInfo struct {
 
 var signalInfo = map[string]SignalInfo{
 	SignalNativeHeap: {Key: SignalNativeHeap, Name: "native heap", Title: "Native heap in use (C allocator)", Unit: "bytes"},
-	SignalRSS:        {Key: SignalRSS, Name: "RSS", Title: "Resident set size (RSS)", Unit: "bytes", restoreRegressor: true, bursty: true},
-	SignalGoHeap:     {Key: SignalGoHeap, Name: "Go heap", Title: "Go heap in use", Unit: "bytes"},
-	SignalFDs:        {Key: SignalFDs, Name: "FDs", Title: "Open file descriptors", Unit: "fds", statsUnit: "FDs"},
+	SignalRSS: {Key: SignalRSS, Name: "RSS", Title: "Resident set size (RSS) of the code under test, less the instrument's runtime",
+		Unit: "bytes", restoreRegressor: true, bursty: true},
+	SignalGoHeap: {Key: SignalGoHeap, Name: "Go heap", Title: "Go heap in use", Unit: "bytes"},
+	SignalFDs:    {Key: SignalFDs, Name: "FDs", Title: "Open file descriptors", Unit: "fds", statsUnit: "FDs"},
 }
 
 // Describe returns how to name sig; an unknown signal is named by its key,
@@ -65,7 +66,9 @@ func SignalValue(s schema.Sample, signal string) float64 {
 	case SignalNativeHeap:
 		return float64(s.NativeHeap)
 	case SignalRSS:
-		return float64(s.RSS)
+		// The code under test's RSS: what the instrument's runtime holds
+		// (runtime_bytes) is not the code's (the whole RSS when not read).
+		return float64(s.CodeRSS())
 	case SignalGoHeap:
 		return float64(s.GoHeap)
 	case SignalFDs:

@@ -11,9 +11,10 @@
 // # Files
 //
 // Store s of task k is partition k of the topic app-store-<s>-changelog; its
-// file is <root>/changelog/task-<k>/store-<s>.log (Path). The Go child's root
-// is its job's state directory (which the child and its parent remove at the
-// end), the fleet's its fleet root.
+// file is <root>/changelog/task-<k>/store-<s>.log (Path). A model child's
+// root is its job's changelog_dir (harness.Job.ChangelogDir, which the parent
+// makes beside the child's state directory and removes after it), a fleet's
+// its fleet root.
 //
 // A file is a sequence of records and nothing else (no header, no index, no
 // checksum). A record's offset is its index in the file (the first is 0); the

@@ -16,6 +16,7 @@ import (
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/workload"
 )
 
 // ChildEnvVar marks a process started by the parent as a model child.
@@ -54,6 +55,9 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		// One instance of a fleet: its state outlives the process.
 		return runInstance(ctx, j, model, rn.Synthetic, dec, events)
 	}
+	if j.DiskFull != nil {
+		return runDiskFull(ctx, j, model, rn.Synthetic, events)
+	}
 	defer os.RemoveAll(j.StateDir)
 	out, sampler, err := startChild(j, events)
 	if err != nil {
@@ -64,6 +68,9 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	topo, err := newTopology(j.Scenario, model, rn.Synthetic, j.Seed, j.StateDir)
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
+	}
+	if j.ChangelogDir != "" {
+		topo.logRoot = j.ChangelogDir
 	}
 	rec := newRecorder(j, topo, sampler, out)
 	topo.after = rec.after
@@ -81,26 +88,36 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	settled := make(chan os.Signal, 1)
 	signal.Notify(settled, StopSignal)
 	defer signal.Stop(settled)
-	runErr := topo.start(ctx)
 	stoppedEarly := false
 	limitLC := int64(j.Scenario.Lifecycles)
 	limitDur := time.Duration(j.Scenario.Duration)
-	for runErr == nil && rec.err == nil && ctx.Err() == nil {
+	// stop reports whether the run stops here: its stop condition, the
+	// parent's settled signal.
+	stop := func() bool {
 		if limitLC > 0 && topo.env.Counts().Lifecycles.Load() >= limitLC {
-			break
+			return true
 		}
 		if limitDur > 0 && time.Since(rec.begin) >= limitDur {
-			break
+			return true
 		}
 		select {
 		case <-settled:
 			stoppedEarly = true
 		default:
 		}
-		if stoppedEarly {
-			break
+		return stoppedEarly
+	}
+	var runErr error
+	if j.Ops == workload.OpsVersion {
+		// The schedule's op stream follows the job (the bytes the decoder
+		// has already read, then the rest of the input).
+		runErr = topo.runSchedule(ctx, workload.NewReader(io.MultiReader(dec.Buffered(), job)), stop,
+			func() bool { return rec.err != nil })
+	} else {
+		runErr = topo.start(ctx)
+		for runErr == nil && rec.err == nil && topo.logErr == nil && ctx.Err() == nil && !stop() {
+			topo.step(ctx)
 		}
-		topo.step(ctx)
 	}
 	interrupted := ctx.Err() != nil
 	if err := rec.sample(schema.TriggerEnd); err != nil && runErr == nil {
@@ -112,11 +129,16 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 			runErr = err
 		}
 	}
+	var retention *schema.Retention
+	if !interrupted {
+		retention = probeRetention(sampler, topo.env.Counts().Lifecycles.Load())
+	}
 	topo.stop()
 	sum := topo.summary(j.Model, interrupted, time.Since(rec.begin))
 	sum.StoppedEarly = stoppedEarly
+	sum.Retention = retention
 	if runErr == nil {
-		runErr = rec.err
+		runErr = errors.Join(rec.err, topo.logErr)
 	}
 	if runErr != nil {
 		sum.Error = runErr.Error()
@@ -201,8 +223,8 @@ func (r *recorder) sample(trigger string) error {
 	s := schema.Sample{
 		Model: r.model, Seq: r.seq, ElapsedNs: int64(time.Since(r.begin)), Trigger: trigger,
 		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(),
-		InitFailures: c.InitFailures.Load(), Records: r.topo.records,
-		Restores: int64(len(r.topo.restoreTimes)), RestoredRecords: r.topo.restored,
+		InitFailures: c.InitFailures.Load(), TaskErrors: r.topo.taskErrors, Records: r.topo.records,
+		Restores: r.topo.restoreLog.count(), RestoredRecords: r.topo.restored,
 		Memory: mem, LiveNatives: r.liveNatives(),
 	}
 	if trigger == schema.TriggerEnd {
@@ -250,7 +272,7 @@ func (t *topology) summary(model string, interrupted bool, elapsed time.Duration
 		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(), InitFailures: c.InitFailures.Load(),
 		Records: t.records, Rebalances: t.rebalances,
 		TaskErrors: t.taskErrors, TaskErrorList: t.taskErrorEx,
-		RecordsLost: t.lost, Verified: t.verified,
+		RecordsLost: t.lost, RecordsUnavailable: t.unavailable, RecordsWriteFailed: t.writeFailed, Verified: t.verified,
 		Restore:   t.restoreStats(),
 		PinnedDBs: c.Pinned.Load(), LedgerAtEnd: kindMap(t.env.Ledger.Live()),
 		ReleasedLate: kindMap(t.env.Ledger.ReleasedLate()), ElapsedNs: int64(elapsed),

@@ -52,6 +52,7 @@ func (w *eventWriter) writeSample(s *schema.Sample) error {
 	b = appendField(b, "lifecycles", s.Lifecycles)
 	b = appendField(b, "failed_closes", s.FailedCloses)
 	b = appendField(b, "init_failures", s.InitFailures)
+	b = appendField(b, "task_errors", s.TaskErrors)
 	b = appendField(b, "records", s.Records)
 	b = appendField(b, "restores", s.Restores)
 	b = appendField(b, "restored_records", s.RestoredRecords)
@@ -60,6 +61,7 @@ func (w *eventWriter) writeSample(s *schema.Sample) error {
 	b = appendField(b, "fds", int64(s.FDs))
 	b = appendField(b, "native_heap", s.NativeHeap)
 	b = appendField(b, "go_heap", s.GoHeap)
+	b = appendField(b, "runtime_bytes", s.RuntimeBytes)
 	b = append(b, `,"live_natives":`...)
 	if s.LiveNatives == nil {
 		b = append(b, "null"...)

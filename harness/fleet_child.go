@@ -123,23 +123,21 @@ type InstanceStopped struct {
 
 // instance is the child side of a fleet instance.
 type instance struct {
-	job     InstanceJob
-	topo    *topology
-	rec     *recorder
-	emit    func(Event) error
-	writers map[[2]int]*changelog.Writer
-	pos     map[int]int64
-	owned   []*task
+	job   InstanceJob
+	topo  *topology
+	rec   *recorder
+	emit  func(Event) error
+	pos   map[int]int64
+	owned []*task
 
 	// The phase's marks: counters at its start, outputs since.
-	mark      schema.Summary
-	markRest  int
-	markRecs  int64
-	markRLC   int64
-	outFrom   map[int]int64
-	outHash   map[int]uint64
-	outCount  map[int]int64
-	writeErrs []error
+	mark     schema.Summary
+	markRest int64
+	markRecs int64
+	markRLC  int64
+	outFrom  map[int]int64
+	outHash  map[int]uint64
+	outCount map[int]int64
 }
 
 // runInstance is RunChild for an instance job: dec has read the job and
@@ -160,12 +158,16 @@ func runInstance(ctx context.Context, j Job, model lifecycle.Model, synthetic bo
 	}
 	topo.instance = true
 	topo.seed = uint64(ij.FleetSeed)
-	in := &instance{job: ij, topo: topo, emit: out.emit, writers: map[[2]int]*changelog.Writer{}, pos: map[int]int64{},
+	topo.logRoot = ij.FleetRoot
+	// The state directory outlives the process, the restores' durations
+	// do not.
+	defer topo.restoreLog.remove()
+	in := &instance{job: ij, topo: topo, emit: out.emit, pos: map[int]int64{},
 		outFrom: map[int]int64{}, outHash: map[int]uint64{}, outCount: map[int]int64{}}
 	in.rec = newRecorder(j, topo, sampler, out)
 	topo.after = in.rec.after
 	topo.onWrite = in.written
-	defer in.closeWriters()
+	defer topo.closeLogs()
 
 	if err := in.rec.sample(schema.TriggerStart); err != nil {
 		return err
@@ -215,13 +217,10 @@ func runInstance(ctx context.Context, j Job, model lifecycle.Model, synthetic bo
 		runErr = err
 	}
 	stopped := InstanceStopped{Stores: in.offsets()}
-	if err := in.flushWriters(); err != nil && runErr == nil {
-		runErr = err
-	}
-	topo.stop()
+	topo.stop() // flushes the changelogs (closeLogs)
 	sum := topo.summary(j.Model, interrupted, time.Since(in.rec.begin))
 	if runErr == nil {
-		runErr = errors.Join(in.rec.err, errors.Join(in.writeErrs...))
+		runErr = errors.Join(in.rec.err, topo.logErr)
 	}
 	if runErr != nil {
 		sum.Error = runErr.Error()
@@ -254,22 +253,14 @@ func (in *instance) start(ctx context.Context) error {
 		gen, held := heldGen(filepath.Join(t.root, fmt.Sprintf("task-%d", k)))
 		for _, s := range tk.stores {
 			s.gen = gen
-			recs, err := changelog.ReadAll(changelog.Path(in.job.FleetRoot, k, s.idx))
+			n, err := changelog.Count(changelog.Path(in.job.FleetRoot, k, s.idx))
 			if err != nil {
 				return fmt.Errorf("child: %w", err)
 			}
-			for _, r := range recs {
-				s.log[logKey{key: r.Key, ts: r.Ts}] = r.Ver
-			}
-			s.offset = int64(len(recs))
-			if t.sc.Store == scenarios.StoreWindow {
-				t.pruneLog(s)
-			}
-			w, err := changelog.OpenWriter(changelog.Path(in.job.FleetRoot, k, s.idx), s.offset)
-			if err != nil {
+			s.offset = n
+			if err := t.openLog(s); err != nil {
 				return fmt.Errorf("child: %w", err)
 			}
-			in.writers[[2]int{k, s.idx}] = w
 		}
 		for _, s := range tk.stores {
 			if ctx.Err() != nil {
@@ -289,13 +280,13 @@ func (in *instance) start(ctx context.Context) error {
 func (in *instance) openStore(s *slot, held bool) StoreOpen {
 	t := in.topo
 	so := StoreOpen{Task: s.task, Store: s.idx, ChangelogEnd: s.offset}
-	restores := len(t.restoreTimes)
+	restores := t.restoreLog.count()
 	errs := t.taskErrors
 	switch {
 	case held:
 		t.open(s)
 		so.How = StoreReopened
-		if len(t.restoreTimes) > restores {
+		if t.restoreLog.count() > restores {
 			so.How = StoreRestored // unclean status (wiped) or stale (caught up in full)
 		}
 		if s.store != nil && so.How == StoreReopened {
@@ -358,22 +349,17 @@ func committedOffset(st slotStore, key string) (int64, bool) {
 	return 0, false
 }
 
-// written is the topology's onWrite: the record goes to the changelog, and
-// the store's answer when it is read back right away goes to the task's
-// outputs.
-func (in *instance) written(s *slot, lk logKey, ver int64) {
-	if w := in.writers[[2]int{s.task, s.idx}]; w != nil {
-		if _, err := w.Append(changelog.Record{Key: lk.key, Ts: lk.ts, Ver: ver}); err != nil && len(in.writeErrs) < 3 {
-			in.writeErrs = append(in.writeErrs, err)
-		}
-	}
+// written is the topology's onWrite (the topology has appended the record
+// to the changelog): the store's answer when the record is read back right
+// away goes to the task's outputs.
+func (in *instance) written(s *slot, r changelog.Record) {
 	var got []byte
 	if s.store != nil {
-		if v, err := s.store.read(lk); err == nil {
+		if v, err := s.store.read(r); err == nil {
 			got = v
 		}
 	}
-	in.outHash[s.task] = outputHash(in.outHash[s.task], s.idx, lk, got)
+	in.outHash[s.task] = outputHash(in.outHash[s.task], s.idx, in.topo.logKey(r.Key, r.Ts), got)
 	in.outCount[s.task]++
 }
 
@@ -388,11 +374,11 @@ func (in *instance) tick(ctx context.Context, c TickCommand) error {
 			prev := in.pos[tk.id] * t.sc.StepMs
 			t.streamTime = prev + t.sc.StepMs
 			t.steps++
-			if !t.stepTask(ctx, tk, prev) {
+			if !t.stepTask(ctx, tk, prev) { // commits the stores, then their changelogs
 				return nil
 			}
-			if err := in.flushTask(tk); err != nil {
-				return err
+			if t.logErr != nil {
+				return t.logErr
 			}
 			in.pos[tk.id]++
 			steps++
@@ -412,35 +398,11 @@ func (in *instance) tick(ctx context.Context, c TickCommand) error {
 	return in.emit(Event{Tick: &InstanceTick{Positions: pos, Steps: steps, BusyNs: int64(time.Since(begin))}})
 }
 
-func (in *instance) flushTask(tk *task) error {
-	var errs []error
-	for _, s := range tk.stores {
-		if w := in.writers[[2]int{tk.id, s.idx}]; w != nil {
-			errs = append(errs, w.Flush())
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func (in *instance) flushWriters() error {
-	var errs []error
-	for _, tk := range in.owned {
-		errs = append(errs, in.flushTask(tk))
-	}
-	return errors.Join(errs...)
-}
-
-func (in *instance) closeWriters() {
-	for _, w := range in.writers {
-		_ = w.Close()
-	}
-}
-
 // markPhase starts a phase: counters and outputs from here.
 func (in *instance) markPhase() {
 	t := in.topo
 	in.mark = t.summary("", false, 0)
-	in.markRest, in.markRecs, in.markRLC = len(t.restoreTimes), t.restored, t.restoreLifecycles
+	in.markRest, in.markRecs, in.markRLC = t.restoreLog.count(), t.restored, t.restoreLifecycles
 	in.markOutputs()
 }
 
@@ -467,7 +429,11 @@ func (in *instance) phaseEnd() error {
 	d.TaskErrors -= m.TaskErrors
 	d.RecordsLost -= m.RecordsLost
 	d.Verified -= m.Verified
-	d.Restore = restoreStats(t.restoreTimes[in.markRest:], t.restored-in.markRecs)
+	durations, err := t.restoreLog.since(in.markRest)
+	if err != nil {
+		return err
+	}
+	d.Restore = restoreStats(durations, t.restored-in.markRecs)
 	d.Restore.SegmentLifecycles = t.restoreLifecycles - in.markRLC
 	pe := InstancePhaseEnd{Summary: d}
 	for _, tk := range in.owned {

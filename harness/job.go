@@ -44,13 +44,17 @@ type Job struct {
 	// ChangelogDir is where the child keeps its stores' changelogs, outside
 	// its own memory, as package changelog lays them out and encodes them
 	// (changelog.Path(ChangelogDir, task, store)); the parent makes it and
-	// removes it after the child. Set for the JVM child.
+	// removes it after the child. Set for every child; a Go child without
+	// it keeps them under its StateDir.
 	ChangelogDir string `json:"changelog_dir,omitempty"`
 	// Profile, when set, makes the child dump its heap (see Profile).
 	Profile *ProfileJob `json:"profile,omitempty"`
 	// Instance, when set, makes the child one instance of a fleet (see
 	// InstanceJob): its state directory then outlives it.
 	Instance *InstanceJob `json:"instance,omitempty"`
+	// DiskFull, when set, makes the child retry failing opens on a full
+	// state directory (see RunDiskFull).
+	DiskFull *DiskFullJob `json:"disk_full,omitempty"`
 }
 
 // Event is one JSON line a child streams to its parent. Exactly one field is set.
@@ -97,8 +101,15 @@ func medianRank(n int, a float64) int {
 	return j
 }
 
+// restoreStats summarises the run's restores; it reads their durations back
+// from their file (see durationLog), so call it once the run is measured.
 func (t *topology) restoreStats() schema.RestoreStats {
-	rs := restoreStats(t.restoreTimes, t.restored)
+	d, err := t.restoreLog.since(0)
+	if err != nil {
+		t.logFailed(err)
+	}
+	rs := restoreStats(d, t.restored)
+	rs.Count = t.restoreLog.count()
 	rs.SegmentLifecycles = t.restoreLifecycles
 	return rs
 }

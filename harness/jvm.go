@@ -43,9 +43,14 @@ type JVM struct {
 	Dir string
 	// MaxHeap is the Java heap, -Xms and -Xmx; default DefaultJVMMaxHeap.
 	MaxHeap string
-	// Args are more JVM options, after the parent's.
+	// Args are more JVM options, after the parent's; default the
+	// whitespace-separated words of $ROCKSLEAK_JVM_OPTS (for experiments with
+	// the JVM's own settings).
 	Args []string
 }
+
+// JVMOptsEnvVar names extra JVM options (see JVM.Args).
+const JVMOptsEnvVar = "ROCKSLEAK_JVM_OPTS"
 
 // ErrJVMNotBuilt means a kafka-<version> model cannot start: java, the
 // child's jar or that version's classpath is missing.
@@ -144,7 +149,11 @@ func (j JVM) Command(v, tmp string) ([]string, error) {
 		"-XX:-UsePerfData",
 		"-Djava.io.tmpdir=" + tmp, // RocksJava extracts its native library here
 	}
-	args = append(args, j.Args...)
+	extra := j.Args
+	if extra == nil {
+		extra = strings.Fields(os.Getenv(JVMOptsEnvVar))
+	}
+	args = append(args, extra...)
 	return append(args, "-cp", jar+string(os.PathListSeparator)+cp, main), nil
 }
 

@@ -37,6 +37,10 @@ type Config struct {
 	// StateRoot is where per-model state directories are made; default
 	// DefaultStateRoot(). Every one is removed when its child ends.
 	StateRoot string
+	// ChangelogRoot is where per-model changelog directories (the brokers'
+	// stand-in) are made, apart from the state disk; default
+	// DefaultStateRoot(). Every one is removed when its child ends.
+	ChangelogRoot string
 	// Stderr receives the children's standard error; default discarded.
 	Stderr io.Writer
 	// OnEvent, if set, sees every event as it arrives (for progress).
@@ -55,6 +59,10 @@ type Config struct {
 	// JVM starts the children of kafka-<version> models (see JVM); Exe and
 	// ChildArgs start the Go engine's.
 	JVM JVM
+	// Progress stops a child that makes no progress (see Progress).
+	Progress Progress
+
+	diskFull *DiskFullJob // set by RunDiskFull
 }
 
 // StopSignal tells a child its verdict is settled: it stops as at its stop
@@ -71,29 +79,10 @@ var ErrChild = errors.New("a model's child process failed")
 // the run: its schema.ModelRun carries the error and Run returns an error wrapping
 // ErrChild after the remaining models.
 func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
-	if cfg.Exe == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, err
-		}
-		cfg.Exe = exe
-	}
-	if cfg.ChildArgs == nil {
-		cfg.ChildArgs = []string{"__child"}
-	}
-	if cfg.Stderr == nil {
-		cfg.Stderr = io.Discard
-	}
-	if cfg.StateRoot == "" {
-		cfg.StateRoot = DefaultStateRoot()
-	}
-	if cfg.KillAfter == 0 {
-		cfg.KillAfter = 20 * time.Second
+	if err := fillDefaults(&cfg); err != nil {
+		return nil, err
 	}
 	models := cfg.Models
-	if len(models) == 0 {
-		models = cfg.Scenario.Models
-	}
 	if err := Preflight(cfg.Scenario); err != nil {
 		return nil, err
 	}
@@ -109,7 +98,7 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 		}
 		run := runChild(ctx, cfg, m)
 		out.Runs = append(out.Runs, run)
-		if run.Summary != nil && run.Summary.Interrupted && run.StoppedByGuard == "" {
+		if run.Summary != nil && run.Summary.Interrupted && run.StoppedByGuard == "" && run.StoppedNoProgress == "" {
 			out.Interrupted = true
 		}
 		if run.Error != "" {
@@ -124,6 +113,36 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 		return out, fmt.Errorf("%w: %s", ErrChild, strings.Join(failed, "; "))
 	}
 	return out, nil
+}
+
+// fillDefaults sets cfg's unset fields to their documented defaults.
+func fillDefaults(cfg *Config) error {
+	if cfg.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		cfg.Exe = exe
+	}
+	if cfg.ChildArgs == nil {
+		cfg.ChildArgs = []string{"__child"}
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	if cfg.StateRoot == "" {
+		cfg.StateRoot = DefaultStateRoot()
+	}
+	if cfg.ChangelogRoot == "" {
+		cfg.ChangelogRoot = DefaultStateRoot()
+	}
+	if cfg.KillAfter == 0 {
+		cfg.KillAfter = 20 * time.Second
+	}
+	if len(cfg.Models) == 0 {
+		cfg.Models = cfg.Scenario.Models
+	}
+	return nil
 }
 
 func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
@@ -169,21 +188,27 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		prof = &j
 	}
 	job := Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir, Profile: prof,
-		Ops: workload.OpsVersion, Synthetic: rn.Synthetic, Allocator: string(rn.Allocator)}
+		Ops: workload.OpsVersion, Synthetic: rn.Synthetic, Allocator: string(rn.Allocator), DiskFull: cfg.diskFull}
 	exe, args := cfg.Exe, cfg.ChildArgs
+	// Every child's changelogs, made and removed here: under ChangelogRoot,
+	// not on the state disk, as Kafka's changelog topics live on the
+	// brokers (a full state disk must not fail them).
+	job.ChangelogDir, err = os.MkdirTemp(cfg.ChangelogRoot, "rocksleak-"+model+"-changelog-")
+	if err != nil {
+		run.Error = err.Error()
+		return run
+	}
+	defer os.RemoveAll(job.ChangelogDir)
 	if rn.JVM() {
-		// The JVM child: its changelogs and temporary files beside its state,
-		// made and removed here.
+		// The JVM child: its temporary files beside its state, made and
+		// removed here.
 		job.KafkaVersion = rn.KafkaVersion
-		job.ChangelogDir = stateDir + ".changelog"
 		tmp := stateDir + ".tmp"
-		for _, d := range []string{job.ChangelogDir, tmp} {
-			if err := os.Mkdir(d, 0o755); err != nil {
-				run.Error = err.Error()
-				return run
-			}
-			defer os.RemoveAll(d)
+		if err := os.Mkdir(tmp, 0o755); err != nil {
+			run.Error = err.Error()
+			return run
 		}
+		defer os.RemoveAll(tmp)
 		line, err := cfg.JVM.Command(rn.KafkaVersion, tmp)
 		if err != nil {
 			run.Error = err.Error()
@@ -241,6 +266,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		<-opsDone
 	}()
 	guard := cfg.Guard.watch(cmd.Process)
+	progress := cfg.Progress.watch(cmd.Process)
 
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -266,6 +292,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 			run.Info = *e.Info
 		case e.Sample != nil:
 			run.Samples = append(run.Samples, *e.Sample)
+			progress.observe(*e.Sample)
 			if cfg.Settled != nil && !told && cfg.Settled(model, run.Samples) {
 				told = true
 				_ = cmd.Process.Signal(StopSignal)
@@ -281,10 +308,13 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	close(done)
 	wg.Wait()
 	run.OutsideRSSPeak, run.StoppedByGuard = guard.finish()
+	run.StoppedNoProgress = progress.finish(run.Summary, stateDir, cfg.StateRoot)
 
 	switch {
 	case run.StoppedByGuard != "":
 		run.Error = run.StoppedByGuard
+	case run.StoppedNoProgress != "":
+		run.Error = run.StoppedNoProgress
 	case waitErr != nil && run.Summary != nil && run.Summary.Error != "":
 		run.Error = run.Summary.Error
 	case waitErr != nil:

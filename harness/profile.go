@@ -244,7 +244,7 @@ func collectProfile(dir, model string) *schema.HeapProfile {
 		hp.Error = err.Error()
 		return hp
 	}
-	hp.GrowthBytes = t.TotalBytes
+	hp.GrowthBytes = int64(t.TotalBytes) // exact: Attribute sums whole bytes
 	hp.PromotedBytes = parsed[last].PromotedBytes(heapprof.LargeMinClass) - parsed[first].PromotedBytes(heapprof.LargeMinClass)
 	hp.GrowthSDBytes = math.Sqrt(parsed[first].InuseVariance() + parsed[last].InuseVariance())
 	if dumps[first].nh >= 0 && dumps[last].nh >= 0 {
@@ -279,7 +279,7 @@ func collectProfile(dir, model string) *schema.HeapProfile {
 				continue
 			}
 			hp.Intervals = append(hp.Intervals, schema.ProfileInterval{FromLifecycles: dumps[i-1].lc,
-				ToLifecycles: dumps[i].lc, GrowthBytes: ti.TotalBytes, Functions: functions(ti, intervalTop)})
+				ToLifecycles: dumps[i].lc, GrowthBytes: int64(ti.TotalBytes), Functions: functions(ti, intervalTop)})
 		}
 		if err := errors.Join(errs...); err != nil {
 			hp.Error = "intervals: " + err.Error()
@@ -288,11 +288,11 @@ func collectProfile(dir, model string) *schema.HeapProfile {
 	return hp
 }
 
-func functions(t heapprof.Table, n int) []schema.ProfileFunction {
+func functions(t schema.ProfileTable, n int) []schema.ProfileFunction {
 	out := make([]schema.ProfileFunction, 0, min(n, len(t.Rows)))
 	for _, r := range t.Rows[:min(n, len(t.Rows))] {
 		if r.Bytes != 0 {
-			out = append(out, schema.ProfileFunction{Function: r.Function, Bytes: r.Bytes})
+			out = append(out, schema.ProfileFunction{Function: r.Function, Bytes: int64(r.Bytes)}) // whole bytes: exact
 		}
 	}
 	return out

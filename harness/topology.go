@@ -12,6 +12,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/rocksleak/rocksleak/changelog"
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/workload"
@@ -38,19 +39,40 @@ type topology struct {
 	records    int64
 	rebalances int64
 
-	taskErrors   int64
-	taskErrorEx  []string
-	lost         int64
-	verified     int64
-	restoreTimes []time.Duration
-	restored     int64
+	taskErrors  int64
+	taskErrorEx []string
+	lost        int64
+	verified    int64
+	// restoreLog holds the restores' durations (in a file: see durationLog)
+	// and counts them.
+	restoreLog *durationLog
+	restored   int64
 	// restoreLifecycles counts the segment lifecycles that happened during
 	// restores (window stores restoring from stream time −1).
 	restoreLifecycles int64
 
+	// unavailable and writeFailed are what a fault costs that is not data
+	// loss (schema.Summary.RecordsLost says which is which).
+	unavailable, writeFailed int64
+
 	// after is called after every store operation that may have completed a
 	// lifecycle; it is how the instruments look in without the stores knowing.
 	after func()
+
+	// logRoot holds the stores' changelog files (changelog.Path): the
+	// child's state directory, or a fleet's root. ver is the last version
+	// given to a put (a count of puts over the run, as workload's schedule
+	// numbers them), outside a fleet.
+	logRoot string
+	ver     int64
+	// latest and batch are the transient views of a changelog file, reused
+	// from one read to the next: the latest version of each key a store
+	// should hold (see latestLive) and one restore batch (see replay).
+	latest map[logKey]logVersion
+	batch  []changelog.Record
+	// logErr is the first failure to write or read a changelog file (the
+	// instrument's, not the stores'): it stops the run.
+	logErr error
 
 	// instance is set when the topology runs as one instance of a fleet
 	// (rocksleak rehearse): record keys are a function of the task, store
@@ -59,7 +81,7 @@ type topology struct {
 	// the offset of its own changelog partition (its task's); and onWrite
 	// sees every record written.
 	instance bool
-	onWrite  func(s *slot, lk logKey, ver int64)
+	onWrite  func(s *slot, r changelog.Record)
 }
 
 type task struct {
@@ -68,23 +90,36 @@ type task struct {
 }
 
 // slot is one logical store of a task: its current instance, its directory
-// generation and the changelog the harness keeps for it.
+// generation and the writer of its changelog partition's file.
 type slot struct {
 	task, idx int
 	gen       int
 	store     slotStore // nil while the store is closed or could not be opened
-	// log is the changelog: the latest version of each key (window stores:
-	// of each key at each timestamp).
-	log    map[logKey]int64
+	// clog appends the records the store accepted to its changelog file (nil
+	// until openLog); offset is the number of records in that file.
+	clog   *changelog.Writer
 	offset int64
 	// wiped: the task's directory was wiped (exactly-once corruption) while
 	// this store was closed; its next open restores it from scratch.
 	wiped bool
 }
 
+// logKey is what a record replaces: a kv store keeps one version per key
+// (ts is 0), a window store one per key and timestamp.
 type logKey struct {
 	key string
 	ts  int64
+}
+
+// logVersion is the record a logKey holds: its timestamp and version.
+type logVersion struct{ ts, ver int64 }
+
+// logKey is the logKey of a record of key at ts in the scenario's stores.
+func (t *topology) logKey(key string, ts int64) logKey {
+	if t.sc.Store == scenarios.StoreWindow {
+		return logKey{key: key, ts: ts}
+	}
+	return logKey{key: key}
 }
 
 // newTopology builds a model's topology; with synthetic, every lifecycle also
@@ -121,11 +156,12 @@ func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, s
 		env.SyntheticLeakBytes = sc.SyntheticLeakBytes
 	}
 	t := &topology{sc: sc, model: model, sem: sem, env: env, faults: inj, seed: useed,
-		rng: rand.New(rand.NewPCG(useed, 0x5eed)), root: root, after: func() {}}
+		rng: rand.New(rand.NewPCG(useed, 0x5eed)), root: root, after: func() {},
+		logRoot: root, restoreLog: &durationLog{dir: root}, latest: map[logKey]logVersion{}}
 	for i := range sc.Tasks {
 		tk := &task{id: i}
 		for j := range sc.StoresPerTask {
-			tk.stores = append(tk.stores, &slot{task: i, idx: j, log: map[logKey]int64{}})
+			tk.stores = append(tk.stores, &slot{task: i, idx: j})
 		}
 		t.tasks = append(t.tasks, tk)
 	}
@@ -165,12 +201,15 @@ func (t *topology) windowConfig(s *slot) lifecycle.WindowConfig {
 		RetentionMs: t.sc.RetentionMs, SegmentIntervalMs: t.sc.SegmentInterval(), Segment: cfg}
 }
 
-// start opens every store of every task.
+// start opens every store of every task, each with an empty changelog.
 func (t *topology) start(ctx context.Context) error {
 	for _, tk := range t.tasks {
 		for _, s := range tk.stores {
 			if ctx.Err() != nil {
 				return nil
+			}
+			if err := t.openLog(s); err != nil {
+				return err
 			}
 			if t.sc.Store == scenarios.StoreMigrating {
 				if err := t.seedOldFormat(s); err != nil {
@@ -199,22 +238,68 @@ func (t *topology) seedOldFormat(s *slot) error {
 	}
 	recs := make([]lifecycle.Record, 0, t.sc.KeySpread)
 	for k := range t.sc.KeySpread {
-		key := workload.Key(k)
-		recs = append(recs, lifecycle.Record{Key: []byte(key), Value: t.value(s, key, 0, 0)})
-		s.log[logKey{key: key}] = 0
+		r := changelog.Record{Key: workload.Key(k)}
+		recs = append(recs, lifecycle.Record{Key: []byte(r.Key), Value: t.value(s, r)})
+		if _, err := s.clog.Append(r); err != nil {
+			return fmt.Errorf("seeding old-format data: %w", err)
+		}
+		s.offset++
 	}
-	err = errors.Join(st.PutBatch(recs), st.Close())
+	err = errors.Join(st.PutBatch(recs), st.Close(), s.clog.Flush())
 	if err != nil {
 		return fmt.Errorf("seeding old-format data: %w", err)
 	}
 	return nil
 }
 
-// value is the record value of key at version ver: deterministic, so the
-// changelog keeps only versions and the harness can verify and replay
-// (workload.RecordValue, which the JVM child computes too).
-func (t *topology) value(s *slot, key string, ts, ver int64) []byte {
-	return workload.RecordValue(t.seed, t.sc.ValueBytes, s.task, s.idx, key, ts, ver)
+// value is the value of changelog record r of store s: deterministic, so the
+// changelog keeps only keys, timestamps and versions and the harness can
+// verify and replay (workload.RecordValue, which the JVM child computes too).
+func (t *topology) value(s *slot, r changelog.Record) []byte {
+	return workload.RecordValue(t.seed, t.sc.ValueBytes, s.task, s.idx, r.Key, r.Ts, r.Ver)
+}
+
+// openLog starts the writer of s's changelog file, whose s.offset records are
+// already there.
+func (t *topology) openLog(s *slot) error {
+	w, err := changelog.OpenWriter(changelog.Path(t.logRoot, s.task, s.idx), s.offset)
+	if err != nil {
+		return fmt.Errorf("changelog: %w", err)
+	}
+	s.clog = w
+	return nil
+}
+
+// logFailed records a failure to write or read a changelog file; the first
+// one stops the run (see RunChild).
+func (t *topology) logFailed(err error) {
+	if t.logErr == nil {
+		t.logErr = fmt.Errorf("changelog: %w", err)
+	}
+}
+
+// flushLog commits s's changelog: its records written since the last flush
+// go to its file.
+func (t *topology) flushLog(s *slot) {
+	if s.clog != nil {
+		if err := s.clog.Flush(); err != nil {
+			t.logFailed(err)
+		}
+	}
+}
+
+// closeLogs flushes every changelog and lets its writer go.
+func (t *topology) closeLogs() {
+	for _, tk := range t.tasks {
+		for _, s := range tk.stores {
+			if s.clog != nil {
+				if err := s.clog.Close(); err != nil {
+					t.logFailed(err)
+				}
+				s.clog = nil
+			}
+		}
+	}
 }
 
 // open (re)opens a slot's store. An unclean status under exactly-once is a
@@ -335,8 +420,21 @@ func (t *topology) restore(s *slot, moveAway bool) {
 	}
 	t.restoreLifecycles += t.env.Counts().Lifecycles.Load() - lc
 	t.restored += n
-	t.restoreTimes = append(t.restoreTimes, time.Since(begin))
+	t.restoreDone(time.Since(begin))
+	if err != nil {
+		// Kafka's restore would have stopped at the error, the task not
+		// running: what the store misses is still in the changelog.
+		t.verifyInto(s, &t.unavailable)
+		return
+	}
 	t.verify(s)
+}
+
+// restoreDone counts a restore that took d.
+func (t *topology) restoreDone(d time.Duration) {
+	if err := t.restoreLog.add(d); err != nil {
+		t.logFailed(err)
+	}
 }
 
 func (t *topology) storePath(s *slot) string {
@@ -346,41 +444,115 @@ func (t *topology) storePath(s *slot) string {
 	return t.storeConfig(s).Path
 }
 
-// replay writes the changelog into the (empty) store.
+// maxReplayErrors is how many restore batches' errors a replay keeps (the
+// count of the others is added).
+const maxReplayErrors = 3
+
+// replay writes the store's changelog into it, read from its file in restore
+// batches of restore_batch_records records, as a restore consumer fetches
+// (one batch held at a time), and returns the records replayed. The file is
+// replayed whole, as an uncompacted changelog topic is: every record, not
+// only each key's latest; a window store skips the records older than the
+// topic's retention (see scanLog).
 func (t *topology) replay(s *slot) (int64, error) {
-	keys := s.sortedLog()
-	err := s.store.replay(keys, func(k logKey) []byte { return t.value(s, k.key, k.ts, s.log[k]) }, t.sc.RestoreBatchRecords)
-	return int64(len(keys)), err
+	size := max(t.sc.RestoreBatchRecords, 1)
+	value := func(r changelog.Record) []byte { return t.value(s, r) }
+	var n, failed int64
+	var errs []error
+	write := func() {
+		if len(t.batch) == 0 {
+			return
+		}
+		if err := s.store.restoreBatch(t.batch, value); err != nil {
+			if failed++; len(errs) < maxReplayErrors {
+				errs = append(errs, err)
+			}
+		}
+		n += int64(len(t.batch))
+		clear(t.batch) // let the batch's keys go
+		t.batch = t.batch[:0]
+	}
+	if err := t.scanLog(s, func(e changelog.Entry) {
+		t.batch = append(t.batch, changelog.Record{Key: string(e.Key), Ts: e.Ts, Ver: e.Ver})
+		if len(t.batch) >= size {
+			write()
+		}
+	}); err != nil {
+		t.logFailed(err)
+	}
+	write()
+	if failed > int64(len(errs)) {
+		errs = append(errs, fmt.Errorf("and %d more failed restore batches", failed-int64(len(errs))))
+	}
+	return n, errors.Join(errs...)
 }
 
-func (s *slot) sortedLog() []logKey {
-	keys := make([]logKey, 0, len(s.log))
-	for k := range s.log {
-		keys = append(keys, k)
+// scanLog flushes s's changelog and calls fn with each record of its file
+// in offset order, the Entry's key valid during the call only. A window
+// store's reader skips the records older than the changelog topic's
+// retention: stream time − retention − windowstore.changelog.additional.retention.ms
+// (cleanup.policy compact,delete; the broker would have deleted them).
+func (t *topology) scanLog(s *slot, fn func(changelog.Entry)) error {
+	t.flushLog(s)
+	floor := int64(math.MinInt64)
+	if t.sc.Store == scenarios.StoreWindow {
+		floor = t.streamTime - t.sc.RetentionMs - t.sc.AdditionalRetentionMs
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].ts != keys[j].ts {
-			return keys[i].ts < keys[j].ts
+	return changelog.Scan(changelog.Path(t.logRoot, s.task, s.idx), func(e changelog.Entry) error {
+		if e.Ts >= floor {
+			fn(e)
 		}
-		return keys[i].key < keys[j].key
+		return nil
 	})
-	return keys
+}
+
+// live reports whether store s should hold a record at stream time ts: what
+// its open store says; with none open, a window store's records in the
+// segments live at the topology's stream time.
+func (t *topology) live(s *slot, ts int64) bool {
+	if s.store != nil {
+		return s.store.live(ts)
+	}
+	if t.sc.Store != scenarios.StoreWindow {
+		return true
+	}
+	iv := t.sc.SegmentInterval()
+	return ts/iv >= max(t.streamTime-t.sc.RetentionMs, 0)/iv
+}
+
+// latestLive fills t.latest with the last record of each key (window stores:
+// each key and timestamp) of s's changelog that s should hold (see live), in
+// one pass over its file. The map is the only view of a changelog the child
+// holds and it is transient: reused from call to call, it holds at most
+// key_spread entries for a kv store and the records of the live segments for
+// a window store, whatever the run's length.
+func (t *topology) latestLive(s *slot) error {
+	clear(t.latest)
+	err := t.scanLog(s, func(e changelog.Entry) {
+		if t.live(s, e.Ts) {
+			t.latest[t.logKey(string(e.Key), e.Ts)] = logVersion{ts: e.Ts, ver: e.Ver}
+		}
+	})
+	if err != nil {
+		t.logFailed(err)
+	}
+	return err
 }
 
 // stale reports whether the reopened store misses changelog records it should
 // hold: with no flush on commit (Kafka 4.3), a DB whose close could not flush
 // (a sticky failure leaves it in a failed state) keeps only what was last
 // flushed, its committed changelog offset included. Kafka sees this through
-// the stale persisted offset and restores from it (KAFKA-20663); the harness,
-// which keeps the changelog as latest versions rather than offsets, sees it by
-// reading the records back.
+// the stale persisted offset and restores from it (KAFKA-20663); the harness
+// sees it by reading the latest records back.
 func (t *topology) stale(s *slot) bool {
-	for k, ver := range s.log {
-		if s.store == nil || !s.store.live(k.ts) {
-			continue
-		}
-		got, err := s.store.read(k)
-		if err != nil || !bytes.Equal(got, t.value(s, k.key, k.ts, ver)) {
+	if s.store == nil || t.latestLive(s) != nil {
+		return false
+	}
+	for k, v := range t.latest {
+		r := changelog.Record{Key: k.key, Ts: v.ts, Ver: v.ver}
+		got, err := s.store.read(r)
+		if err != nil || !bytes.Equal(got, t.value(s, r)) {
 			return true
 		}
 	}
@@ -396,24 +568,28 @@ func (t *topology) catchUp(s *slot) {
 		t.taskError(s, fmt.Errorf("restore: %w", err))
 	}
 	t.restored += n
-	t.restoreTimes = append(t.restoreTimes, time.Since(begin))
+	t.restoreDone(time.Since(begin))
 }
 
-// verify reads back every changelog record the store should hold and counts
-// the ones missing or wrong.
-func (t *topology) verify(s *slot) {
-	for k, ver := range s.log {
+// verify reads back the latest changelog record of every key the store
+// should hold (see latestLive) and counts the ones missing or wrong.
+func (t *topology) verify(s *slot) { t.verifyInto(s, &t.lost) }
+
+// verifyInto is verify counting the missing or wrong records in *missing.
+func (t *topology) verifyInto(s *slot, missing *int64) {
+	if t.latestLive(s) != nil {
+		return
+	}
+	for k, v := range t.latest {
 		if s.store == nil {
-			t.lost++
+			t.unavailable++ // still in the changelog: not lost
 			continue
 		}
-		if !s.store.live(k.ts) {
-			continue
-		}
-		got, err := s.store.read(k)
+		r := changelog.Record{Key: k.key, Ts: v.ts, Ver: v.ver}
+		got, err := s.store.read(r)
 		t.verified++
-		if err != nil || !bytes.Equal(got, t.value(s, k.key, k.ts, ver)) {
-			t.lost++
+		if err != nil || !bytes.Equal(got, t.value(s, r)) {
+			*missing++
 		}
 	}
 }
@@ -474,6 +650,7 @@ func (t *topology) stepTask(ctx context.Context, tk *task, prev int64) bool {
 		if s.store != nil {
 			s.store.committed()
 		}
+		t.flushLog(s) // the changelog's commit, after the store's
 	}
 	// Samples are taken at the same phase of every task's step: after
 	// its commit (which, as in Kafka 4.3, does not flush).
@@ -504,6 +681,10 @@ func (t *topology) armTask(tk *task) {
 	}
 }
 
+// write puts the step's records into s; each one the store accepted is
+// appended to its changelog. A record's version is the count of puts over
+// the run (the schedule's numbering), or, in a fleet, a function of the
+// task's input position (the same whichever instance writes it).
 func (t *topology) write(s *slot, from int64) {
 	n := t.sc.RecordsPerStep
 	for i := range n {
@@ -517,35 +698,25 @@ func (t *topology) write(s *slot, from int64) {
 		if s.store == nil {
 			return // the store could not be opened; its task error is counted
 		}
-		lk := s.store.logKey(key, ts)
-		ver := s.log[lk] + 1
-		err := s.store.put(lk, t.value(s, lk.key, lk.ts, ver))
-		if err == nil {
-			s.log[lk] = ver
+		r := changelog.Record{Key: key, Ts: ts}
+		if t.instance {
+			r.Ver = fleetVersion(from/t.sc.StepMs, n, i)
+		} else {
+			t.ver++
+			r.Ver = t.ver
 		}
-		if err != nil {
+		if err := s.store.put(r, t.value(s, r)); err != nil {
+			t.writeFailed++ // Kafka reprocesses it: not lost
 			t.taskError(s, err)
 			continue
+		}
+		if _, err := s.clog.Append(r); err != nil {
+			t.logFailed(err)
 		}
 		s.offset++
 		t.records++
 		if t.onWrite != nil {
-			t.onWrite(s, lk, ver)
-		}
-	}
-	if s.store != nil && t.sc.Store == scenarios.StoreWindow {
-		t.pruneLog(s)
-	}
-}
-
-// pruneLog forgets the changelog records the changelog topic no longer
-// holds: a window store's changelog keeps records for the retention plus
-// windowstore.changelog.additional.retention.ms of stream time.
-func (t *topology) pruneLog(s *slot) {
-	oldest := t.streamTime - t.sc.RetentionMs - t.sc.AdditionalRetentionMs
-	for k := range s.log {
-		if k.ts < oldest {
-			delete(s.log, k)
+			t.onWrite(s, r)
 		}
 	}
 }
@@ -622,6 +793,7 @@ func (t *topology) stop() {
 	if t.env.Bounded != nil {
 		_ = t.env.Bounded.Close()
 	}
+	t.closeLogs()
 }
 
 func sortDurations(d []time.Duration) {

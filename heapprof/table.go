@@ -3,33 +3,12 @@ package heapprof
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/rocksleak/rocksleak/schema"
 )
-
-// Row is one function of a "where the growth was allocated" table.
-type Row struct {
-	// Function is the allocating function (see Attribute for the rule), or "0x<addr> (<file>)" for an address that
-	// did not symbolize.
-	Function string
-	// Bytes is the growth of the live heap attributed to Function, in bytes (negative: it shrank).
-	Bytes int64
-	// BytesPerLifecycle is Bytes divided by the lifecycles the growth spans.
-	BytesPerLifecycle float64
-	// Share is BytesPerLifecycle over the table's TotalPerLifecycle (equivalently Bytes over TotalBytes for a table
-	// of one profile).
-	Share float64
-}
-
-// Table is the plain data of a "where the growth was allocated" table, rows by decreasing Bytes.
-type Table struct {
-	Rows              []Row
-	TotalBytes        int64
-	TotalPerLifecycle float64
-	Lifecycles        int64
-}
 
 // allocatorFunctions are the C allocator's entry points; a frame in one of them is the allocator, not its caller.
 var allocatorFunctions = map[string]bool{
@@ -72,21 +51,23 @@ func isAllocator(l *profile.Location) bool {
 
 // Attribute returns the table of p's growth (its inuse_space sample type) by allocating function (AllocatingFrame),
 // over lifecycles lifecycles (> 0). Share is of the total growth, negative rows included.
-func Attribute(p *profile.Profile, lifecycles int64) (Table, error) {
+func Attribute(p *profile.Profile, lifecycles int64) (schema.ProfileTable, error) {
 	if lifecycles <= 0 {
-		return Table{}, fmt.Errorf("heapprof: lifecycles %d: must be > 0", lifecycles)
+		return schema.ProfileTable{}, fmt.Errorf("heapprof: lifecycles %d: must be > 0", lifecycles)
 	}
 	by, err := bytesByFunction(p)
 	if err != nil {
-		return Table{}, err
+		return schema.ProfileTable{}, err
 	}
-	t := Table{Lifecycles: lifecycles}
+	t := schema.ProfileTable{Lifecycles: lifecycles}
+	var total int64
 	for fn, b := range by {
-		t.Rows = append(t.Rows, Row{Function: fn, Bytes: b, BytesPerLifecycle: float64(b) / float64(lifecycles)})
-		t.TotalBytes += b
+		t.Rows = append(t.Rows, schema.ProfileRow{Function: fn, Bytes: float64(b), BytesPerLifecycle: float64(b) / float64(lifecycles)})
+		total += b
 	}
-	t.TotalPerLifecycle = float64(t.TotalBytes) / float64(lifecycles)
-	finish(&t)
+	t.TotalBytes = float64(total) // whole bytes, exact (an int64 sum)
+	t.TotalPerLifecycle = float64(total) / float64(lifecycles)
+	t.Finish()
 	return t, nil
 }
 
@@ -94,14 +75,14 @@ func Attribute(p *profile.Profile, lifecycles int64) (Table, error) {
 // (over la lifecycles) minus b's (over lb). It names what a grows by that b does not (leaky minus fixed names the
 // leak). Bytes is that per-lifecycle difference times la (b's growth scaled to a's lifecycles); Lifecycles is la;
 // Share is of the difference's total per lifecycle.
-func AttributeDiff(a *profile.Profile, la int64, b *profile.Profile, lb int64) (Table, error) {
+func AttributeDiff(a *profile.Profile, la int64, b *profile.Profile, lb int64) (schema.ProfileTable, error) {
 	ta, err := Attribute(a, la)
 	if err != nil {
-		return Table{}, err
+		return schema.ProfileTable{}, err
 	}
 	tb, err := Attribute(b, lb)
 	if err != nil {
-		return Table{}, err
+		return schema.ProfileTable{}, err
 	}
 	per := map[string]float64{}
 	for _, r := range ta.Rows {
@@ -110,13 +91,14 @@ func AttributeDiff(a *profile.Profile, la int64, b *profile.Profile, lb int64) (
 	for _, r := range tb.Rows {
 		per[r.Function] -= r.BytesPerLifecycle
 	}
-	t := Table{Lifecycles: la}
+	t := schema.ProfileTable{Lifecycles: la}
 	for fn, v := range per {
-		t.Rows = append(t.Rows, Row{Function: fn, Bytes: int64(v * float64(la)), BytesPerLifecycle: v})
+		// Whole bytes (truncated toward zero), as the profile's own figures are.
+		t.Rows = append(t.Rows, schema.ProfileRow{Function: fn, Bytes: float64(int64(v * float64(la))), BytesPerLifecycle: v})
 		t.TotalPerLifecycle += v
 	}
-	t.TotalBytes = int64(t.TotalPerLifecycle * float64(la))
-	finish(&t)
+	t.TotalBytes = float64(int64(t.TotalPerLifecycle * float64(la)))
+	t.Finish()
 	return t, nil
 }
 
@@ -142,20 +124,6 @@ func bytesByFunction(p *profile.Profile) (map[string]int64, error) {
 		}
 	}
 	return by, nil
-}
-
-func finish(t *Table) {
-	for i := range t.Rows {
-		if t.TotalPerLifecycle != 0 {
-			t.Rows[i].Share = t.Rows[i].BytesPerLifecycle / t.TotalPerLifecycle
-		}
-	}
-	sort.Slice(t.Rows, func(i, j int) bool {
-		if t.Rows[i].BytesPerLifecycle != t.Rows[j].BytesPerLifecycle {
-			return t.Rows[i].BytesPerLifecycle > t.Rows[j].BytesPerLifecycle
-		}
-		return t.Rows[i].Function < t.Rows[j].Function
-	})
 }
 
 // GrowthThrough returns the growth (inuse_space, bytes) of the samples of p whose stack has a frame for which match

@@ -6,6 +6,8 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // profileBuilder makes small growth profiles from stacks of function names; a name "je:x" is a frame in libjemalloc,
@@ -82,8 +84,8 @@ func TestAttribute(t *testing.T) {
 		p
 	tab, err := Attribute(p, 10)
 	require.NoError(t, err)
-	assert.Equal(t, Table{
-		Rows: []Row{
+	assert.Equal(t, schema.ProfileTable{
+		Rows: []schema.ProfileRow{
 			{Function: "leak", Bytes: 900, BytesPerLifecycle: 90, Share: 0.9},
 			{Function: "cache", Bytes: 200, BytesPerLifecycle: 20, Share: 0.2},
 			{Function: "shrinks", Bytes: -100, BytesPerLifecycle: -10, Share: -0.1},
@@ -104,8 +106,8 @@ func TestAttributeDiff(t *testing.T) {
 	b := newProfileBuilder().add(800, "malloc", "registry").p
 	tab, err := AttributeDiff(a, 10, b, 40)
 	require.NoError(t, err)
-	assert.Equal(t, Table{
-		Rows: []Row{
+	assert.Equal(t, schema.ProfileTable{
+		Rows: []schema.ProfileRow{
 			{Function: "leak", Bytes: 1000, BytesPerLifecycle: 100, Share: 1},
 			{Function: "registry", Bytes: 0, BytesPerLifecycle: 0, Share: 0},
 		},

@@ -52,6 +52,22 @@ type Injector struct {
 	closeRate float64
 	closeKind Fault
 	initRate  float64
+	// failInits is how many of the next inits fail, set by FailNextInits
+	// (a schedule's init_failures), before any draw.
+	failInits int
+}
+
+// NewScheduledInjector returns an injector for an executor of a schedule
+// (package workload), which decides every failure itself: no close fails
+// unless its store was armed (Store.ArmCloseFault), and an init fails only as
+// FailNextInits says.
+func NewScheduledInjector() *Injector { return &Injector{} }
+
+// FailNextInits makes the next n inits fail (0: none), whatever the draws.
+func (i *Injector) FailNextInits(n int) {
+	if i != nil {
+		i.failInits = max(n, 0)
+	}
 }
 
 // NewInjector returns an injector that fails each close with probability
@@ -86,6 +102,10 @@ func (i *Injector) NextClose() Fault {
 
 // NextInit draws whether the next open fails during init.
 func (i *Injector) NextInit() bool {
+	if i != nil && i.failInits > 0 {
+		i.failInits--
+		return true
+	}
 	if i == nil || i.initRate == 0 {
 		return false
 	}

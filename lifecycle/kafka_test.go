@@ -92,7 +92,7 @@ func kafkaTests() []kafkaTest {
 // others (their failed assertions are logged: run with -v to see them).
 func TestKafkaRegressionTests(t *testing.T) {
 	for _, kt := range kafkaTests() {
-		for _, m := range lifecycle.Models() {
+		for _, m := range spec.Models() {
 			t.Run(kt.name+kt.variant+"/"+m.Name, func(t *testing.T) {
 				f := kt.run(t, m)
 				wantPass := kt.catches == 0 || m.Has(kt.catches)

@@ -29,24 +29,8 @@ const (
 	RocksJava = spec.RocksJava
 	// NoSafetyNet: a skipped handle pins its DB, which stays open.
 	NoSafetyNet = spec.NoSafetyNet
-	// Pin is the former name of NoSafetyNet.
-	//
-	// Deprecated: use NoSafetyNet.
-	Pin = spec.NoSafetyNet
-	// SafetyNet is the former name of the semantics RocksJava replaces (same
-	// effect: skipped handles are released late and the DB closes).
-	//
-	// Deprecated: use RocksJava.
-	SafetyNet = spec.RocksJava
 )
-
-// Models returns the named models in a fixed order (spec.Models).
-func Models() []Model { return spec.Models() }
 
 // ModelByName returns the named model, or an error naming the bad value and
 // the known names (spec.ParseModel).
 func ModelByName(name string) (Model, error) { return spec.ParseModel(name) }
-
-// ParseSemantics validates a semantics name; "" is RocksJava, "pin" and
-// "safety-net" are accepted as aliases (spec.ParseSemantics).
-func ParseSemantics(s string) (Semantics, error) { return spec.ParseSemantics(s) }

@@ -47,7 +47,7 @@ var leaks = map[string]struct{ options, handles, readOptions bool }{
 }
 
 func TestLeakTableCoversEveryModel(t *testing.T) {
-	for _, m := range lifecycle.Models() {
+	for _, m := range spec.Models() {
 		l, ok := leaks[m.Name]
 		require.True(t, ok, m.Name)
 		assert.Equal(t, !l.options, m.Has(spec.FixOffsetsOptions), m.Name)
@@ -96,7 +96,7 @@ func seedOldFormat(t *testing.T, dir string) {
 func TestStoreOwnershipMatrix(t *testing.T) {
 	layouts := []lifecycle.Layout{lifecycle.KV, lifecycle.Migrating, lifecycle.Timestamped, lifecycle.MigratingWindowHeaders}
 	for _, layout := range layouts {
-		for _, m := range lifecycle.Models() {
+		for _, m := range spec.Models() {
 			for _, sem := range spec.SemanticsAll() {
 				for _, p := range allPaths {
 					name := fmt.Sprintf("%s/%s/%s/%s", layout, m.Name, sem, p)
@@ -334,7 +334,7 @@ func TestRocksJavaCloseReleasesLateAndUnlocks(t *testing.T) {
 // bookkeeping.
 func TestNoAbortAtAnyFailureRate(t *testing.T) {
 	for _, layout := range []lifecycle.Layout{lifecycle.KV, lifecycle.Migrating, lifecycle.Timestamped, lifecycle.MigratingWindowHeaders} {
-		for _, m := range lifecycle.Models() {
+		for _, m := range spec.Models() {
 			for _, sem := range spec.SemanticsAll() {
 				for _, kind := range []lifecycle.Fault{lifecycle.Transient, lifecycle.Sticky} {
 					for _, rate := range []float64{0, 0.5, 1} {
@@ -428,7 +428,7 @@ func TestRocksDBVersionFromLibrary(t *testing.T) {
 // without the safety net they pin every DB.
 func TestLedgerPerDBInstance(t *testing.T) {
 	const n = 4
-	for _, m := range lifecycle.Models() {
+	for _, m := range spec.Models() {
 		for _, sem := range spec.SemanticsAll() {
 			t.Run(m.Name+"/"+string(sem), func(t *testing.T) {
 				env := lifecycle.NewEnv(nil)

@@ -45,7 +45,7 @@ func TestWindowSegmentsRollAndLeak(t *testing.T) {
 	// window store with headers' segments leak alike: in regular mode the two
 	// three-CF layouts hold two handles per segment, as KV does.
 	for _, layout := range []lifecycle.Layout{lifecycle.KV, lifecycle.Timestamped, lifecycle.MigratingWindowHeaders} {
-		for _, m := range lifecycle.Models() {
+		for _, m := range spec.Models() {
 			for _, sem := range spec.SemanticsAll() {
 				for _, p := range []path{cleanClose, transient, sticky} {
 					t.Run(string(layout)+"/"+m.Name+"/"+string(sem)+"/"+string(p), func(t *testing.T) {
@@ -187,7 +187,7 @@ func TestWindowReopenOpensLiveSegments(t *testing.T) {
 // options were created leaves them behind under the models without the
 // options fix, and nothing under the others; the put reports RocksDB's error.
 func TestWindowSegmentInitFailure(t *testing.T) {
-	for _, m := range lifecycle.Models() {
+	for _, m := range spec.Models() {
 		t.Run(m.Name, func(t *testing.T) {
 			inj, err := lifecycle.NewInjector(3, 0, lifecycle.NoFault, 1)
 			require.NoError(t, err)
@@ -217,7 +217,7 @@ func TestWindowNoAbortAtAnyFailureRate(t *testing.T) {
 	// Plain segments, DSL timestamped segments and the migrating window store
 	// with headers' segments.
 	for _, layout := range []lifecycle.Layout{lifecycle.KV, lifecycle.Timestamped, lifecycle.MigratingWindowHeaders} {
-		for _, m := range lifecycle.Models() {
+		for _, m := range spec.Models() {
 			for _, sem := range spec.SemanticsAll() {
 				for _, rate := range []float64{0, 0.5, 1} {
 					t.Run(fmt.Sprintf("%s/%s/%s/%v", layout, m.Name, sem, rate), func(t *testing.T) {
@@ -254,7 +254,7 @@ func TestWindowNoAbortAtAnyFailureRate(t *testing.T) {
 // TestVersionedNoAbortAtAnyFailureRate: logical segments over one physical
 // store, at every close failure rate, in every model and semantics.
 func TestVersionedNoAbortAtAnyFailureRate(t *testing.T) {
-	for _, m := range lifecycle.Models() {
+	for _, m := range spec.Models() {
 		for _, sem := range spec.SemanticsAll() {
 			for _, rate := range []float64{0, 0.5, 1} {
 				t.Run(fmt.Sprintf("%s/%s/%v", m.Name, sem, rate), func(t *testing.T) {

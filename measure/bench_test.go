@@ -38,7 +38,7 @@ func BenchmarkSampleParts(b *testing.B) {
 		{"fd", func() error { _, err := s.fds.count(); return err }},
 		{"fd_listing", func() error { _, err := s.fds.countByListing(); return err }},
 		{"native_heap", func() error { _, err := nativeHeapInUse(s.alloc); return err }},
-		{"go_heap", func() error { _, err := s.goHeap.read(); return err }},
+		{"go_heap", func() error { _, _, err := s.goHeap.read(); return err }},
 	}
 	for _, p := range parts {
 		b.Run(p.name, func(b *testing.B) {

@@ -90,7 +90,7 @@ func TestHeapProfileKnownAnswer(t *testing.T) {
 		tab, err := heapprof.Attribute(g, measuredIters)
 		require.NoError(t, err)
 		require.NotEmpty(t, tab.Rows)
-		t.Logf("profiled: %.0f iterations/s; growth %d bytes (known %.0f); rows: %+v; comments: %q", rate, tab.TotalBytes, known, tab.Rows, g.Comments)
+		t.Logf("profiled: %.0f iterations/s; growth %.0f bytes (known %.0f); rows: %+v; comments: %q", rate, tab.TotalBytes, known, tab.Rows, g.Comments)
 		assert.Equal(t, testalloc.SyntheticLeakFunction, tab.Rows[0].Function)
 		assert.GreaterOrEqual(t, tab.Rows[0].Share, 0.95)
 		assert.InEpsilon(t, known, float64(tab.TotalBytes), 0.10)
@@ -120,7 +120,7 @@ func TestHeapProfileKnownAnswer(t *testing.T) {
 		g := growthOf(t, dir)
 		tab, err := heapprof.Attribute(g, measuredIters)
 		require.NoError(t, err)
-		t.Logf("churn growth %d bytes; rows: %+v", tab.TotalBytes, tab.Rows)
+		t.Logf("churn growth %.0f bytes; rows: %+v", tab.TotalBytes, tab.Rows)
 		assert.Less(t, math.Abs(float64(tab.TotalBytes)), 0.02*known, "allocate-and-free must show no growth")
 		// prof_accum is off (see HeapProfileMallocConf): no allocation counts are kept, only the live heap.
 		var allocated int64

@@ -22,11 +22,12 @@ func TestReadFixture(t *testing.T) {
 	require.NoError(t, err)
 	page := int64(os.Getpagesize())
 	assert.Equal(t, Memory{
-		RSS:        512 * page,
-		VMS:        2048 * page,
-		FDs:        5, // 0, 1, 2, 3, 7
-		NativeHeap: Unavailable,
-		GoHeap:     Unavailable,
+		RSS:          512 * page,
+		VMS:          2048 * page,
+		FDs:          5, // 0, 1, 2, 3, 7
+		NativeHeap:   Unavailable,
+		GoHeap:       Unavailable,
+		RuntimeBytes: Unavailable,
 	}, m)
 
 	again, err := s.Read()

@@ -103,14 +103,15 @@ func (s *Sampler) Read() (Memory, error) {
 	if err != nil {
 		return Memory{}, err
 	}
-	m := Memory{RSS: resident * s.page, VMS: size * s.page, FDs: fds, NativeHeap: Unavailable, GoHeap: Unavailable}
+	m := Memory{RSS: resident * s.page, VMS: size * s.page, FDs: fds, NativeHeap: Unavailable, GoHeap: Unavailable,
+		RuntimeBytes: Unavailable}
 	if !s.self {
 		return m, nil
 	}
 	if m.NativeHeap, err = nativeHeapInUse(s.alloc); err != nil {
 		return Memory{}, err
 	}
-	if m.GoHeap, err = s.goHeap.read(); err != nil {
+	if m.GoHeap, m.RuntimeBytes, err = s.goHeap.read(); err != nil {
 		return Memory{}, err
 	}
 	return m, nil

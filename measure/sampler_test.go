@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,6 +104,29 @@ func TestNativeHeapIgnoresGoAllocations(t *testing.T) {
 	// A GC cycle during the loop may free garbage that predates it, so allow a little below total.
 	assert.GreaterOrEqual(t, after.GoHeap-before.GoHeap, int64(total)*9/10)
 	assert.InDelta(t, before.NativeHeap, after.NativeHeap, slack)
+	// The Go runtime's resident bytes carry them too (the instrument's share of RSS).
+	assert.GreaterOrEqual(t, after.RuntimeBytes-before.RuntimeBytes, int64(total)*9/10)
+}
+
+// TestRuntimeBytesIgnoresMalloc: a touched C allocation raises RSS and leaves the Go runtime's resident bytes where
+// they were, so it falls in the code's RSS (RSS − RuntimeBytes). With the freed Go heap returned to the OS first, the
+// Go runtime's figure lies within RSS (it counts mapped memory: heap freed but not yet returned, pages never touched,
+// would count too).
+func TestRuntimeBytesIgnoresMalloc(t *testing.T) {
+	const (
+		n     = 64 * mib
+		slack = 1 * mib
+	)
+	s := newSelfSampler(t)
+	debug.FreeOSMemory()
+	before := read(t, s)
+	p := testalloc.Malloc(n)
+	t.Cleanup(func() { testalloc.Free(p) })
+	held := read(t, s)
+	assert.Positive(t, before.RuntimeBytes)
+	assert.Less(t, before.RuntimeBytes, before.RSS)
+	assert.InDelta(t, before.RuntimeBytes, held.RuntimeBytes, slack)
+	assert.GreaterOrEqual(t, held.CodeRSS()-before.CodeRSS(), int64(n)*9/10)
 }
 
 func TestRSSTracksTouchedMalloc(t *testing.T) {

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"github.com/rocksleak/rocksleak/internal/units"
 
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/schema"
@@ -38,7 +39,7 @@ func Finding(r *schema.Result) []string {
 			nat = f.Total.PerLifecycle
 		}
 		est := fmtEst(nat, "bytes", true)
-		floor := fmtBytes(r.Floors.NativeHeap)
+		floor := units.FormatBytes(r.Floors.NativeHeap)
 		switch w := analysis.VerdictWord(run.Verdict.Leak); w {
 		case analysis.WordLeak:
 			out = append(out, fmt.Sprintf("%s leaks: native heap %s per lifecycle (95%% CI).", modelLabel(m), est))

@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/results/plotmark"
 	"github.com/rocksleak/rocksleak/schema"
 )
@@ -104,7 +105,7 @@ func signalPlot(r *schema.Result, samples map[string][]schema.Sample, models []s
 			line.LineStyle = draw.LineStyle{Color: st.color, Width: vg.Points(2)}
 			p.Add(line)
 			thumbs = append(thumbs, line)
-			label += "  " + fmtSignedBytes(f.PerLifecycle.Value) + "/lifecycle"
+			label += "  " + units.FormatSignedBytes(f.PerLifecycle.Value) + "/lifecycle"
 			if !f.PerLifecycle.Valid {
 				label += " (no CI)"
 			}

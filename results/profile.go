@@ -7,11 +7,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/rocksleak/rocksleak/internal/table"
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
 )
@@ -43,28 +43,10 @@ func AddDir(files Files, dir string) error {
 // ProfileTop is how many functions a "where the growth was allocated" table lists.
 const ProfileTop = 10
 
-// ProfileRow is one function of a growth table: Bytes over the profile's lifecycles, BytesPerLifecycle, and Share
-// of the table's total per lifecycle.
-type ProfileRow struct {
-	Function          string
-	Bytes             float64
-	BytesPerLifecycle float64
-	Share             float64
-}
-
-// ProfileTable is a model's growth by allocating function (Diff: one model's minus another's, per lifecycle).
-type ProfileTable struct {
-	Model, Minus      string // Minus is "" for one model's own growth
-	Lifecycles        int64
-	TotalBytes        float64
-	TotalPerLifecycle float64
-	Rows              []ProfileRow // every function, by decreasing BytesPerLifecycle
-}
-
 // ProfileGrowth returns run's profile as a table, false when run has no usable profile.
-func ProfileGrowth(model string, run *schema.Run) (ProfileTable, bool) {
+func ProfileGrowth(model string, run *schema.Run) (schema.ProfileTable, bool) {
 	if run == nil || run.Profile == nil || run.Profile.Lifecycles <= 0 || run.Profile.File == "" {
-		return ProfileTable{}, false
+		return schema.ProfileTable{}, false
 	}
 	p := run.Profile
 	per := map[string]float64{}
@@ -76,11 +58,11 @@ func ProfileGrowth(model string, run *schema.Run) (ProfileTable, bool) {
 
 // ProfileDiff returns model a's growth per lifecycle minus model b's, by function (Bytes scaled to a's lifecycles):
 // what a grows by that b does not.
-func ProfileDiff(a string, ra *schema.Run, b string, rb *schema.Run) (ProfileTable, bool) {
+func ProfileDiff(a string, ra *schema.Run, b string, rb *schema.Run) (schema.ProfileTable, bool) {
 	ta, okA := ProfileGrowth(a, ra)
 	tb, okB := ProfileGrowth(b, rb)
 	if !okA || !okB {
-		return ProfileTable{}, false
+		return schema.ProfileTable{}, false
 	}
 	per := map[string]float64{}
 	for _, r := range ta.Rows {
@@ -92,24 +74,14 @@ func ProfileDiff(a string, ra *schema.Run, b string, rb *schema.Run) (ProfileTab
 	return profileTable(a, b, ta.Lifecycles, per), true
 }
 
-func profileTable(model, minus string, lifecycles int64, per map[string]float64) ProfileTable {
-	t := ProfileTable{Model: model, Minus: minus, Lifecycles: lifecycles}
+func profileTable(model, minus string, lifecycles int64, per map[string]float64) schema.ProfileTable {
+	t := schema.ProfileTable{Model: model, Minus: minus, Lifecycles: lifecycles}
 	for fn, v := range per {
-		t.Rows = append(t.Rows, ProfileRow{Function: fn, BytesPerLifecycle: v, Bytes: v * float64(lifecycles)})
+		t.Rows = append(t.Rows, schema.ProfileRow{Function: fn, BytesPerLifecycle: v, Bytes: v * float64(lifecycles)})
 		t.TotalPerLifecycle += v
 	}
 	t.TotalBytes = t.TotalPerLifecycle * float64(lifecycles)
-	for i := range t.Rows {
-		if t.TotalPerLifecycle != 0 {
-			t.Rows[i].Share = t.Rows[i].BytesPerLifecycle / t.TotalPerLifecycle
-		}
-	}
-	sort.Slice(t.Rows, func(i, j int) bool {
-		if t.Rows[i].BytesPerLifecycle != t.Rows[j].BytesPerLifecycle {
-			return t.Rows[i].BytesPerLifecycle > t.Rows[j].BytesPerLifecycle
-		}
-		return t.Rows[i].Function < t.Rows[j].Function
-	})
+	t.Finish()
 	return t
 }
 
@@ -200,7 +172,7 @@ func ProfileAgreement(run *schema.Run) (a Agreement, ok bool) {
 
 // reportProfiles writes the "Where the growth was allocated" section when any model was profiled.
 func reportProfiles(b *bytes.Buffer, r *schema.Result) {
-	var tables []ProfileTable
+	var tables []schema.ProfileTable
 	var runs []*schema.Run
 	for _, m := range r.Models {
 		if t, ok := ProfileGrowth(m, r.Runs[m]); ok {
@@ -230,22 +202,22 @@ func reportProfiles(b *bytes.Buffer, r *schema.Result) {
 		hp := runs[i].Profile
 		p("### %s\n\n", t.Model)
 		p("Growth %s over %d lifecycles (%d → %d), %s/lifecycle, sampled every %s; %s.\n",
-			fmtSignedBytes(t.TotalBytes), t.Lifecycles, hp.WarmLifecycles, hp.EndLifecycles,
-			fmtSignedBytes(t.TotalPerLifecycle), fmtBytes(float64(hp.SamplingIntervalBytes)), hp.File)
+			units.FormatSignedBytes(t.TotalBytes), t.Lifecycles, hp.WarmLifecycles, hp.EndLifecycles,
+			units.FormatSignedBytes(t.TotalPerLifecycle), units.FormatBytes(float64(hp.SamplingIntervalBytes)), hp.File)
 		if a, ok := ProfileAgreement(runs[i]); ok {
 			what := "Native-heap slope of this run"
 			if a.AtDumps {
 				what = "Native heap between the dumps"
 			}
 			p("%s %s/lifecycle, of which %s/lifecycle is jemalloc's promotion of sampled objects to 16 KiB: %s/lifecycle "+
-				"against the profile's %s (ratio %s", what, fmtSignedBytes(a.Native), fmtSignedBytes(a.Promoted),
-				fmtSignedBytes(a.Native-a.Promoted), fmtSignedBytes(a.Profile), strconv.FormatFloat(a.Ratio, 'f', 3, 64))
+				"against the profile's %s (ratio %s", what, units.FormatSignedBytes(a.Native), units.FormatSignedBytes(a.Promoted),
+				units.FormatSignedBytes(a.Native-a.Promoted), units.FormatSignedBytes(a.Profile), strconv.FormatFloat(a.Ratio, 'f', 3, 64))
 			if a.RatioSD > 0 {
 				p(", the profile's sampling standard deviation ±%s", strconv.FormatFloat(a.RatioSD, 'f', 3, 64))
 			}
 			p(").")
 			if a.AtDumps && a.Slope != 0 {
-				p(" The run's native-heap slope: %s/lifecycle.", fmtSignedBytes(a.Slope))
+				p(" The run's native-heap slope: %s/lifecycle.", units.FormatSignedBytes(a.Slope))
 			}
 			p("\n")
 		}
@@ -256,11 +228,11 @@ func reportProfiles(b *bytes.Buffer, r *schema.Result) {
 			for _, iv := range hp.Intervals {
 				top := "—"
 				if len(iv.Functions) > 0 {
-					top = fmt.Sprintf("%s (%s)", iv.Functions[0].Function, fmtSignedBytes(float64(iv.Functions[0].Bytes)))
+					top = fmt.Sprintf("%s (%s)", iv.Functions[0].Function, units.FormatSignedBytes(float64(iv.Functions[0].Bytes)))
 				}
 				n := max(1, iv.ToLifecycles-iv.FromLifecycles)
-				it.Add(fmt.Sprintf("%d → %d", iv.FromLifecycles, iv.ToLifecycles), fmtSignedBytes(float64(iv.GrowthBytes)),
-					fmtSignedBytes(float64(iv.GrowthBytes)/float64(n)), top)
+				it.Add(fmt.Sprintf("%d → %d", iv.FromLifecycles, iv.ToLifecycles), units.FormatSignedBytes(float64(iv.GrowthBytes)),
+					units.FormatSignedBytes(float64(iv.GrowthBytes)/float64(n)), top)
 			}
 			p("Growth between consecutive dumps (--profile-every):\n\n")
 			it.Markdown(b)
@@ -270,15 +242,15 @@ func reportProfiles(b *bytes.Buffer, r *schema.Result) {
 		t, _ := ProfileDiff(pair[0], r.Runs[pair[0]], pair[1], r.Runs[pair[1]])
 		p("### %s minus %s\n\n", t.Model, t.Minus)
 		p("Per lifecycle, %s's growth by function minus %s's: %s/lifecycle in all.\n\n", t.Model, t.Minus,
-			fmtSignedBytes(t.TotalPerLifecycle))
+			units.FormatSignedBytes(t.TotalPerLifecycle))
 		profileRows(t).Markdown(b)
 	}
 }
 
-func profileRows(t ProfileTable) *table.Table {
+func profileRows(t schema.ProfileTable) *table.Table {
 	tb := table.New("l|r|r|r", "function", "bytes", "per lifecycle", "share")
 	for _, r := range t.Rows[:min(ProfileTop, len(t.Rows))] {
-		tb.Add(r.Function, fmtSignedBytes(r.Bytes), fmtSignedBytes(r.BytesPerLifecycle), fmtSignedPercent(r.Share))
+		tb.Add(r.Function, units.FormatSignedBytes(r.Bytes), units.FormatSignedBytes(r.BytesPerLifecycle), fmtSignedPercent(r.Share))
 	}
 	return tb
 }

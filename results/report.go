@@ -72,6 +72,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 
 	p("## Runs\n\n")
 	reportRuns(&b, r)
+	reportOwners(&b, r)
 
 	p("## Fits\n\n")
 	p("Slopes with their 95%% interval. *per lifecycle*: Y ~ 1 + lifecycles, the whole growth per lifecycle at this run's " +
@@ -127,12 +128,13 @@ func ReportMarkdown(r *schema.Result) []byte {
 		rt := table.New("l|r|r|r", "model", "native heap per DB", "RSS per DB", "open DBs (median)")
 		for _, m := range r.Models {
 			if res := r.Runs[m].Resident; res != nil {
-				rt.Add(m, fmtBytes(res.NativeHeapPerDB), fmtBytes(res.RSSPerDB), fmtCount(res.OpenDBs))
+				rt.Add(m, units.FormatBytes(res.NativeHeapPerDB), units.FormatBytes(res.RSSPerDB), fmtCount(res.OpenDBs))
 			}
 		}
 		rt.Markdown(&b)
 	}
 
+	reportRetention(&b, r)
 	reportProfiles(&b, r)
 
 	p("## Plots\n\n")
@@ -199,6 +201,12 @@ func reportRuns(b *bytes.Buffer, r *schema.Result) {
 	row("records written", func(run *schema.Run) string { return i(run.Records) })
 	row("task errors", func(run *schema.Run) string { return i(run.TaskErrors) })
 	row("records lost / verified", func(run *schema.Run) string { return i(run.RecordsLost) + " / " + i(run.Verified) })
+	if anyRun(r, func(run *schema.Run) bool { return run.RecordsUnavailable+run.RecordsWriteFailed > 0 }) {
+		// What a fault cost that Kafka would not lose (schema.Summary.RecordsLost).
+		row("not lost: unavailable / write failed", func(run *schema.Run) string {
+			return i(run.RecordsUnavailable) + " / " + i(run.RecordsWriteFailed)
+		})
+	}
 	row("restores (count, p50, max)", func(run *schema.Run) string {
 		if run.Restore.Count == 0 {
 			return "0"
@@ -235,11 +243,68 @@ func reportRuns(b *bytes.Buffer, r *schema.Result) {
 	}
 }
 
+// hasRuntime reports whether some model's samples carry the instrument's runtime bytes.
+func hasRuntime(r *schema.Result) bool {
+	for _, m := range r.Models {
+		if run := r.Runs[m]; run.Samples > 0 && run.RuntimeStart > 0 && run.RuntimeEnd > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// reportOwners renders "RSS by owner": each model's RSS at the first and the last sample split into what the
+// instrument's runtime held and what the code under test held (the RSS the fits and verdicts read), and the
+// instrument's Go heap with its slope. Nothing for results without the runtime's bytes.
+func reportOwners(b *bytes.Buffer, r *schema.Result) {
+	if !hasRuntime(r) {
+		return
+	}
+	fmt.Fprintf(b, "## RSS by owner\n\n")
+	fmt.Fprintf(b, "Each model's RSS at its first and last sample, split by who holds it. *The instrument* is the "+
+		"child's own runtime: in the Go engine the Go runtime's mapped memory less what it returned to the OS (its heap, "+
+		"stacks and metadata; an upper bound on its resident share), in the JVM engine the Java heap committed, "+
+		"metaspace and code cache. *The code under test* is the rest: the C allocator's heap and what it retains, "+
+		"RocksDB's own mappings, the libraries' code. The RSS fits and verdicts read the code's RSS. The instrument's Go "+
+		"heap (the Go child's objects: samples, the transient view of a changelog) is part of its runtime; its slope is "+
+		"the Go heap fit's.\n\n")
+	t := table.New("l|r|r|r|r|r|r", "model", "RSS first → last", "instrument first → last", "code under test first → last",
+		"instrument's share of RSS at the end", "instrument's Go heap first → last", "Go heap per lifecycle [95% CI]")
+	for _, m := range r.Models {
+		run := r.Runs[m]
+		share, goHeap, ok := instrumentOf(run)
+		if !ok {
+			t.Add(m, startEnd(run.Samples, run.RSSStart, run.RSSEnd), "—", "—", "—", "—", "—")
+			continue
+		}
+		t.Add(m, startEnd(run.Samples, run.RSSStart, run.RSSEnd), startEnd(run.Samples, run.RuntimeStart, run.RuntimeEnd),
+			startEnd(run.Samples, run.RSSStart-run.RuntimeStart, run.RSSEnd-run.RuntimeEnd), share, goHeap,
+			totalSlope(run, analysis.SignalGoHeap))
+	}
+	t.Markdown(b)
+}
+
+// instrumentOf renders a run's instrument figures: its runtime's share of RSS at the end and its Go heap first →
+// last ("—" when not read); ok is false when the run has no runtime bytes.
+func instrumentOf(run *schema.Run) (share, goHeap string, ok bool) {
+	if run.Samples == 0 || run.RuntimeStart <= 0 || run.RuntimeEnd <= 0 {
+		return "", "", false
+	}
+	share, goHeap = "—", "—"
+	if run.RSSEnd > 0 {
+		share = fmtPercent(float64(run.RuntimeEnd) / float64(run.RSSEnd))
+	}
+	if run.GoHeapStart >= 0 && run.GoHeapEnd >= 0 {
+		goHeap = startEnd(run.Samples, run.GoHeapStart, run.GoHeapEnd)
+	}
+	return share, goHeap, true
+}
+
 func startEnd(samples int, start, end int64) string {
 	if samples == 0 {
 		return "—"
 	}
-	return fmt.Sprintf("%s → %s (%s)", fmtBytes(float64(start)), fmtBytes(float64(end)), fmtSignedBytes(float64(end-start)))
+	return fmt.Sprintf("%s → %s (%s)", units.FormatBytes(float64(start)), units.FormatBytes(float64(end)), units.FormatSignedBytes(float64(end-start)))
 }
 
 func reportFit(b *bytes.Buffer, r *schema.Result, sig string) {
@@ -382,7 +447,7 @@ func calibrationTable(cs []schema.Calibration) *table.Table {
 	t := table.New("l|l|r|r|r|r|r", "model", "control", "known per lifecycle", "native heap [95% CI]", "error",
 		"RSS [95% CI]", "error")
 	for _, c := range cs {
-		t.Add(c.Model, c.Control, fmtBytes(c.KnownPerLifecycle), fmtEst(c.NativeHeap, "bytes", true),
+		t.Add(c.Model, c.Control, units.FormatBytes(c.KnownPerLifecycle), fmtEst(c.NativeHeap, "bytes", true),
 			fmtSignedPercent(c.NativeHeapError), fmtEst(c.RSS, "bytes", true), fmtSignedPercent(c.RSSError))
 	}
 	return t
@@ -435,7 +500,7 @@ func scenarioTable(s scenarios.Scenario) *table.Table {
 	t.Add("sampling", fmt.Sprintf("every %s and every %d ms", plural(s.SampleEveryLifecycles, "lifecycle"), s.SampleIntervalMs))
 	if s.SyntheticLeakBytes != 0 || s.RestoreScratchBytes != 0 {
 		t.Add("calibration", fmt.Sprintf("synthetic leak %s per lifecycle, restore scratch %s",
-			fmtBytes(float64(s.SyntheticLeakBytes)), fmtBytes(float64(s.RestoreScratchBytes))))
+			units.FormatBytes(float64(s.SyntheticLeakBytes)), units.FormatBytes(float64(s.RestoreScratchBytes))))
 	}
 	t.Add("seed", strconv.FormatInt(s.Seed, 10))
 	return t
@@ -538,10 +603,6 @@ func verdictReason(run *schema.Run) string {
 
 // Numbers for people.
 
-// fmtBytes and fmtSignedBytes: bytes for people (see package bytesize).
-func fmtBytes(v float64) string       { return units.FormatBytes(v) }
-func fmtSignedBytes(v float64) string { return units.FormatSignedBytes(v) }
-
 // fmtCount renders a count (or a slope of counts) with three significant
 // digits and no exponent, whole numbers as they are: "67", "1234", "12.5",
 // "0.969", "0.00415".
@@ -567,7 +628,7 @@ func fmtQty(v float64, unit string) string {
 	if unit == "fds" {
 		return fmtCount(v) + " FDs"
 	}
-	return fmtBytes(v)
+	return units.FormatBytes(v)
 }
 
 // fmtSignedQty is fmtQty with an explicit sign.
@@ -651,4 +712,14 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
+}
+
+// anyRun reports whether pred holds for one of r's runs.
+func anyRun(r *schema.Result, pred func(*schema.Run) bool) bool {
+	for _, run := range r.Runs {
+		if run != nil && pred(run) {
+			return true
+		}
+	}
+	return false
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/internal/golden"
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/stats"
 )
@@ -46,7 +47,7 @@ func TestReportSections(t *testing.T) {
 	md := string(ReportMarkdown(r))
 	assert.True(t, strings.HasPrefix(md, "# rocksleak report: smoke — complete\n"))
 	for _, want := range []string{
-		"## How to read this", "floor of 2.00 KiB/lifecycle", "floor of " + fmtBytes(r.Floors.RSS) + "/lifecycle",
+		"## How to read this", "floor of 2.00 KiB/lifecycle", "floor of " + units.FormatBytes(r.Floors.RSS) + "/lifecycle",
 		"## Verdicts", "## Runs", "## Fits", "### Native heap in use", "### Resident set size (RSS)",
 		"### Go heap in use", "### Open file descriptors", "## Comparisons", "## Resident cost per open DB",
 		"](native_heap.png)", "](rss.png)", "](ledger.png)", "## Scenario", "## Provenance",
@@ -128,21 +129,21 @@ func TestFormatting(t *testing.T) {
 	for _, tc := range []struct {
 		got, want string
 	}{
-		{fmtBytes(0), "0 B"},
-		{fmtBytes(9.5), "10 B"},
-		{fmtBytes(512), "512 B"},
-		{fmtBytes(1023), "1023 B"},
-		{fmtBytes(1024), "1.00 KiB"},
-		{fmtBytes(1536), "1.50 KiB"},
-		{fmtBytes(-1536), "-1.50 KiB"},
-		{fmtBytes(11.4 * 1024), "11.4 KiB"},
-		{fmtBytes(123.4 * 1024), "123 KiB"},
-		{fmtBytes(3 << 20), "3.00 MiB"},
-		{fmtBytes(5 << 30), "5.00 GiB"},
-		{fmtSignedBytes(1536), "+1.50 KiB"},
-		{fmtSignedBytes(0), "+0 B"},
-		{fmtSignedBytes(-512), "-512 B"},
-		{fmtSignedBytes(-48.7 * 1024), "-48.7 KiB"},
+		{units.FormatBytes(0), "0 B"},
+		{units.FormatBytes(9.5), "10 B"},
+		{units.FormatBytes(512), "512 B"},
+		{units.FormatBytes(1023), "1023 B"},
+		{units.FormatBytes(1024), "1.00 KiB"},
+		{units.FormatBytes(1536), "1.50 KiB"},
+		{units.FormatBytes(-1536), "-1.50 KiB"},
+		{units.FormatBytes(11.4 * 1024), "11.4 KiB"},
+		{units.FormatBytes(123.4 * 1024), "123 KiB"},
+		{units.FormatBytes(3 << 20), "3.00 MiB"},
+		{units.FormatBytes(5 << 30), "5.00 GiB"},
+		{units.FormatSignedBytes(1536), "+1.50 KiB"},
+		{units.FormatSignedBytes(0), "+0 B"},
+		{units.FormatSignedBytes(-512), "-512 B"},
+		{units.FormatSignedBytes(-48.7 * 1024), "-48.7 KiB"},
 		{fmtCount(67), "67"},
 		{fmtCount(1234), "1234"},
 		{fmtCount(12.34), "12.3"},
@@ -177,4 +178,25 @@ func TestFormatting(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, tc.got)
 	}
+}
+
+// TestRSSByOwnerOnlyWhenRecorded: a result whose samples carry the instrument's runtime bytes splits each model's RSS
+// by owner in the report and the summary (raw RSS, the instrument's part, the code's part, the share, the Go heap);
+// a result without them (written before they were recorded) has neither.
+func TestRSSByOwnerOnlyWhenRecorded(t *testing.T) {
+	smoke := readTestResult(t, "smoke")
+	assert.NotContains(t, string(ReportMarkdown(smoke)), "## RSS by owner")
+	assert.NotContains(t, Summary(smoke), "instrument")
+
+	run := smoke.Runs["fixed"]
+	run.RSSStart, run.RSSEnd = 24<<20, 40<<20
+	run.RuntimeStart, run.RuntimeEnd = 6<<20, 10<<20
+	run.GoHeapStart, run.GoHeapEnd = 1<<20, 2<<20
+	md := string(ReportMarkdown(smoke))
+	require.Contains(t, md, "## RSS by owner")
+	assert.Contains(t, md, "| fixed | 24.0 MiB → 40.0 MiB (+16.0 MiB) | 6.00 MiB → 10.0 MiB (+4.00 MiB) | "+
+		"18.0 MiB → 30.0 MiB (+12.0 MiB) | 25% | 1.00 MiB → 2.00 MiB (+1.00 MiB) |")
+	assert.Contains(t, md, "| leaky | 23.4 MiB → 30.6 MiB (+7.16 MiB) | — | — | — | — | — |", "a run without the figure")
+	sum := Summary(smoke)
+	assert.Contains(t, sum, "fixed: 6.00 MiB → 10.0 MiB (+4.00 MiB), 25% of RSS 40.0 MiB; Go heap 1.00 MiB → 2.00 MiB (+1.00 MiB)")
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/table"
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -38,7 +39,7 @@ func Summary(r *schema.Result) string {
 		run := r.Runs[m]
 		i := func(v int64) string { return strconv.FormatInt(v, 10) }
 		t.Add(m, i(run.Lifecycles), i(run.FailedCloses), i(run.TaskErrors), i(run.RecordsLost),
-			fmtSignedBytes(float64(run.NativeHeapEnd-run.NativeHeapStart)), fmtSignedBytes(float64(run.RSSEnd-run.RSSStart)),
+			units.FormatSignedBytes(float64(run.NativeHeapEnd-run.NativeHeapStart)), units.FormatSignedBytes(float64(run.RSSEnd-run.RSSStart)),
 			totalSlope(run, analysis.SignalNativeHeap), totalSlope(run, analysis.SignalRSS), ledgerString(run.LedgerAtEnd),
 			verdictWord(run))
 	}
@@ -49,6 +50,20 @@ func Summary(r *schema.Result) string {
 		summaryVerdictExtras(&b, r.Runs[m])
 	}
 	summaryControlled(&b, r)
+	if hasRuntime(r) {
+		b.WriteString("\nthe instrument's own memory in the child (its runtime's resident bytes, first → last; of its RSS at the end; " +
+			"its Go heap first → last and per lifecycle):\n")
+		for _, m := range r.Models {
+			run := r.Runs[m]
+			share, goHeap, ok := instrumentOf(run)
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(&b, "  %s: %s, %s of RSS %s; Go heap %s, %s\n", m, startEnd(run.Samples, run.RuntimeStart, run.RuntimeEnd),
+				share, units.FormatBytes(float64(run.RSSEnd)), goHeap, totalSlope(run, analysis.SignalGoHeap))
+		}
+	}
+	summaryRetention(&b, r)
 	if len(r.Attribution) > 0 {
 		b.WriteString("\nattribution (whole growth per lifecycle of each model, 95% CI):\n")
 		attributionTable(r.Attribution).Text(&b)

@@ -34,7 +34,7 @@ func howToRead(r *schema.Result) string {
 		"the two-counter fit separates the cost of a failed close. Controlled verdicts judge a model against a control in the "+
 		"same run that differs from it by one thing: they find leaks below any floor. Bytes are scaled by 1024 (KiB, MiB); "+
 		"result.json and samples.csv hold the raw numbers.",
-		fmtBytes(r.Floors.NativeHeap), fmtBytes(r.Floors.RSS))
+		units.FormatBytes(r.Floors.NativeHeap), units.FormatBytes(r.Floors.RSS))
 }
 
 // verdictTable has one row per model: the verdict, its reason, the flags

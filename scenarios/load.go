@@ -4,7 +4,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -101,14 +100,9 @@ func isPath(nameOrPath string) bool {
 }
 
 func loadFile(p string) (Scenario, error) {
-	f, err := os.Open(p)
+	data, err := strictyaml.ReadFile(p, MaxFileBytes)
 	if err != nil {
 		return Scenario{}, fmt.Errorf("%w: scenario file: %w", ErrInvalid, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return Scenario{}, fmt.Errorf("%w: scenario file %s: %w", ErrInvalid, p, err)
 	}
 	s, err := parse(data, nameFromPath(p))
 	if err != nil {

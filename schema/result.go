@@ -137,6 +137,14 @@ type Run struct {
 	NativeHeapEnd   int64 `json:"native_heap_end"`
 	RSSStart        int64 `json:"rss_start"`
 	RSSEnd          int64 `json:"rss_end"`
+	// The instrument's own memory in the child at the first and the last
+	// sample: its Go heap (Memory.GoHeap; Unavailable in a JVM child) and
+	// the resident bytes its runtime holds (Memory.RuntimeBytes; 0 in
+	// results written before it was recorded). Bytes.
+	GoHeapStart  int64 `json:"go_heap_start"`
+	GoHeapEnd    int64 `json:"go_heap_end"`
+	RuntimeStart int64 `json:"runtime_start"`
+	RuntimeEnd   int64 `json:"runtime_end"`
 	// Fits by signal (native_heap, rss, go_heap, fds) and the verdict.
 	Fits    map[string]SignalFit `json:"fits,omitempty"`
 	Verdict *Verdict             `json:"verdict,omitempty"`
@@ -150,6 +158,10 @@ type Run struct {
 	// StoppedByGuard is set when the parent's memory guard stopped the child
 	// (its RSS, seen from outside, crossed --max-rss): why, in words.
 	StoppedByGuard string `json:"stopped_by_guard,omitempty"`
+	// StoppedNoProgress is set when the parent stopped the child for making
+	// no progress (no lifecycle for a while, or task errors far outpacing its
+	// lifecycles): why, the first task error, and what to fix.
+	StoppedNoProgress string `json:"stopped_no_progress,omitempty"`
 	// OutsideRSSPeak is the largest RSS of the child the parent's guard saw
 	// from outside (/proc via gopsutil), bytes; 0 when not watched.
 	OutsideRSSPeak int64 `json:"outside_rss_peak,omitempty"`
@@ -250,6 +262,7 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 		run.Error = mr.Error
 		run.Profile = mr.Profile
 		run.StoppedByGuard, run.OutsideRSSPeak = mr.StoppedByGuard, mr.OutsideRSSPeak
+		run.StoppedNoProgress = mr.StoppedNoProgress
 		if v := mr.Info.RocksDBVersion; v != "" {
 			if !slices.Contains(versions, v) {
 				versions = append(versions, v)
@@ -259,6 +272,8 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 		if n := len(mr.Samples); n > 0 {
 			run.NativeHeapStart, run.NativeHeapEnd = mr.Samples[0].NativeHeap, mr.Samples[n-1].NativeHeap
 			run.RSSStart, run.RSSEnd = mr.Samples[0].RSS, mr.Samples[n-1].RSS
+			run.GoHeapStart, run.GoHeapEnd = mr.Samples[0].GoHeap, mr.Samples[n-1].GoHeap
+			run.RuntimeStart, run.RuntimeEnd = mr.Samples[0].RuntimeBytes, mr.Samples[n-1].RuntimeBytes
 			for _, s := range mr.Samples {
 				run.RSSPeak = max(run.RSSPeak, s.RSS)
 			}

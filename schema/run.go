@@ -27,16 +27,31 @@ type Summary struct {
 	Rebalances   int64 `json:"rebalances"`
 	// TaskErrors are errors that escaped a store to its task, e.g. a reopen
 	// refused because a pinned DB still holds the path's LOCK.
-	TaskErrors    int64            `json:"task_errors"`
-	TaskErrorList []string         `json:"task_error_examples,omitempty"` // the first few, in words
-	RecordsLost   int64            `json:"records_lost"`
-	Verified      int64            `json:"records_verified"`
-	Restore       RestoreStats     `json:"restore"`
-	PinnedDBs     int64            `json:"pinned_dbs"`
-	LedgerAtEnd   map[string]int64 `json:"ledger_at_end"`
-	ReleasedLate  map[string]int64 `json:"released_late"`
-	ElapsedNs     int64            `json:"elapsed_ns"`
-	Error         string           `json:"error,omitempty"` // a failure that ended the model's run early
+	TaskErrors    int64    `json:"task_errors"`
+	TaskErrorList []string `json:"task_error_examples,omitempty"` // the first few, in words
+	// RecordsLost counts the records a store, once open (after its restore,
+	// if any), does not hold although the changelog does: what Kafka itself
+	// would lose. Not lost, and counted apart: RecordsUnavailable, the
+	// changelog records of a store that could not be opened when they were
+	// checked (the changelog still holds them; Kafka restores them when the
+	// store opens), and RecordsWriteFailed, records whose write to the store
+	// failed (Kafka does not commit their input: under exactly-once the
+	// transaction aborts, under at-least-once the offsets stay behind, and the
+	// record is processed again; the harness does not send it again). See
+	// docs/faults.md.
+	RecordsLost        int64            `json:"records_lost"`
+	RecordsUnavailable int64            `json:"records_unavailable,omitempty"`
+	RecordsWriteFailed int64            `json:"records_write_failed,omitempty"`
+	Verified           int64            `json:"records_verified"`
+	Restore            RestoreStats     `json:"restore"`
+	PinnedDBs          int64            `json:"pinned_dbs"`
+	LedgerAtEnd        map[string]int64 `json:"ledger_at_end"`
+	ReleasedLate       map[string]int64 `json:"released_late"`
+	ElapsedNs          int64            `json:"elapsed_ns"`
+	Error              string           `json:"error,omitempty"` // a failure that ended the model's run early
+	// Retention is the allocator-retention probe taken after the last sample (Go engine only; nil for the JVM
+	// engine, fleet instances and results made before it was recorded).
+	Retention *Retention `json:"retention,omitempty"`
 }
 
 // RestoreStats summarises restores (wipe, reopen and changelog replay) of
@@ -79,6 +94,9 @@ type ModelRun struct {
 	// StoppedByGuard says why the parent's memory guard stopped the child,
 	// if it did (Error says so too).
 	StoppedByGuard string
+	// StoppedNoProgress says why the parent stopped a child that made no
+	// progress (harness.Progress), if it did (Error says so too).
+	StoppedNoProgress string
 	// OutsideRSSPeak is the child's largest RSS seen from outside, bytes.
 	OutsideRSSPeak int64
 	// Profile is set when the run was profiled (harness.Config.Profile).

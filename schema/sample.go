@@ -20,7 +20,11 @@ type Sample struct {
 	Lifecycles   int64  `json:"lifecycles"`    // store lifecycles completed so far
 	FailedCloses int64  `json:"failed_closes"` // lifecycles whose Close returned an error
 	InitFailures int64  `json:"init_failures"` // lifecycles whose store failed to open
-	Records      int64  `json:"records"`       // records written so far
+	// TaskErrors is the number of errors that escaped a store to its task so far (Summary.TaskErrors): the
+	// parent compares it with Lifecycles to stop a model that spins on a fault that does not pass (see
+	// harness.Progress). Absent (0) in results written before it was recorded.
+	TaskErrors int64 `json:"task_errors"`
+	Records    int64 `json:"records"` // records written so far
 	// Restores is the number of restores (wipe, reopen and changelog replay of a store whose last close was unclean
 	// under exactly-once) completed so far, and RestoredRecords the changelog records they replayed. The RSS fits
 	// take RestoredRecords as a regressor (see analysis.FitSamples). Absent (0) in results written before they
@@ -49,6 +53,21 @@ type Memory struct {
 	// GoHeap is the number of bytes of Go heap objects: live ones and dead ones the GC has not yet freed
 	// (runtime/metrics "/memory/classes/heap/objects:bytes"). [Unavailable] for another process.
 	GoHeap int64 `json:"go_heap"`
+	// RuntimeBytes is the resident memory the instrument's own runtime holds, in bytes: what of RSS is not the code
+	// under test's. The Go child: the Go runtime's mapped memory less what it returned to the OS (runtime/metrics
+	// "/memory/classes/total:bytes" − "/memory/classes/heap/released:bytes"; see measure.Sampler). The JVM child: the
+	// JVM's committed heap, metaspace and code cache (Native Memory Tracking). The code's RSS is RSS − RuntimeBytes
+	// (see [Sample.CodeRSS]). 0 in results written before it was recorded; [Unavailable] when not read.
+	RuntimeBytes int64 `json:"runtime_bytes"`
+}
+
+// CodeRSS is the RSS of the code under test: RSS less what the instrument's runtime holds (RuntimeBytes), or the
+// whole RSS when RuntimeBytes was not read (≤ 0).
+func (m Memory) CodeRSS() int64 {
+	if m.RuntimeBytes > 0 {
+		return m.RSS - m.RuntimeBytes
+	}
+	return m.RSS
 }
 
 // Unavailable is the value of [Memory.NativeHeap] and [Memory.GoHeap] when the sampler does not target the calling
@@ -67,8 +86,8 @@ type RocksDBMemory struct {
 }
 
 var csvFixedColumns = [...]string{
-	"model", "seq", "elapsed_ns", "trigger", "lifecycles", "failed_closes", "init_failures", "records",
-	"restores", "restored_records", "rss", "vms", "fds", "native_heap", "go_heap",
+	"model", "seq", "elapsed_ns", "trigger", "lifecycles", "failed_closes", "init_failures", "task_errors", "records",
+	"restores", "restored_records", "rss", "vms", "fds", "native_heap", "go_heap", "runtime_bytes",
 	"rocksdb_memtables", "rocksdb_table_readers", "rocksdb_block_cache", "rocksdb_open_dbs",
 }
 
@@ -90,8 +109,9 @@ func (s Sample) CSVRow(kinds []string) []string {
 	r := make([]string, 0, len(csvFixedColumns)+len(kinds))
 	r = append(r,
 		s.Model, strconv.Itoa(s.Seq), i(s.ElapsedNs, 10), s.Trigger,
-		i(s.Lifecycles, 10), i(s.FailedCloses, 10), i(s.InitFailures, 10), i(s.Records, 10),
+		i(s.Lifecycles, 10), i(s.FailedCloses, 10), i(s.InitFailures, 10), i(s.TaskErrors, 10), i(s.Records, 10),
 		i(s.Restores, 10), i(s.RestoredRecords, 10), i(s.RSS, 10), i(s.VMS, 10), strconv.Itoa(s.FDs), i(s.NativeHeap, 10), i(s.GoHeap, 10),
+		i(s.RuntimeBytes, 10),
 		i(s.RocksDB.MemTables, 10), i(s.RocksDB.TableReaders, 10), i(s.RocksDB.BlockCache, 10),
 		strconv.Itoa(s.RocksDB.OpenDBs),
 	)

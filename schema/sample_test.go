@@ -25,14 +25,16 @@ func goldenSamples() []Sample {
 		{
 			Model: "leaky", Seq: 1, ElapsedNs: 25_000_123, Trigger: TriggerLifecycle,
 			Lifecycles: 1, FailedCloses: 0, InitFailures: 0, Records: 120,
-			Memory:      Memory{RSS: 31_473_664, VMS: 1_300_004_864, FDs: 6, NativeHeap: 626_074, GoHeap: 1_050_000},
+			Memory: Memory{RSS: 31_473_664, VMS: 1_300_004_864, FDs: 6, NativeHeap: 626_074, GoHeap: 1_050_000,
+				RuntimeBytes: 6_324_224},
 			LiveNatives: map[string]int64{"options": 1},
 			RocksDB:     RocksDBMemory{},
 		},
 		{
 			Model: "leaky, with \"quotes\"", Seq: 2, ElapsedNs: 9_223_372_036_854_775_807, Trigger: TriggerTimer,
-			Lifecycles: 2, FailedCloses: 1, InitFailures: 1, Records: 240, Restores: 1, RestoredRecords: 96,
-			Memory:      Memory{RSS: 31_490_048, VMS: 1_300_008_960, FDs: 9, NativeHeap: Unavailable, GoHeap: Unavailable},
+			Lifecycles: 2, FailedCloses: 1, InitFailures: 1, TaskErrors: 3, Records: 240, Restores: 1, RestoredRecords: 96,
+			Memory: Memory{RSS: 31_490_048, VMS: 1_300_008_960, FDs: 9, NativeHeap: Unavailable, GoHeap: Unavailable,
+				RuntimeBytes: Unavailable},
 			LiveNatives: map[string]int64{"db": 1, "options": 2, "column_family": 2, "unlisted": 7},
 			RocksDB:     RocksDBMemory{MemTables: 2_097_152, TableReaders: 4_096, BlockCache: 8_388_608, OpenDBs: 1},
 		},
@@ -54,6 +56,13 @@ func TestCSVGolden(t *testing.T) {
 	golden.Check(t, filepath.Join("testdata", "samples.golden.csv"), buf.Bytes())
 }
 
+// TestCodeRSS: the code's RSS leaves out what the instrument's runtime holds, when that was read.
+func TestCodeRSS(t *testing.T) {
+	assert.Equal(t, int64(31_473_664-6_324_224), goldenSamples()[1].CodeRSS())
+	assert.Equal(t, int64(31_490_048), goldenSamples()[2].CodeRSS(), "runtime_bytes unavailable (-1): the whole RSS")
+	assert.Equal(t, int64(31_457_280), goldenSamples()[0].CodeRSS(), "runtime_bytes not recorded (0): the whole RSS")
+}
+
 func TestCSVHeaderNoKinds(t *testing.T) {
 	h := CSVHeader(nil)
 	assert.Equal(t, "model", h[0])
@@ -68,12 +77,12 @@ func TestSampleJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &got))
 
 	for _, k := range []string{
-		"model", "seq", "elapsed_ns", "trigger", "lifecycles", "failed_closes", "init_failures", "records",
-		"restores", "restored_records", "rss", "vms", "fds", "native_heap", "go_heap", "live_natives", "rocksdb",
+		"model", "seq", "elapsed_ns", "trigger", "lifecycles", "failed_closes", "init_failures", "task_errors", "records",
+		"restores", "restored_records", "rss", "vms", "fds", "native_heap", "go_heap", "runtime_bytes", "live_natives", "rocksdb",
 	} {
 		assert.Contains(t, got, k)
 	}
-	assert.Len(t, got, 17, "no other keys: %s", b)
+	assert.Len(t, got, 19, "no other keys: %s", b)
 	assert.Equal(t, map[string]any{
 		"memtables": float64(2_097_152), "table_readers": float64(4_096), "block_cache": float64(8_388_608),
 		"open_dbs": float64(1),
@@ -98,6 +107,7 @@ func TestParseSamplesCSVRoundTripAndOlderFiles(t *testing.T) {
 	require.Len(t, last, 1)
 	assert.Equal(t, int64(1), last[0].Restores)
 	assert.Equal(t, int64(96), last[0].RestoredRecords)
+	assert.Equal(t, int64(6_324_224), got["leaky"][1].RuntimeBytes)
 
 	// A file written before the restore columns existed: they read as 0, the rest as written.
 	old := "model,seq,elapsed_ns,trigger,lifecycles,failed_closes,init_failures,records,rss,vms,fds,native_heap,go_heap," +
@@ -107,6 +117,8 @@ func TestParseSamplesCSVRoundTripAndOlderFiles(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got["leaky"], 1)
 	assert.Equal(t, int64(0), got["leaky"][0].Restores)
+	assert.Equal(t, int64(0), got["leaky"][0].RuntimeBytes)
+	assert.Equal(t, int64(31457280), got["leaky"][0].CodeRSS(), "no runtime figure: the code's RSS is the RSS")
 	assert.Equal(t, int64(3), got["leaky"][0].Lifecycles)
 	assert.Equal(t, int64(31457280), got["leaky"][0].RSS)
 

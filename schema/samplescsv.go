@@ -24,8 +24,8 @@ func ReadSamplesCSV(path string) (map[string][]Sample, error) {
 	return out, nil
 }
 
-// ParseSamplesCSV parses the content of a samples.csv (see [ReadSamplesCSV]). The columns "restores" and
-// "restored_records" may be absent (files written before they were recorded): they read as 0.
+// ParseSamplesCSV parses the content of a samples.csv (see [ReadSamplesCSV]). The columns "restores",
+// "restored_records" and "runtime_bytes" may be absent (files written before they were recorded): they read as 0.
 func ParseSamplesCSV(r io.Reader) (map[string][]Sample, error) {
 	cr := csv.NewReader(r)
 	header, err := cr.Read()
@@ -63,10 +63,10 @@ func ParseSamplesCSV(r io.Reader) (map[string][]Sample, error) {
 		}
 		s := Sample{
 			Model: rec[col["model"]], Seq: int(num("seq")), ElapsedNs: num("elapsed_ns"), Trigger: rec[col["trigger"]],
-			Lifecycles: num("lifecycles"), FailedCloses: num("failed_closes"), InitFailures: num("init_failures"),
+			Lifecycles: num("lifecycles"), FailedCloses: num("failed_closes"), InitFailures: num("init_failures"), TaskErrors: num("task_errors"),
 			Records: num("records"), Restores: num("restores"), RestoredRecords: num("restored_records"),
 			Memory: Memory{RSS: num("rss"), VMS: num("vms"), FDs: int(num("fds")),
-				NativeHeap: num("native_heap"), GoHeap: num("go_heap")},
+				NativeHeap: num("native_heap"), GoHeap: num("go_heap"), RuntimeBytes: num("runtime_bytes")},
 			RocksDB: RocksDBMemory{MemTables: num("rocksdb_memtables"), TableReaders: num("rocksdb_table_readers"),
 				BlockCache: num("rocksdb_block_cache"), OpenDBs: int(num("rocksdb_open_dbs"))},
 			LiveNatives: map[string]int64{},
@@ -87,4 +87,4 @@ func ParseSamplesCSV(r io.Reader) (map[string][]Sample, error) {
 }
 
 // optionalCSVColumns are the columns of [CSVHeader] that older files lack.
-var optionalCSVColumns = map[string]bool{"restores": true, "restored_records": true}
+var optionalCSVColumns = map[string]bool{"restores": true, "restored_records": true, "runtime_bytes": true, "task_errors": true}

@@ -26,3 +26,44 @@ func KafkaVersion(model string) (version string, ok bool) {
 	}
 	return v, true
 }
+
+// CompareKafkaVersions orders two Kafka versions (KafkaVersion's form):
+// numerically by major, minor and patch, and a qualified version ("4.4.0-rc1")
+// before its release ("4.4.0"), qualifiers by their text. It returns -1, 0
+// or +1.
+func CompareKafkaVersions(a, b string) int {
+	na, qa, _ := strings.Cut(a, "-")
+	nb, qb, _ := strings.Cut(b, "-")
+	pa, pb := strings.Split(na, "."), strings.Split(nb, ".")
+	for i := 0; i < len(pa) && i < len(pb); i++ {
+		x, y := strings.TrimLeft(pa[i], "0"), strings.TrimLeft(pb[i], "0")
+		if len(x) != len(y) {
+			return cmpInt(len(x), len(y))
+		}
+		if c := strings.Compare(x, y); c != 0 {
+			return c
+		}
+	}
+	if c := cmpInt(len(pa), len(pb)); c != 0 {
+		return c
+	}
+	switch {
+	case qa == qb:
+		return 0
+	case qa == "":
+		return 1
+	case qb == "":
+		return -1
+	}
+	return strings.Compare(qa, qb)
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

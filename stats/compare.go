@@ -133,7 +133,7 @@ func CompareFits(a, b Fit, opt CompareOptions) Comparison {
 }
 
 func describeDifference(e Estimate, confidence float64) string {
-	return fmt.Sprintf("difference %s/lifecycle [%s, %s] (%s)", formatSigned(e.Value), formatBytes(e.Low), formatBytes(e.High), units.FormatPercent(confidence))
+	return fmt.Sprintf("difference %s/lifecycle [%s, %s] (%s)", units.FormatSignedBytes(e.Value), units.FormatBytes(e.Low), units.FormatBytes(e.High), units.FormatPercent(confidence))
 }
 
 // decide sets d's Verdict and Reason from its Estimate against opt.Margin
@@ -144,12 +144,12 @@ func (d *Comparison) decide(opt CompareOptions) {
 	switch {
 	case d.Estimate.Low > m:
 		d.Verdict = VerdictLeak
-		d.Reason = fmt.Sprintf("leak against the control: %s lies above %s/lifecycle", desc, formatBytes(m))
+		d.Reason = fmt.Sprintf("leak against the control: %s lies above %s/lifecycle", desc, units.FormatBytes(m))
 	case m > 0 && d.Estimate.Low > -m && d.Estimate.High < m:
 		d.Verdict = VerdictNoLeak
-		d.Reason = fmt.Sprintf("no difference from the control: %s lies within ±%s/lifecycle", desc, formatBytes(m))
+		d.Reason = fmt.Sprintf("no difference from the control: %s lies within ±%s/lifecycle", desc, units.FormatBytes(m))
 	default:
-		d.Reason = fmt.Sprintf("inconclusive against the control: %s includes %s/lifecycle", desc, formatBytes(m))
+		d.Reason = fmt.Sprintf("inconclusive against the control: %s includes %s/lifecycle", desc, units.FormatBytes(m))
 	}
 }
 

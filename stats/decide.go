@@ -216,7 +216,7 @@ func DecideSignals(native, rss Fit, opt DecideOptions) Decision {
 	}
 
 	nf, rf := opt.NativeFloor, opt.RSSFloor
-	nfS, rfS := formatBytes(nf)+"/lifecycle", formatBytes(rf)+"/lifecycle"
+	nfS, rfS := units.FormatBytes(nf)+"/lifecycle", units.FormatBytes(rf)+"/lifecycle"
 	nat, rs := d.Native, d.RSS
 	// A leak grows without levelling off: growth that slows in either
 	// signal may be bounded (issue 29's plateau grows in both).
@@ -385,7 +385,7 @@ func (d *Decision) leakOnRSSDirection(native, rss Fit, opt DecideOptions, natDes
 		return false
 	}
 	conf := " (" + units.FormatPercent(d.Confidence) + ")"
-	lead := fmt.Sprintf("leak: %s lies above its floor %s/lifecycle, and RSS, though %s, reaches that floor", natDesc, formatBytes(opt.NativeFloor), strings.Join(why, " and "))
+	lead := fmt.Sprintf("leak: %s lies above its floor %s/lifecycle, and RSS, though %s, reaches that floor", natDesc, units.FormatBytes(opt.NativeFloor), strings.Join(why, " and "))
 	if len(rss.Halves) != 2 {
 		if !(d.RSS.High >= opt.NativeFloor) {
 			return false

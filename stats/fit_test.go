@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/internal/montecarlo"
 )
 
 func TestFitSignalMalformed(t *testing.T) {
@@ -286,6 +288,7 @@ func restoreSeries(r *rand.Rand, n int, slope, perRecord float64) Input {
 // slope's interval covers the truth; without it (negative control) the
 // restores' jumps are read as per-lifecycle growth and the interval misses.
 func TestFitSignalRestoredRecords(t *testing.T) {
+	montecarlo.SkipInShort(t)
 	const slope, perRecord = 1_000.0, 30.0
 	covered, coveredWithout, valid, runs := 0, 0, 0, 40
 	for s := range runs {
@@ -348,6 +351,7 @@ func TestFitSignalRestoredRecords(t *testing.T) {
 //     under the real native heap's AR(1) noise (φ = 0.75, 30 kB) at
 //     n = 700 is cut in ≥ 95% of runs.
 func TestFitSignalWarmupAgainstWander(t *testing.T) {
+	montecarlo.SkipInShort(t)
 	const reps = 200
 	cutShare := func(n int, gen func(r *rand.Rand) []float64) float64 {
 		r := seeded(20)

@@ -6,14 +6,11 @@ import (
 	"github.com/rocksleak/rocksleak/internal/units"
 )
 
-func formatBytes(v float64) string  { return units.FormatBytes(v) }
-func formatSigned(v float64) string { return units.FormatSignedBytes(v) }
-
-// formatQty renders v in unit: bytes (unit "" or "B") by formatBytes,
+// formatQty renders v in unit: bytes (unit "" or "B") by units.FormatBytes,
 // anything else with three significant digits, e.g. "2.50 FDs".
 func formatQty(v float64, unit string) string {
 	if unit == "" || unit == "B" {
-		return formatBytes(v)
+		return units.FormatBytes(v)
 	}
 	return fmt.Sprintf("%.3g %s", v, unit)
 }

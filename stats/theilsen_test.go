@@ -91,3 +91,14 @@ func TestMedian(t *testing.T) {
 		assert.Equal(t, want, median(v))
 	}
 }
+
+// TestMedianKeepsItsArgument: odd and even counts (the mean of the two middle values), empty
+// is NaN, and the argument is left in its order.
+func TestMedianKeepsItsArgument(t *testing.T) {
+	x := []float64{5, 1, 4, 2}
+	assert.Equal(t, 3.0, Median(x))
+	assert.Equal(t, []float64{5, 1, 4, 2}, x)
+	assert.Equal(t, 2.0, Median([]float64{3, 1, 2}))
+	assert.Equal(t, 7.0, Median([]float64{7}))
+	assert.True(t, math.IsNaN(Median(nil)))
+}

@@ -106,7 +106,7 @@ func Decide(native, rss Fit, opt VerdictOptions) Verdict {
 		f    Fit
 	}{{"native heap", native}, {"RSS", rss}} {
 		if s.f.Step != nil {
-			steps = append(steps, fmt.Sprintf("%s shifts by %s at sample %d of %d", s.name, formatSigned(s.f.Step.Size), s.f.Step.Index, s.f.N))
+			steps = append(steps, fmt.Sprintf("%s shifts by %s at sample %d of %d", s.name, units.FormatSignedBytes(s.f.Step.Size), s.f.Step.Index, s.f.N))
 		}
 	}
 	if len(steps) > 0 {
@@ -118,7 +118,7 @@ func Decide(native, rss Fit, opt VerdictOptions) Verdict {
 	natNo := nat.High < opt.NativeFloor
 	rssAgrees := rs.Low > 0 || rs.Value > opt.RSSFloor
 	rssFlat := rs.High < opt.RSSFloor || (rs.Low <= 0 && rs.High >= 0) || rss.MannKendallP >= opt.AlphaMK
-	natFloor := formatBytes(opt.NativeFloor)
+	natFloor := units.FormatBytes(opt.NativeFloor)
 
 	switch {
 	case natLeak && rssAgrees:
@@ -141,7 +141,7 @@ func rssFlatWhy(rss Fit, opt VerdictOptions) string {
 	rs := rss.PerLifecycle
 	switch {
 	case rs.High < opt.RSSFloor:
-		return "is below its floor " + formatBytes(opt.RSSFloor) + "/lifecycle"
+		return "is below its floor " + units.FormatBytes(opt.RSSFloor) + "/lifecycle"
 	case rs.Low <= 0 && rs.High >= 0:
 		return "is consistent with no growth"
 	default:
@@ -154,7 +154,7 @@ func describe(e Estimate, conf float64) string {
 	if !e.Valid {
 		return "(no estimate)"
 	}
-	s := fmt.Sprintf("%s/lifecycle [%s, %s]", formatSigned(e.Value), formatBytes(e.Low), formatBytes(e.High))
+	s := fmt.Sprintf("%s/lifecycle [%s, %s]", units.FormatSignedBytes(e.Value), units.FormatBytes(e.Low), units.FormatBytes(e.High))
 	if conf > 0 {
 		s += " (" + units.FormatPercent(conf) + ")"
 	}

@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/rocksleak/rocksleak/internal/units"
 )
 
 // fitPair fits a native-heap and an RSS series of n samples, with AR(1)
@@ -177,9 +179,9 @@ func TestFormatBytes(t *testing.T) {
 		{1 << 20, "1.00 MiB"},
 		{3 << 30, "3.00 GiB"},
 	} {
-		assert.Equal(t, tt.want, formatBytes(tt.v), "%v", tt.v)
+		assert.Equal(t, tt.want, units.FormatBytes(tt.v), "%v", tt.v)
 	}
-	assert.Equal(t, "+11.2 KiB", formatSigned(11469))
+	assert.Equal(t, "+11.2 KiB", units.FormatSignedBytes(11469))
 	assert.Equal(t, "p = 0.032", formatP(0.0321))
 	assert.Equal(t, "+2.5 FDs", formatSignedQty(2.5, "FDs"))
 	assert.Equal(t, "-1.00 KiB", formatSignedQty(-1024, ""))

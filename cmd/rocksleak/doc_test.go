@@ -94,6 +94,11 @@ func docCommands(t *testing.T, path string) []docCommand {
 				}
 				text = strings.TrimPrefix(text, "$ ")
 			}
+			// A shell comment is not part of the command (and its aligning
+			// blanks would read as a synopsis's description column).
+			if k := strings.Index(text, " #"); k >= 0 {
+				text = strings.TrimRight(text[:k], " ")
+			}
 			// A synopsis ("[--out DIR]", "NAME|FILE", "DIR...", a description
 			// column) is not shell: split it at blanks only.
 			synopsis := strings.ContainsAny(text, "[]") || strings.Contains(text, "...") ||
@@ -201,7 +206,7 @@ func rocksleakInvocations(words []string) [][]string {
 // cliCommands are the commands the CLI's usage lists ("  run  ...").
 func cliCommands() []string {
 	var names []string
-	for _, m := range regexp.MustCompile(`(?m)^  ([a-z]+) `).FindAllStringSubmatch(usage, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^  ([a-z][a-z-]*) `).FindAllStringSubmatch(usage, -1) {
 		names = append(names, m[1])
 	}
 	return names

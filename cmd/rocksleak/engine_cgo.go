@@ -13,7 +13,7 @@ import (
 	"github.com/rocksleak/rocksleak/harness"
 )
 
-// This file and run.go, reliability.go and progress.go are the run half of
+// This file and run.go, reliability.go and rehearse.go are the run half of
 // the CLI: they drive RocksDB through package harness (cgo). A binary built
 // with CGO_ENABLED=0 gets engine_nocgo.go instead.
 

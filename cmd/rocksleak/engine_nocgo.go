@@ -35,3 +35,7 @@ func reliabilityCmd(_ context.Context, _, _ io.Writer, _ []string) error {
 func rehearseCmd(_ context.Context, _, _ io.Writer, _ []string) error {
 	return fmt.Errorf("rehearse: %w", errNoRocksDB)
 }
+
+func diskFullCmd(_ context.Context, _, _ io.Writer, _ []string) error {
+	return fmt.Errorf("disk-full: %w", errNoRocksDB)
+}

@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // shellCommands runs script with /bin/sh in dir, with env added, where
@@ -94,7 +96,7 @@ func runExampleMerge(t *testing.T, pure string, args []string, mergedDir string)
 	}
 	b, err := os.ReadFile(filepath.Join(mergedDir, "reliability.json"))
 	require.NoError(t, err)
-	var rep reliabilityReport
+	var rep schema.Reliability
 	require.NoError(t, json.Unmarshal(b, &rep))
 	assert.Equal(t, []int64{1, 2, 3, 4}, rep.Seeds)
 	assert.Empty(t, rep.Shard)
@@ -149,7 +151,7 @@ func TestGitHubActionsExample(t *testing.T) {
 	assert.Contains(t, step(mergeJob.Steps, "go build"), "CGO_ENABLED=0", "the merge job builds without cgo")
 
 	tmp := t.TempDir()
-	pure := buildBinary(t, tmp, "0") // before Chdir: it builds "."
+	pure := buildBinary(t, "0") // before Chdir: it builds "."
 	work := filepath.Join(tmp, "work")
 	require.NoError(t, os.Mkdir(work, 0o755))
 	t.Chdir(work)
@@ -216,7 +218,7 @@ func TestKubernetesIndexedJobExample(t *testing.T) {
 	}
 
 	tmp := t.TempDir()
-	pure := buildBinary(t, tmp, "0")
+	pure := buildBinary(t, "0")
 	volume := filepath.Join(tmp, "results")
 	require.NoError(t, os.Mkdir(volume, 0o755))
 	onVolume := func(s string) string { return strings.ReplaceAll(s, "/results", volume) }

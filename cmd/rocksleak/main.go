@@ -109,6 +109,7 @@ Commands:
   gate       pass/fail a candidate result against a baseline (CI gate)
   plan       project memory growth of a topology from a result (capacity plan)
   reliability  run a scenario at many seeds and count each model's verdicts
+  disk-full  what a full state disk costs per retry and per minute, for 4.3.0 and 4.3.1, under each exception handler
   rehearse   rehearse an upgrade on a fleet of instances: canary, gates, expansion, verified rollback
   merge      join "reliability --shard K/N" directories into one reliability report
 
@@ -125,6 +126,8 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	switch args[0] {
 	case "run":
 		return runCmd(ctx, stdout, stderr, args[1:])
+	case "disk-full":
+		return diskFullCmd(ctx, stdout, stderr, args[1:])
 	case "scenarios":
 		return scenariosCmd(stdout, args[1:])
 	case "reliability":

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/experiment"
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/internal/shm"
 	"github.com/rocksleak/rocksleak/scenarios"
@@ -36,7 +36,9 @@ func TestMain(m *testing.M) {
 		os.Args = append([]string{"rocksleak"}, strings.Fields(os.Getenv("ROCKSLEAK_ARGS"))...)
 		main()
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBuiltBinaries()
+	os.Exit(code)
 }
 
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -72,6 +74,7 @@ func TestBadInputExitsTwoNamingTheField(t *testing.T) {
 		{"both stop conditions", []string{"run", "--lifecycles", "3", "--duration", "1s"}, "alternatives"},
 		{"unknown flag", []string{"run", "--frobnicate"}, "frobnicate"},
 		{"scenarios show unknown", []string{"scenarios", "show", "nope"}, "nope"},
+		{"disk-full too few attempts", []string{"disk-full", "--attempts", "3"}, "--attempts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runCLI(t, tc.args...)
@@ -315,7 +318,7 @@ func TestEveryCloseFailingNeverAborts(t *testing.T) {
 					sc := mustScenario(t, "smoke", "store="+kind, "close_failure_rate=1", "close_failure_kind="+failure,
 						"init_failure_rate=0.2", "rebalance_every_steps=2", "lifecycles=16", "leak_semantics="+sem,
 						"models=leaky,fixed,options-fix,finally-fix,read-options-fix,all-fixes")
-					res, out, err := execute(context.Background(), io.Discard, sc, stateRoot(t), "test", false)
+					res, out, err := experiment.Run(context.Background(), experiment.Options{Scenario: sc, StateRoot: stateRoot(t), Command: "test"})
 					require.NoError(t, err)
 					require.NotNil(t, out)
 					assert.Equal(t, schema.StatusComplete, res.Status)
@@ -409,7 +412,7 @@ func TestInterruptReliabilityLeavesMarkedReport(t *testing.T) {
 	assert.Contains(t, stderr.String(), `is marked "interrupted": true`)
 	b, err := os.ReadFile(filepath.Join(out, "reliability.json"))
 	require.NoError(t, err, "an interrupted sweep still writes its report; stdout:\n%s", stdout.String())
-	var rep reliabilityReport
+	var rep schema.Reliability
 	require.NoError(t, json.Unmarshal(b, &rep))
 	assert.True(t, rep.Interrupted)
 	assert.Equal(t, []int64{1}, rep.Seeds, "only the finished seed is tallied")
@@ -427,4 +430,16 @@ func TestInterruptReliabilityLeavesMarkedReport(t *testing.T) {
 	mergeErr := mergeCmd(&mout, &merr, []string{"--out", filepath.Join(t.TempDir(), "merged"), out})
 	require.Error(t, mergeErr)
 	assert.Contains(t, mergeErr.Error(), "interrupted sweep")
+}
+
+// TestBadShardExitsTwo: every malformed --shard is bad input (exit 2) naming
+// the flag; reliability stops before running anything.
+func TestBadShardExitsTwo(t *testing.T) {
+	for _, in := range []string{"0/2", "3/2", "1", "a/b", "1/0", "-1/2", "1/2/3"} {
+		var stderr bytes.Buffer
+		err := run(context.Background(), &stderr, &stderr, []string{"reliability", "--shard", in, "--out", t.TempDir() + "/r"})
+		assert.ErrorIs(t, err, errUsage, in)
+		assert.Equal(t, 2, exitCode(err), in)
+		assert.ErrorContains(t, err, "--shard: ", in)
+	}
 }

@@ -7,25 +7,57 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// buildBinary builds ./cmd/rocksleak with CGO_ENABLED set to cgo into dir.
-func buildBinary(t *testing.T, dir, cgo string) string {
+// builtBinaries are the rocksleak binaries buildBinary built, by CGO_ENABLED
+// value, in one directory for the whole test binary: the tests that need a
+// binary without cgo (TestBinaryWithoutCgo and the two examples' merge jobs)
+// share one build instead of linking it three times. removeBuiltBinaries
+// (from TestMain) removes the directory.
+var builtBinaries struct {
+	sync.Mutex
+	dir  string
+	bins map[string]string
+}
+
+// buildBinary builds ./cmd/rocksleak with CGO_ENABLED set to cgo, once per
+// test binary, and returns its path. Callers must not change it.
+func buildBinary(t *testing.T, cgo string) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go tool in PATH")
 	}
-	bin := filepath.Join(dir, "rocksleak-cgo"+cgo)
+	b := &builtBinaries
+	b.Lock()
+	defer b.Unlock()
+	if bin, ok := b.bins[cgo]; ok {
+		return bin
+	}
+	if b.dir == "" {
+		b.dir, err = os.MkdirTemp("", "rocksleak-test-bin-")
+		require.NoError(t, err)
+		b.bins = map[string]string{}
+	}
+	bin := filepath.Join(b.dir, "rocksleak-cgo"+cgo)
 	cmd := exec.Command(goTool, "build", "-o", bin, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED="+cgo)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "CGO_ENABLED=%s go build: %s", cgo, out)
+	b.bins[cgo] = bin
 	return bin
+}
+
+// removeBuiltBinaries removes buildBinary's directory.
+func removeBuiltBinaries() {
+	if builtBinaries.dir != "" {
+		os.RemoveAll(builtBinaries.dir)
+	}
 }
 
 type cliResult struct {
@@ -78,8 +110,7 @@ func TestBinaryWithoutCgo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary twice")
 	}
-	dir := t.TempDir()
-	pure, full := buildBinary(t, dir, "0"), buildBinary(t, dir, "1")
+	pure, full := buildBinary(t, "0"), buildBinary(t, "1")
 
 	for _, cmd := range []string{"run", "reliability", "rehearse"} {
 		r := runBinary(t, pure, "", cmd, "--scenario", "smoke")

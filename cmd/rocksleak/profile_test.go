@@ -144,11 +144,8 @@ func TestProfileCalibrationNamesTheSyntheticLeak(t *testing.T) {
 	}
 	sharesTheCores(t)
 	// "go test" links its binary without a symbol table (-s), which leaves the cgo wrapper of the synthetic leak's C
-	// function unnamed; the CLI is built as "make build" builds it.
-	exe := filepath.Join(t.TempDir(), "rocksleak")
-	build := exec.Command("go", "build", "-o", exe, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	// function unnamed; the CLI is built as "make build" builds it (the build TestBinaryWithoutCgo shares).
+	exe := buildBinary(t, "1")
 	out := filepath.Join(t.TempDir(), "run")
 	// 600 lifecycles: at 300 the other functions' run-to-run difference (manifest writes, LRU tables: about
 	// 2 KiB/lifecycle between two runs, CI saw it) took 6.6% of the difference and failed the 95% share.

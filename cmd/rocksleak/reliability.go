@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocksleak/rocksleak/results"
-	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/experiment"
+	"github.com/rocksleak/rocksleak/results/sweep"
 )
 
 func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error {
@@ -52,9 +52,9 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	if o.lifecycles == 0 || o.lifecycles < -1 {
 		return usagef("--lifecycles: %d must be a positive count", o.lifecycles)
 	}
-	sh, err := parseShard(shardFlag)
+	sh, err := sweep.ParseShard(shardFlag)
 	if err != nil {
-		return err
+		return usagef("--shard: %v", err)
 	}
 	o.duration, o.seed = -1, -1
 	sc, err := resolveScenario(o)
@@ -70,7 +70,6 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 			return usagef("--replicate: %q is not one of the scenario's models (%s)", m, strings.Join(sc.Models, ","))
 		}
 	}
-	reps := newReplicates(replicate)
 	outDir := o.out
 	if outDir == "" {
 		outDir = filepath.Join("results", "reliability", time.Now().UTC().Format("20060102T150405Z")+"-"+sc.Name)
@@ -78,9 +77,9 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	if _, err := os.Stat(outDir); err == nil {
 		return usagef("--out: %s already exists", outDir)
 	}
-	rep := newReliabilityReport(sc.Name, sc.Models, first, seeds, untilVerdict)
+	rep := sweep.New(sc.Name, sc.Models, first, seeds, untilVerdict)
 	rep.Replicate = replicate
-	mine := sh.seeds(first, seeds)
+	mine := sh.Seeds(first, seeds)
 	if shardFlag != "" {
 		rep.Shard = sh.String()
 	}
@@ -89,95 +88,16 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	if shardFlag != "" {
 		fmt.Fprintf(stdout, "shard %s: seeds %v\n", sh, mine)
 	}
-	type seedRun struct {
-		res    *schema.Result
-		out    *schema.Output
-		err    error
-		done   chan struct{}
-		scSeed int64
-		// The replicate run of --replicate, after the seed's models.
-		repRes *schema.Result
-		repOut *schema.Output
-		repErr error
+	err = experiment.Sweep(ctx, rep, experiment.SweepOptions{Scenario: sc, Seeds: mine, Parallel: parallel,
+		UntilVerdict: untilVerdict, StateRoot: o.stateRoot, Commit: gitCommit, Replicate: replicate, Out: outDir,
+		Stdout: stdout})
+	if errors.Is(err, experiment.ErrInterrupted) {
+		return errInterrupted
 	}
-	runs := make([]*seedRun, len(mine))
-	next := make(chan *seedRun, len(mine))
-	for i := range runs {
-		runs[i] = &seedRun{done: make(chan struct{}), scSeed: mine[i]}
-		next <- runs[i]
-	}
-	close(next)
-	// Workers take the seeds in order, so results arrive (and print) in order.
-	for w := 0; w < parallel; w++ {
-		go func() {
-			for r := range next {
-				if ctx.Err() != nil {
-					r.err = errInterrupted
-				} else {
-					s := sc
-					s.Seed = r.scSeed
-					r.res, r.out, r.err = execute(ctx, io.Discard, s, o.stateRoot,
-						fmt.Sprintf("rocksleak reliability seed %d", s.Seed), untilVerdict)
-					if len(replicate) > 0 && r.out != nil && !r.out.Interrupted && ctx.Err() == nil {
-						s.Models = replicate
-						r.repRes, r.repOut, r.repErr = execute(ctx, io.Discard, s, o.stateRoot,
-							fmt.Sprintf("rocksleak reliability seed %d replicate", s.Seed), untilVerdict)
-					}
-				}
-				close(r.done)
-			}
-		}()
-	}
-	// An interrupt stops the sweep: the seeds that finished are tallied, a
-	// seed cut short keeps its own result (marked interrupted) in its
-	// directory, untallied, and reliability.json is written, marked.
-	interrupted := false
-	for i := range runs {
-		<-runs[i].done
-		sc.Seed = runs[i].scSeed
-		res, out, runErr := runs[i].res, runs[i].out, runs[i].err
-		if errors.Is(runErr, errInterrupted) || ctx.Err() != nil && out == nil {
-			interrupted = true
-			continue
-		}
-		if out == nil {
-			return runErr
-		}
-		dir := filepath.Join(outDir, fmt.Sprintf("seed-%d", sc.Seed))
-		files, err := results.Render(res, out)
-		if err != nil {
-			return err
-		}
-		if err := results.WriteDir(dir, files); err != nil {
-			return err
-		}
-		if out.Interrupted {
-			interrupted = true
-			fmt.Fprintf(stdout, "seed %d: interrupted (its partial result: %s)\n", sc.Seed, dir)
-			continue
-		}
-		if ro, re := runs[i].repOut, runs[i].repErr; len(replicate) > 0 && ctx.Err() != nil &&
-			(ro != nil && ro.Interrupted || ro == nil && (re == nil || errors.Is(re, errInterrupted))) {
-			interrupted = true
-			fmt.Fprintf(stdout, "seed %d: interrupted in its replicate run (its first run: %s)\n", sc.Seed, dir)
-			continue
-		}
-		words := rep.addSeed(sc.Seed, dir, res)
-		if len(replicate) > 0 {
-			w, err := reps.add(rep, dir, res, out, runs[i].repRes, runs[i].repOut, runs[i].repErr)
-			if err != nil {
-				return err
-			}
-			words = append(words, w...)
-		}
-		fmt.Fprintf(stdout, "seed %d: %s\n", sc.Seed, strings.Join(words, " "))
-	}
-	rep.Interrupted = interrupted
-	if err := rep.write(stdout, outDir); err != nil {
+	if err != nil {
 		return err
 	}
-	reps.write(stdout)
-	if interrupted {
+	if rep.Interrupted {
 		fmt.Fprintf(stderr, "rocksleak: interrupted after %d of %d seeds; %s is marked \"interrupted\": true\n",
 			len(rep.Seeds), len(mine), filepath.Join(outDir, "reliability.json"))
 		return errInterrupted

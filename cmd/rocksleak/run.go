@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,12 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/experiment"
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/scenarios"
-	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
 )
 
@@ -43,6 +41,7 @@ type runOptions struct {
 	profile      bool
 	profileEvery int64
 	maxRSS       string
+	noSpaceCheck bool
 }
 
 func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
@@ -63,6 +62,7 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs.Int64Var(&o.profileEvery, "profile-every", 0, "with --profile, also dump the heap every K lifecycles after the warm-up (growth per interval in result.json and report.md)")
 	fs.StringVar(&o.maxRSS, "max-rss", "", "stop a model's child whose RSS, watched from outside, crosses this size (e.g. 4GiB; default half the memory available at the child's start, or of the cgroup's memory.max when smaller; \"none\" for no limit); its result is marked and the run exits 1")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go (default: the system temp dir); removed at the end")
+	fs.BoolVar(&o.noSpaceCheck, "no-space-check", false, "skip the check, before the run, that --state-dir has the space the scenario needs (to study a state disk that fills: a model that stops making progress is then stopped, see docs/faults.md)")
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -145,6 +145,9 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	if _, err := os.Stat(outDir); err == nil {
 		return usagef("--out: %s already exists", outDir)
 	}
+	if err := preflightDirs(outDir, o.stateRoot, sc, o.noSpaceCheck); err != nil {
+		return err
+	}
 
 	if err := harness.Preflight(sc); err != nil {
 		return err
@@ -174,7 +177,9 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		defer os.RemoveAll(dir)
 		prof = &harness.Profile{Dir: dir, Every: o.profileEvery}
 	}
-	res, out, runErr := executeWith(ctx, stderr, sc, o.stateRoot, "rocksleak run "+strings.Join(args, " "), o.untilVerdict, maxRSS, prof)
+	res, out, runErr := experiment.Run(ctx, experiment.Options{Scenario: sc, StateRoot: o.stateRoot,
+		Command: "rocksleak run " + strings.Join(args, " "), Commit: gitCommit, UntilVerdict: o.untilVerdict,
+		MaxRSS: maxRSS, Profile: prof, Stderr: stderr})
 	if out == nil {
 		return runErr
 	}
@@ -216,63 +221,6 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		return runErr
 	}
 	return nil
-}
-
-// execute runs a resolved scenario's models in child processes, with a
-// progress display on stderr, and analyses what they sent back. A nil Output
-// means nothing ran; otherwise the Result is complete, interrupted or failed,
-// and the error (if any) says why.
-func execute(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool) (*schema.Result, *schema.Output, error) {
-	return executeWith(ctx, stderr, sc, stateRoot, command, untilVerdict, 0, nil)
-}
-
-// executeGuarded is execute with the memory guard's limit (harness.Guard.MaxRSS).
-func executeGuarded(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool, maxRSS int64) (*schema.Result, *schema.Output, error) {
-	return executeWith(ctx, stderr, sc, stateRoot, command, untilVerdict, maxRSS, nil)
-}
-
-// executeWith is executeGuarded with the children's heaps profiled when prof is set (rocksleak run --profile).
-func executeWith(ctx context.Context, stderr io.Writer, sc scenarios.Scenario, stateRoot, command string, untilVerdict bool, maxRSS int64, prof *harness.Profile) (*schema.Result, *schema.Output, error) {
-	prog := newProgress(stderr, sc)
-	seq := map[string]*analysis.Sequential{}
-	var settled func(string, []schema.Sample) bool
-	if untilVerdict {
-		for _, m := range sc.Models {
-			seq[m] = &analysis.Sequential{Floors: analysis.DefaultFloors(), PlannedLifecycles: float64(sc.Lifecycles),
-				DurationNs: int64(sc.Duration)}
-		}
-		settled = func(m string, samples []schema.Sample) bool { return seq[m].Observe(samples) }
-	}
-	out, runErr := harness.Run(ctx, harness.Config{
-		Settled:   settled,
-		Scenario:  sc,
-		Models:    sc.Models,
-		Seed:      sc.Seed,
-		StateRoot: stateRoot,
-		Stderr:    stderr,
-		OnEvent:   prog.event,
-		Profile:   prof,
-		Guard:     harness.Guard{MaxRSS: maxRSS},
-	})
-	prog.finish()
-	if out == nil {
-		return nil, nil, runErr
-	}
-	res := schema.FromOutput(out, sc, results.BuildProvenance(sc.Seed, gitCommit, command))
-	if err := analysis.Analyze(res, schema.SamplesByModel(out), analysis.DefaultFloors()); err != nil {
-		return res, out, errors.Join(runErr, fmt.Errorf("analysing samples: %w", err))
-	}
-	for m, q := range seq {
-		if run := res.Runs[m]; run != nil {
-			run.Sequential = q.Outcome()
-			if run.Fits != nil {
-				if v := q.StopVerdict(*run.Fits[analysis.SignalNativeHeap].Total, *run.Fits[analysis.SignalRSS].Total); v != nil {
-					run.Verdict = v // the stopping look's decision, not a re-fit at a naive 95%
-				}
-			}
-		}
-	}
-	return res, out, runErr
 }
 
 // parseMaxRSS reads --max-rss: "" is the guard's default (0), "none" no

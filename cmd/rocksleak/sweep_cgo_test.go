@@ -11,23 +11,25 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // tinySweep is the tiny scenario the sweep tests run: smoke, few lifecycles.
 var tinySweep = []string{"--scenario", "smoke", "--lifecycles", "20"}
 
-func readReliability(t *testing.T, dir string) (*reliabilityReport, []byte) {
+func readReliability(t *testing.T, dir string) (*schema.Reliability, []byte) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "reliability.json"))
 	require.NoError(t, err)
-	var rep reliabilityReport
+	var rep schema.Reliability
 	require.NoError(t, json.Unmarshal(b, &rep))
 	return &rep, b
 }
 
 // withoutRuns is reliability.json with "runs" (the seed directories' paths)
 // emptied: the one part of a report that names where it was written.
-func withoutRuns(t *testing.T, rep *reliabilityReport) string {
+func withoutRuns(t *testing.T, rep *schema.Reliability) string {
 	t.Helper()
 	c := *rep
 	c.Runs = nil
@@ -39,10 +41,10 @@ func withoutRuns(t *testing.T, rep *reliabilityReport) string {
 // withoutMeasured is withoutRuns also without the measured figures: the
 // per-seed slopes, settling times and calibration errors, which two
 // executions of one seed measure anew.
-func withoutMeasured(t *testing.T, rep *reliabilityReport) string {
+func withoutMeasured(t *testing.T, rep *schema.Reliability) string {
 	t.Helper()
 	c := *rep
-	c.Tally = map[string]*reliabilityTally{}
+	c.Tally = map[string]*schema.ReliabilityTally{}
 	for m, tl := range rep.Tally {
 		k := *tl
 		k.NativePerLifecycle, k.RSSPerLifecycle = nil, nil
@@ -117,7 +119,7 @@ func TestShardedSweepMergesToUnsharded(t *testing.T) {
 	againOut, se, code := runCLI(t, "merge", "--out", again, whole)
 	require.Equal(t, 0, code, se)
 	againRep, _ := readReliability(t, again)
-	var wholeParsed reliabilityReport
+	var wholeParsed schema.Reliability
 	require.NoError(t, json.Unmarshal(wholeJSON, &wholeParsed))
 	assert.Equal(t, withoutRuns(t, &wholeParsed), withoutRuns(t, againRep))
 	assert.Equal(t, tableOf(stdout), tableOf(againOut), "the printed seed lines and table")

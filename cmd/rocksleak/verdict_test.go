@@ -4,13 +4,13 @@ package main
 
 import (
 	"context"
-	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/experiment"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -21,7 +21,7 @@ import (
 func analyse(t *testing.T, name string, sets ...string) *schema.Result {
 	t.Helper()
 	sc := mustScenario(t, name, sets...)
-	res, out, err := execute(context.Background(), io.Discard, sc, stateRoot(t), "test", false)
+	res, out, err := experiment.Run(context.Background(), experiment.Options{Scenario: sc, StateRoot: stateRoot(t), Command: "test"})
 	require.NoError(t, err)
 	require.NotNil(t, out)
 	require.Equal(t, schema.StatusComplete, res.Status)

@@ -20,6 +20,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // workflowStep is a step of a GitHub Actions job.
@@ -232,7 +234,7 @@ func TestGitHubActionsWorkflowSteps(t *testing.T) {
 	}
 	b, err := os.ReadFile(filepath.Join(mergeDir, "merged", "reliability.json"))
 	require.NoError(t, err)
-	var rep reliabilityReport
+	var rep schema.Reliability
 	require.NoError(t, json.Unmarshal(b, &rep))
 	assert.Equal(t, []int64{1, 2, 3, 4}, rep.Seeds, "the merged report holds every shard's seed")
 	assert.Empty(t, rep.Shard)

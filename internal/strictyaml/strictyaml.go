@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -73,4 +74,21 @@ func rewrite(err error, pkg string, fields map[string][]string) error {
 		msgs = append(msgs, m)
 	}
 	return errors.New(strings.Join(msgs, "; "))
+}
+
+// ReadFile reads the YAML file at path for a parser that rejects more than
+// max bytes: it reads at most max+1, so an oversized file is never read
+// whole and the parser still sees that it is too large. The error is
+// os.Open's (which names the path) or the read's, prefixed with the path.
+func ReadFile(path string, max int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
 }

@@ -1,6 +1,8 @@
 package strictyaml
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,4 +32,23 @@ func TestDecodeOne(t *testing.T) {
 		require.Error(t, err, "%q", tc.in)
 		assert.Contains(t, err.Error(), tc.want, "%q", tc.in)
 	}
+}
+
+// TestReadFile: a file is read whole up to max; a larger one is cut at max+1
+// bytes (so the parser sees it is too large without reading it all); a
+// missing file's error names the path.
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.yaml")
+	require.NoError(t, os.WriteFile(p, []byte("0123456789"), 0o644))
+	b, err := ReadFile(p, 10)
+	require.NoError(t, err)
+	assert.Equal(t, "0123456789", string(b))
+	b, err = ReadFile(p, 4)
+	require.NoError(t, err)
+	assert.Equal(t, "01234", string(b))
+	_, err = ReadFile(filepath.Join(dir, "missing.yaml"), 10)
+	assert.ErrorContains(t, err, "missing.yaml")
+	_, err = ReadFile(dir, 10)
+	assert.ErrorContains(t, err, dir+": read ")
 }

@@ -28,9 +28,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
@@ -106,14 +104,9 @@ func DefaultPolicy() Policy {
 // LoadPolicy reads and parses a policy file. Errors wrap ErrInvalidPolicy and
 // name the path.
 func LoadPolicy(path string) (Policy, error) {
-	f, err := os.Open(path)
+	b, err := strictyaml.ReadFile(path, MaxPolicyBytes)
 	if err != nil {
 		return Policy{}, fmt.Errorf("%w: %w", ErrInvalidPolicy, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxPolicyBytes+1))
-	if err != nil {
-		return Policy{}, fmt.Errorf("%w: %s: %w", ErrInvalidPolicy, path, err)
 	}
 	p, err := ParsePolicy(b)
 	if err != nil {

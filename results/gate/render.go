@@ -170,9 +170,9 @@ func limitCell(c CheckResult) string {
 func fmtQty(v float64, unit string) string {
 	switch unit {
 	case UnitBytesPerLifecycle:
-		return fmtBytes(v) + "/lifecycle"
+		return units.FormatBytes(v) + "/lifecycle"
 	case UnitBytesPerMillionRecords:
-		return fmtBytes(v) + "/1M records"
+		return units.FormatBytes(v) + "/1M records"
 	case UnitFDsPerLifecycle:
 		return fmt.Sprintf("%.3g FDs/lifecycle", v)
 	}
@@ -184,7 +184,7 @@ func fmtQty(v float64, unit string) string {
 func fmtNum(v float64, unit string) string {
 	switch unit {
 	case UnitBytesPerLifecycle, UnitBytesPerMillionRecords:
-		return fmtBytes(v)
+		return units.FormatBytes(v)
 	case UnitFDsPerLifecycle:
 		return fmt.Sprintf("%.3g", v)
 	case UnitNanoseconds:
@@ -195,6 +195,3 @@ func fmtNum(v float64, unit string) string {
 	}
 	return fmt.Sprintf("%.0f", v)
 }
-
-// fmtBytes scales bytes by 1024, keeping the sign (see package bytesize).
-func fmtBytes(b float64) string { return units.FormatBytes(b) }

@@ -47,6 +47,7 @@ import (
 	"time"
 
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/stats"
 )
@@ -288,7 +289,7 @@ func projectSignal(sig string, run, resRun *schema.Run, floors schema.VerdictFlo
 	default:
 		tot := fit.Total.PerLifecycle
 		s.TotalPerLifecycle = Range{tot.Low, tot.Value, tot.High}
-		desc := fmt.Sprintf("total %s/lifecycle [%s, %s] (95%%)", signedBytes(tot.Value), fmtBytes(tot.Low), fmtBytes(tot.High))
+		desc := fmt.Sprintf("total %s/lifecycle [%s, %s] (95%%)", signedBytes(tot.Value), units.FormatBytes(tot.Low), units.FormatBytes(tot.High))
 		if tot.Low <= 0 {
 			s.Reason = "no sustained growth: " + desc + " is not significantly positive; only the resident cost is projected"
 			break
@@ -305,7 +306,7 @@ func projectSignal(sig string, run, resRun *schema.Run, floors schema.VerdictFlo
 		}
 		switch {
 		case floor > 0 && tot.Value < floor:
-			s.Reason += fmt.Sprintf(", below the leak verdict's floor of %s/lifecycle: warm-up, allocator or cache growth rather than a leak, projected as measured", fmtBytes(floor))
+			s.Reason += fmt.Sprintf(", below the leak verdict's floor of %s/lifecycle: warm-up, allocator or cache growth rather than a leak, projected as measured", units.FormatBytes(floor))
 		case run.Verdict != nil && run.Verdict.Leak != nil && !*run.Verdict.Leak:
 			s.Reason += "; the model's verdict is no leak, so this is likely allocator or cache growth that may level off over a longer run: projected linearly as measured"
 		}

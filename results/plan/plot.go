@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/internal/units"
 )
 
 // PNG renders the projected usage of every signal over the horizon (768 × 480
@@ -77,7 +78,7 @@ func PNG(p *Plan) ([]byte, error) {
 		bl.LineStyle = draw.LineStyle{Color: color.NRGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, Width: vg.Points(1.5),
 			Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
 		pl.Add(bl)
-		pl.Legend.Add("budget "+fmtBytes(p.Budget), bl)
+		pl.Legend.Add("budget "+units.FormatBytes(p.Budget), bl)
 	}
 	pl.Add(plotter.NewGrid())
 	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(8*vg.Inch, 5*vg.Inch), vgimg.UseDPI(96))}

@@ -61,7 +61,7 @@ func WriteText(w io.Writer, p *Plan) error {
 		pct(t.RebalanceShare), pct(t.CloseFailureRate))
 	budget := "none"
 	if p.Budget > 0 {
-		budget = fmtBytes(p.Budget)
+		budget = units.FormatBytes(p.Budget)
 	}
 	fmt.Fprintf(&b, "budget: %s; horizon: %s days\n", budget, num(p.Horizon))
 	fmt.Fprintf(&b, "events per day: %s lifecycles (%s segment rolls + %s rebalance reopens), %s failed closes\n",
@@ -78,17 +78,17 @@ func WriteText(w io.Writer, p *Plan) error {
 			lines = append(lines, line{label, [3]string{f(r.Low), f(r.Expected), f(r.High)}})
 		}
 		if s.Sustained {
-			row("cost per lifecycle", s.CostPerLifecycle, fmtBytes)
-			row("cost per failed close", s.CostPerFailedClose, fmtBytes)
-			row("growth per day", s.GrowthPerDay, fmtBytes)
+			row("cost per lifecycle", s.CostPerLifecycle, units.FormatBytes)
+			row("cost per failed close", s.CostPerFailedClose, units.FormatBytes)
+			row("growth per day", s.GrowthPerDay, units.FormatBytes)
 		}
 		res := Range{s.Resident, s.Resident, s.Resident}
-		row(fmt.Sprintf("resident (%s DBs × %s)", num(e.LiveDBs), fmtBytes(s.ResidentPerDB)), res, fmtBytes)
+		row(fmt.Sprintf("resident (%s DBs × %s)", num(e.LiveDBs), units.FormatBytes(s.ResidentPerDB)), res, units.FormatBytes)
 		for _, u := range s.Usage {
-			row(fmt.Sprintf("usage at day %s", num(u.Day)), u.Range, fmtBytes)
+			row(fmt.Sprintf("usage at day %s", num(u.Day)), u.Range, units.FormatBytes)
 		}
 		if s.UntilBudget != nil {
-			lines = append(lines, line{fmt.Sprintf("%s budget reached in", fmtBytes(p.Budget)),
+			lines = append(lines, line{fmt.Sprintf("%s budget reached in", units.FormatBytes(p.Budget)),
 				[3]string{reach(s.UntilBudget.Low), reach(s.UntilBudget.Expected), reach(s.UntilBudget.High)}})
 		}
 		// Labels left-aligned (padded to one width), numbers right-aligned.
@@ -139,10 +139,7 @@ func pct(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%.3g%%", v*1
 
 func signedBytes(b float64) string {
 	if b >= 0 {
-		return "+" + fmtBytes(b)
+		return "+" + units.FormatBytes(b)
 	}
-	return fmtBytes(b)
+	return units.FormatBytes(b)
 }
-
-// fmtBytes scales bytes by 1024, keeping the sign (see package bytesize).
-func fmtBytes(b float64) string { return units.FormatBytes(b) }

@@ -3,9 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -90,14 +88,9 @@ func TopologyKeys() []string {
 // not validate: apply overrides, then call Validate. Errors wrap
 // ErrInvalidTopology and name the path.
 func LoadTopology(path string) (Topology, error) {
-	f, err := os.Open(path)
+	b, err := strictyaml.ReadFile(path, MaxTopologyBytes)
 	if err != nil {
 		return Topology{}, fmt.Errorf("%w: %w", ErrInvalidTopology, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxTopologyBytes+1))
-	if err != nil {
-		return Topology{}, fmt.Errorf("%w: %s: %w", ErrInvalidTopology, path, err)
 	}
 	t, err := ParseTopology(b)
 	if err != nil {
@@ -276,7 +269,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 type Bytes int64
 
 // String formats b scaled by 1024.
-func (b Bytes) String() string { return fmtBytes(float64(b)) }
+func (b Bytes) String() string { return units.FormatBytes(float64(b)) }
 
 // MarshalYAML writes b as a plain number of bytes.
 func (b Bytes) MarshalYAML() (any, error) { return int64(b), nil }

@@ -24,6 +24,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/schema"
@@ -607,9 +609,9 @@ func realPaired(dirs []string) error {
 			if r.aa > 0 {
 				aaP, aaP95, aaF = fmt.Sprintf("%d/%d", r.aaPaired, r.aa), fmt.Sprintf("%d/%d", r.aaPaired95, r.aa), fmt.Sprintf("%d/%d", r.aaFits, r.aa)
 			}
-			m, sd := meanSD(r.est)
+			m, sd := stat.MeanStdDev(r.est, nil)
 			fmt.Fprintf(w, "%s\t%d\t%d\t%d/%d\t%d/%d\t%d/%d\t%.0f ± %.0f\t%.0f\t|\t%d/%d\t%d/%d\t|\t%d\t%s\t%s\t%s\t\n", filepath.Base(d), L, r.n, r.paired, r.n, r.paired95, r.n, r.cover, r.n,
-				m, sd, medianOf(r.half), r.fits, r.n, r.coverFits, r.n, r.aa, aaP, aaP95, aaF)
+				m, sd, stats.Median(r.half), r.fits, r.n, r.coverFits, r.n, r.aa, aaP, aaP95, aaF)
 		}
 	}
 	return w.Flush()
@@ -650,23 +652,6 @@ func chunkBytes(n int, a spec.Allocator) float64 {
 	return float64(n)
 }
 
-func meanSD(v []float64) (mean, sd float64) {
-	if len(v) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	if len(v) < 2 {
-		return mean, math.NaN()
-	}
-	for _, x := range v {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(v)-1))
-}
-
 // cut keeps the samples up to L lifecycles.
 func cut(ss []schema.Sample, L int64) []schema.Sample {
 	n := 0
@@ -679,18 +664,6 @@ func cut(ss []schema.Sample, L int64) []schema.Sample {
 func seedNum(dir string) int {
 	n, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(dir), "seed-"))
 	return n
-}
-
-func medianOf(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // bootstrap prints the real-residual table (simulate.BootstrapSuite) of the

@@ -1,10 +1,8 @@
 package simulate
 
 import (
-	"math"
-	"sort"
-
 	"github.com/rocksleak/rocksleak/stats"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Series is one model's samples as a samples.csv holds them (scripts/statscheck
@@ -105,22 +103,8 @@ func SeedSpread(run string, seeds []map[string]Series, model, signal string, tot
 	if sp.Seeds < 2 {
 		return sp, nil
 	}
-	var m float64
-	for _, v := range slopes {
-		m += v
-	}
-	m /= float64(len(slopes))
-	var ss float64
-	for _, v := range slopes {
-		ss += (v - m) * (v - m)
-	}
-	sp.MeanSlope = m
-	sp.SD = math.Sqrt(ss / float64(len(slopes)-1))
-	sort.Float64s(ses)
-	sp.MedianSE = ses[len(ses)/2]
-	if len(ses)%2 == 0 {
-		sp.MedianSE = (ses[len(ses)/2-1] + ses[len(ses)/2]) / 2
-	}
+	sp.MeanSlope, sp.SD = stat.MeanStdDev(slopes, nil)
+	sp.MedianSE = stats.Median(ses)
 	if sp.MedianSE > 0 {
 		sp.Ratio = sp.SD / sp.MedianSE
 	}

@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ func TestShardPartition(t *testing.T) {
 		seen := map[int64]int{}
 		minLen, maxLen := tc.count, 0
 		for k := 1; k <= tc.n; k++ {
-			got := shard{k, tc.n}.seeds(int64(tc.first), tc.count)
+			got := Shard{k, tc.n}.Seeds(int64(tc.first), tc.count)
 			for i, s := range got {
 				seen[s]++
 				if i > 0 {
@@ -36,19 +36,19 @@ func TestShardPartition(t *testing.T) {
 		}
 		assert.LessOrEqual(t, maxLen-minLen, 1)
 	}
-	assert.Equal(t, []int64{1, 3}, shard{1, 2}.seeds(1, 4))
-	assert.Equal(t, []int64{2, 4}, shard{2, 2}.seeds(1, 4))
+	assert.Equal(t, []int64{1, 3}, Shard{1, 2}.Seeds(1, 4))
+	assert.Equal(t, []int64{2, 4}, Shard{2, 2}.Seeds(1, 4))
 }
 
 func TestParseShard(t *testing.T) {
-	for in, want := range map[string]shard{"": {1, 1}, "1/1": {1, 1}, "2/4": {2, 4}, "4/4": {4, 4}} {
-		got, err := parseShard(in)
+	for in, want := range map[string]Shard{"": {1, 1}, "1/1": {1, 1}, "2/4": {2, 4}, "4/4": {4, 4}} {
+		got, err := ParseShard(in)
 		require.NoError(t, err, in)
 		assert.Equal(t, want, got, in)
 	}
 	for _, in := range []string{"0/2", "3/2", "1", "a/b", "1/0", "-1/2", "1/2/3"} {
-		_, err := parseShard(in)
-		assert.ErrorIs(t, err, errUsage, in)
+		_, err := ParseShard(in)
+		assert.ErrorContains(t, err, "is not K/N with 1 ≤ K ≤ N", in)
 	}
 }
 
@@ -61,7 +61,7 @@ func TestUntilVerdictSettlingInLifecycles(t *testing.T) {
 	look := func(l int64, s float64) *schema.Look {
 		return &schema.Look{Lifecycles: l, ElapsedNs: int64(s * 1e9), Leak: &yes}
 	}
-	rep := newReliabilityReport("kafka-20616", []string{"leaky", "fixed"}, 1, 3, true)
+	rep := New("kafka-20616", []string{"leaky", "fixed"}, 1, 3, true)
 	var lines [][]string
 	for i, l := range []int64{640, 300, 1040} {
 		res := &schema.Result{Runs: map[string]*schema.Run{
@@ -69,14 +69,14 @@ func TestUntilVerdictSettlingInLifecycles(t *testing.T) {
 				Native: look(l-100, float64(i)+1), Verdict: look(l, float64(i)+2)}},
 			"fixed": {Verdict: &schema.Verdict{}, Sequential: &schema.SequentialOutcome{}},
 		}}
-		lines = append(lines, rep.addSeed(int64(i+1), t.TempDir(), res))
+		lines = append(lines, AddSeed(rep, int64(i+1), t.TempDir(), res))
 	}
 	assert.Contains(t, strings.Join(lines[0], " "), "(native leak at 1.0s, 540 lifecycles; verdict leak at 2.0s, 640 lifecycles)")
 	assert.Contains(t, strings.Join(lines[0], " "), "fixed=inconclusive (native unsettled; verdict unsettled)")
 	assert.Equal(t, []int64{540, 200, 940}, rep.Tally["leaky"].NativeSettledLifecycles)
 	assert.Equal(t, []int64{640, 300, 1040}, rep.Tally["leaky"].VerdictSettledLifecycles)
 	var out bytes.Buffer
-	require.NoError(t, rep.write(&out, t.TempDir()))
+	require.NoError(t, Write(&out, t.TempDir(), rep))
 	assert.Contains(t, out.String(), "until-verdict leaky: native verdict settled in 3/3 runs, max 3.0s, 200–940 (median 540) lifecycles; "+
 		"verdict settled in 3/3, max 4.0s, 300–1040 (median 640) lifecycles; early verdict leak in 3")
 	assert.Contains(t, out.String(), "until-verdict fixed: native verdict settled in 0/3 runs, max 0.0s, no lifecycles;")

@@ -1,22 +1,22 @@
-package main
+package sweep
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"text/tabwriter"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
-// replicates collects, for --replicate, each replicated model's first and
+// Replicates collects, for --replicate, each replicated model's first and
 // replicate slopes per seed (native heap and RSS, lifecycle-only fits) with
 // their reported standard errors.
-type replicates struct {
+type Replicates struct {
 	models []string
 	pairs  map[string][]replicatePair // by "model/signal"
 }
@@ -29,42 +29,25 @@ type replicatePair struct {
 	bFirst, bSecond, bseFirst, bseSecond float64
 }
 
-func newReplicates(models []string) *replicates {
-	return &replicates{models: models, pairs: map[string][]replicatePair{}}
+// NewReplicates collects the replicate pairs of models (none: Write prints
+// nothing).
+func NewReplicates(models []string) *Replicates {
+	return &Replicates{models: models, pairs: map[string][]replicatePair{}}
 }
 
-// add writes the seed's replicate run into dir/replicate, tallies each
-// replicated model's A/A pair (analysis.CompareReplicate: the replicate
-// against the seed's first run, paired difference series, native heap and
-// RSS) under "<model> (replicate) vs <model>", and records both runs'
-// slopes. It returns the words for the seed's progress line.
-func (rp *replicates) add(rep *reliabilityReport, dir string, first *schema.Result, firstOut *schema.Output, res *schema.Result, out *schema.Output, runErr error) ([]string, error) {
-	if out == nil || out.Interrupted {
-		if runErr == nil || errors.Is(runErr, errInterrupted) || (out != nil && out.Interrupted) {
-			return nil, errInterrupted
-		}
-		return []string{"replicate=failed: " + runErr.Error()}, nil
-	}
-	files, err := results.Render(res, out)
-	if err != nil {
-		return nil, err
-	}
-	if err := results.WriteDir(filepath.Join(dir, "replicate"), files); err != nil {
-		return nil, err
-	}
-	return rp.pair(rep, first, schema.SamplesByModel(firstOut), res, schema.SamplesByModel(out)), nil
-}
-
-// pair tallies, for each replicated model, the A/A pair of a seed's first run
-// (result first, samples once) and its replicate (result res, samples again)
-// and records both runs' slopes; it returns the words for the seed's progress
-// line. reliability calls it with the runs' outputs, merge with what they
-// wrote (result.json and samples.csv), so both tally the same.
-func (rp *replicates) pair(rep *reliabilityReport, first *schema.Result, once map[string][]schema.Sample, res *schema.Result, again map[string][]schema.Sample) []string {
+// Pair tallies into rep, for each replicated model, the A/A pair of a seed's
+// first run (result first, samples once) and its replicate (result res,
+// samples again) (analysis.CompareReplicate: the replicate against the first
+// run, paired difference series, native heap and RSS, under "<model>
+// (replicate) vs <model>"), and records both runs' slopes; it returns the
+// words for the seed's progress line. reliability calls it with the runs'
+// outputs, merge with what they wrote (result.json and samples.csv), so both
+// tally the same.
+func (rp *Replicates) Pair(rep *schema.Reliability, first *schema.Result, once map[string][]schema.Sample, res *schema.Result, again map[string][]schema.Sample) []string {
 	var words []string
 	for _, m := range rp.models {
 		cs := analysis.CompareReplicate(m, again[m], once[m])
-		rep.tallyControlled(cs)
+		TallyControlled(rep, cs)
 		for _, c := range cs {
 			if c.Signal == analysis.SignalNativeHeap {
 				words = append(words, fmt.Sprintf("A/A %s native %s", m, c.Verdict))
@@ -91,18 +74,18 @@ func (rp *replicates) pair(rep *reliabilityReport, first *schema.Result, once ma
 	return words
 }
 
-// write prints, per replicated model and signal, the spread of the slope
+// Write prints, per replicated model and signal, the spread of the slope
 // against the median reported SE, for the fits' intervals (what the verdicts
 // use) and for batch means (analysis.BatchMeans): run to run at a fixed seed,
 // the SD of one run's slope from the pairs, √(Σ(a−b)²/2n), which does not
 // count how the workload differs between seeds; and across seeds, the SD of
 // the first runs' slopes.
-func (rp *replicates) write(stdout io.Writer) {
+func (rp *Replicates) Write(w io.Writer) {
 	if len(rp.models) == 0 {
 		return
 	}
-	fmt.Fprintln(stdout)
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "replicate (same seed, run twice)\tsignal\tseeds\tfit: run-to-run SD\tacross seeds SD\tmedian SE\tspread/SE run, seeds\tbatch means: run-to-run SD\tacross seeds SD\tmedian SE\tspread/SE run, seeds")
 	for _, m := range rp.models {
 		for _, sig := range []string{analysis.SignalNativeHeap, analysis.SignalRSS} {
@@ -119,7 +102,7 @@ func (rp *replicates) write(stdout io.Writer) {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintln(stdout, "spread/SE near 1 or below means the reported intervals carry the variation of another run at the same seed (run) or at another seed (seeds); goal ≤ 1.5")
+	fmt.Fprintln(w, "spread/SE near 1 or below means the reported intervals carry the variation of another run at the same seed (run) or at another seed (seeds); goal ≤ 1.5")
 }
 
 // spreadCells renders the run-to-run SD, across-seed SD, median SE and the
@@ -130,7 +113,7 @@ func spreadCells(ps []replicatePair) string {
 	for i, p := range ps {
 		firsts[i] = p.first
 	}
-	across := sampleSD(firsts)
+	across := stat.StdDev(firsts, nil) // NaN below 2 values
 	ratio := func(v float64) string {
 		if se <= 0 || math.IsNaN(v) {
 			return "—"
@@ -138,22 +121,6 @@ func spreadCells(ps []replicatePair) string {
 		return fmt.Sprintf("%.2f", v/se)
 	}
 	return fmt.Sprintf("%.0f B\t%.0f B\t%.0f B\t%s, %s", sd, across, se, ratio(sd), ratio(across))
-}
-
-// sampleSD is the sample standard deviation of v (NaN below 2 values).
-func sampleSD(v []float64) float64 {
-	if len(v) < 2 {
-		return math.NaN()
-	}
-	var m, ss float64
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	for _, x := range v {
-		ss += (x - m) * (x - m)
-	}
-	return math.Sqrt(ss / float64(len(v)-1))
 }
 
 // replicateSpread returns the SD of one run's slope from replicate pairs,
@@ -165,5 +132,5 @@ func replicateSpread(ps []replicatePair) (sd, medianSE float64) {
 		ss += (p.first - p.second) * (p.first - p.second)
 		ses = append(ses, p.seFirst, p.seSecond)
 	}
-	return math.Sqrt(ss / float64(2*len(ps))), median(ses)
+	return math.Sqrt(ss / float64(2*len(ps))), stats.Median(ses)
 }

@@ -1,0 +1,47 @@
+//go:build cgo
+
+package main
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/harness"
+)
+
+// TestDiskFullKnownAnswer: on a full tmpfs of the run's own, every open fails
+// with RocksDB's ENOSPC error; under 4.3.0's ownership (leaky) each failed
+// open leaves exactly one options object live (the ledger) and the native
+// heap grows by the number of retries times the per-retry leak (within 10%),
+// above the 2 KiB floor; under 4.3.1's (fixed, the negative control) none is
+// left and the per-retry leak stays under the floor. No mount is left behind.
+func TestDiskFullKnownAnswer(t *testing.T) {
+	sc := mustScenario(t, "kafka-20616")
+	runs, err := harness.RunDiskFull(context.Background(), harness.DiskFullConfig{
+		Config: harness.Config{Scenario: sc, Models: []string{"leaky", "fixed"}, Seed: sc.Seed}, Attempts: 200})
+	if errors.Is(err, harness.ErrNoMount) {
+		t.Skip(err)
+	}
+	require.NoError(t, err)
+	require.Len(t, runs, 2)
+	for _, r := range runs {
+		require.Empty(t, r.Error, r.Model)
+		assert.Equal(t, int64(200), r.Attempts, "%s: every open failed", r.Model)
+		assert.Contains(t, r.FirstError, "No space left on device", r.Model)
+	}
+	leaky, fixed := runs[0], runs[1]
+	assert.Equal(t, int64(200), leaky.LiveOptions, "4.3.0: one offsets options object per failed open")
+	assert.Greater(t, leaky.PerRetry, 2048.0)
+	assert.InEpsilon(t, float64(leaky.Attempts)*leaky.PerRetry, float64(leaky.Growth), 0.10, "retries × per-retry leak")
+	assert.Zero(t, fixed.LiveOptions, "4.3.1 closes them")
+	assert.Less(t, fixed.PerRetry, 2048.0)
+
+	c := harness.CostOf(harness.ReplaceThread, 4, leaky.PerRetry, harness.DefaultReplaceInterval)
+	assert.InDelta(t, 4*60.0/45, c.RetriesPerMin, 1e-9)
+	assert.InDelta(t, c.RetriesPerMin*leaky.PerRetry, c.GrowthPerMin, 1e-6)
+	assert.Zero(t, harness.CostOf(harness.ShutdownClient, 4, leaky.PerRetry, harness.DefaultReplaceInterval).GrowthPerMin)
+}

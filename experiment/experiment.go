@@ -1,0 +1,100 @@
+// Package experiment is the run → analyse pipeline: it runs a resolved
+// scenario's models in child processes (package harness), analyses what they
+// sent back (package analysis) and returns the result (Run); and it runs a
+// scenario at many seeds, writing each seed's result directory and tallying
+// the sweep (Sweep, tallied by package results/sweep). It is the run
+// half (cgo, through harness); cmd/rocksleak wires its flags to Options and
+// SweepOptions.
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
+)
+
+// ErrInterrupted: a sweep was interrupted; what finished is written, marked.
+var ErrInterrupted = errors.New("interrupted")
+
+// Options are one run's: the scenario (resolved and validated: its models,
+// seed and stop condition are the run's) and how to run it.
+type Options struct {
+	Scenario scenarios.Scenario
+	// StateRoot is where the stores' state directories go (empty: the system
+	// temp dir).
+	StateRoot string
+	// Command and Commit are the result's provenance: the command line that
+	// asked for the run and the tool's commit.
+	Command, Commit string
+	// UntilVerdict stops each model as soon as its verdict is settled
+	// (sequential looks, analysis.Sequential); the stop condition stays the
+	// limit.
+	UntilVerdict bool
+	// MaxRSS is the memory guard's limit (harness.Guard.MaxRSS: 0 the
+	// default, -1 none).
+	MaxRSS int64
+	// Profile, when set, profiles the children's heaps (rocksleak run --profile).
+	Profile *harness.Profile
+	// Stderr gets the progress display and the children's stderr (nil:
+	// discarded).
+	Stderr io.Writer
+}
+
+// Run runs the scenario's models in child processes, with a progress
+// display on o.Stderr, and analyses what they sent back. A nil Output means
+// nothing ran; otherwise the Result is complete, interrupted or failed, and
+// the error (if any) says why.
+func Run(ctx context.Context, o Options) (*schema.Result, *schema.Output, error) {
+	stderr := o.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	sc := o.Scenario
+	prog := newProgress(stderr, sc)
+	seq := map[string]*analysis.Sequential{}
+	var settled func(string, []schema.Sample) bool
+	if o.UntilVerdict {
+		for _, m := range sc.Models {
+			seq[m] = &analysis.Sequential{Floors: analysis.DefaultFloors(), PlannedLifecycles: float64(sc.Lifecycles),
+				DurationNs: int64(sc.Duration)}
+		}
+		settled = func(m string, samples []schema.Sample) bool { return seq[m].Observe(samples) }
+	}
+	out, runErr := harness.Run(ctx, harness.Config{
+		Settled:   settled,
+		Scenario:  sc,
+		Models:    sc.Models,
+		Seed:      sc.Seed,
+		StateRoot: o.StateRoot,
+		Stderr:    stderr,
+		OnEvent:   prog.event,
+		Profile:   o.Profile,
+		Guard:     harness.Guard{MaxRSS: o.MaxRSS},
+	})
+	prog.finish()
+	if out == nil {
+		return nil, nil, runErr
+	}
+	res := schema.FromOutput(out, sc, results.BuildProvenance(sc.Seed, o.Commit, o.Command))
+	if err := analysis.Analyze(res, schema.SamplesByModel(out), analysis.DefaultFloors()); err != nil {
+		return res, out, errors.Join(runErr, fmt.Errorf("analysing samples: %w", err))
+	}
+	for m, q := range seq {
+		if run := res.Runs[m]; run != nil {
+			run.Sequential = q.Outcome()
+			if run.Fits != nil {
+				if v := q.StopVerdict(*run.Fits[analysis.SignalNativeHeap].Total, *run.Fits[analysis.SignalRSS].Total); v != nil {
+					run.Verdict = v // the stopping look's decision, not a re-fit at a naive 95%
+				}
+			}
+		}
+	}
+	return res, out, runErr
+}

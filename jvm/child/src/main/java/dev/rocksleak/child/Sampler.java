@@ -1,0 +1,177 @@
+package dev.rocksleak.child;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import com.sun.jna.Function;
+import com.sun.jna.Memory;
+import com.sun.jna.NativeLibrary;
+import com.sun.jna.Pointer;
+import com.sun.jna.Structure;
+
+/**
+ * Reads the child's own memory, in raw units, as the Go sampler does for the Go child (measure/): RSS and VMS from
+ * /proc/self/statm, open file descriptors from /proc/self/fd, the C allocator's bytes in use (glibc mallinfo2()
+ * uordblks + hblkhd through JNA, or jemalloc's stats.allocated through mallctl when jemalloc is the allocator), and
+ * the JVM's own share of RSS from Native Memory Tracking (Java heap committed + class metadata committed + code
+ * cache committed; the parent starts the JVM with -XX:NativeMemoryTracking=summary).
+ */
+final class Sampler {
+    /** schema.Unavailable. */
+    static final long UNAVAILABLE = -1;
+
+    /** One reading. */
+    static final class Reading {
+        long rss;
+        long vms;
+        int fds;
+        long nativeHeap = UNAVAILABLE;
+        long runtimeBytes = UNAVAILABLE;
+        long javaHeapUsed;
+    }
+
+    private final boolean jemalloc;
+    private final long pageSize;
+    private final Function mallinfo2;
+    private final Function mallctl;
+    private final Memory epoch;
+    private final Memory sizeOut;
+    private final Memory sizeLen;
+    private final MBeanServer mbeans;
+    private final ObjectName diagnostic;
+    private boolean nmt = true;
+
+    Sampler(final String allocator) {
+        this.jemalloc = "jemalloc".equals(allocator);
+        final NativeLibrary process = NativeLibrary.getProcess();
+        if (jemalloc) {
+            Function f;
+            try {
+                f = process.getFunction("mallctl");
+            } catch (final UnsatisfiedLinkError e) {
+                throw new IllegalStateException("allocator jemalloc: mallctl is not in the process (is libjemalloc "
+                    + "LD_PRELOADed?): " + e.getMessage(), e);
+            }
+            mallctl = f;
+            mallinfo2 = null;
+        } else {
+            mallinfo2 = NativeLibrary.getInstance("c").getFunction("mallinfo2");
+            mallctl = null;
+        }
+        epoch = new Memory(8);
+        epoch.setLong(0, 1);
+        sizeOut = new Memory(8);
+        sizeLen = new Memory(8);
+        pageSize = pageSize();
+        mbeans = ManagementFactory.getPlatformMBeanServer();
+        try {
+            diagnostic = new ObjectName("com.sun.management:type=DiagnosticCommand");
+        } catch (final Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** glibc's struct mallinfo2: ten size_t fields. */
+    @Structure.FieldOrder({"arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost"})
+    public static class MallInfo2 extends Structure implements Structure.ByValue {
+        public long arena;
+        public long ordblks;
+        public long smblks;
+        public long hblks;
+        public long hblkhd;
+        public long usmblks;
+        public long fsmblks;
+        public long uordblks;
+        public long fordblks;
+        public long keepcost;
+    }
+
+    /** The C allocator's bytes in use. */
+    long nativeHeap() {
+        if (jemalloc) {
+            // Refresh the statistics (write the epoch), then read stats.allocated (a size_t).
+            mallctl.invokeInt(new Object[] {"epoch", Pointer.NULL, Pointer.NULL, epoch, 8L});
+            sizeLen.setLong(0, 8);
+            final int rc = mallctl.invokeInt(new Object[] {"stats.allocated", sizeOut, sizeLen, Pointer.NULL, 0L});
+            if (rc != 0) {
+                throw new IllegalStateException("mallctl(stats.allocated) = " + rc);
+            }
+            return sizeOut.getLong(0);
+        }
+        final MallInfo2 mi = (MallInfo2) mallinfo2.invoke(MallInfo2.class, new Object[0]);
+        return mi.uordblks + mi.hblkhd;
+    }
+
+    Reading read(final boolean withRuntime) throws IOException {
+        final Reading r = new Reading();
+        final String[] statm = Files.readString(Path.of("/proc/self/statm")).trim().split(" ");
+        r.vms = Long.parseLong(statm[0]) * pageSize;
+        r.rss = Long.parseLong(statm[1]) * pageSize;
+        int n = 0;
+        try (DirectoryStream<Path> d = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
+            for (final Path ignored : d) {
+                n++;
+            }
+        }
+        r.fds = n - 1; // not the one listing them
+        r.nativeHeap = nativeHeap();
+        final MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        r.javaHeapUsed = heap.getUsed();
+        if (withRuntime) {
+            r.runtimeBytes = runtimeBytes();
+        }
+        return r;
+    }
+
+    private static final Pattern NMT = Pattern.compile(
+        "^-\\s+(Java Heap|Class|Code) \\(reserved=(\\d+)KB, committed=(\\d+)KB\\)", Pattern.MULTILINE);
+
+    /**
+     * The JVM's own resident share by Native Memory Tracking: Java heap + Class (metaspace) + Code (code cache),
+     * committed, in bytes; UNAVAILABLE when NMT is off.
+     */
+    long runtimeBytes() {
+        if (!nmt) {
+            return UNAVAILABLE;
+        }
+        final String out;
+        try {
+            out = (String) mbeans.invoke(diagnostic, "vmNativeMemory", new Object[] {new String[] {"summary"}},
+                new String[] {String[].class.getName()});
+        } catch (final Exception e) {
+            nmt = false;
+            return UNAVAILABLE;
+        }
+        final Matcher m = NMT.matcher(out);
+        long kb = 0;
+        int found = 0;
+        while (m.find()) {
+            kb += Long.parseLong(m.group(3));
+            found++;
+        }
+        if (found == 0) {
+            nmt = false; // "Native memory tracking is not enabled"
+            return UNAVAILABLE;
+        }
+        return kb * 1024;
+    }
+
+    private static long pageSize() {
+        try {
+            final Function f = NativeLibrary.getInstance("c").getFunction("getpagesize");
+            return f.invokeInt(new Object[0]);
+        } catch (final UnsatisfiedLinkError e) {
+            return 4096;
+        }
+    }
+}
