@@ -317,7 +317,9 @@ func Analyze(r *schema.Result, samples map[string][]schema.Sample, floors schema
 		run.Fits = fits
 		run.Resident = residentOf(ss)
 		nat, rss := *fits[SignalNativeHeap].Total, *fits[SignalRSS].Total
-		run.Verdict = VerdictOf(Decide(nat, rss, floors), nat, rss)
+		d := Decide(nat, rss, floors)
+		run.Verdict = VerdictOf(d, nat, rss)
+		run.Verdict.Settle = SettleCommand(r, m, d)
 	}
 	r.Comparisons = nil
 	for i, a := range r.Models {

@@ -55,6 +55,13 @@ func ReportMarkdown(r *schema.Result) []byte {
 		p("\n")
 	}
 
+	if f := Finding(r); len(f) > 0 {
+		p("## Finding\n\n")
+		for _, l := range f {
+			p("- %s\n", table.EscapeMarkdown(l))
+		}
+		p("\n")
+	}
 	p("## How to read this\n\n")
 	p("%s\n\n", howToRead(r))
 

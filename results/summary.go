@@ -11,7 +11,8 @@ import (
 	"github.com/rocksleak/rocksleak/schema"
 )
 
-// Summary renders the terminal's short version of the report: one table of
+// Summary renders the terminal's short version of the report: the finding
+// (Finding), then one table of
 // the models (counts, the change of native heap and RSS from the first to the
 // last sample, the per-lifecycle slopes of native heap and RSS with
 // their 95% intervals, live native objects at the end, the verdict), one line
@@ -23,6 +24,12 @@ func Summary(r *schema.Result) string {
 	if r.Status != schema.StatusComplete {
 		for _, e := range r.Errors {
 			fmt.Fprintf(&b, "  %s\n", e)
+		}
+	}
+	if f := Finding(r); len(f) > 0 {
+		b.WriteString("\n")
+		for _, l := range f {
+			b.WriteString(l + "\n")
 		}
 	}
 	b.WriteString("\n")

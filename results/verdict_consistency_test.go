@@ -15,7 +15,7 @@ import (
 
 // checkVerdictAgrees asserts that a verdict says what its own intervals
 // say: "leak" only with the native heap's interval above its floor and
-// RSS's above 0, "no leak" only with every interval below its floor, and a
+// RSS's reaching that floor, "no leak" only with every interval below its floor, and a
 // reason that starts with the verdict's word and quotes the intervals it
 // rests on.
 func checkVerdictAgrees(t *testing.T, name string, v *schema.Verdict, native, rss schema.SignalFit, floors schema.VerdictFloors) {
@@ -27,7 +27,7 @@ func checkVerdictAgrees(t *testing.T, name string, v *schema.Verdict, native, rs
 	switch word {
 	case analysis.WordLeak:
 		assert.Greater(t, d.Native.Low, floors.NativeHeap, "%s: leak with the native interval not above its floor: %s", name, v.Reason)
-		assert.Greater(t, d.RSS.Low, 0.0, "%s: leak with RSS not rising significantly: %s", name, v.Reason)
+		assert.GreaterOrEqual(t, d.RSS.High, floors.NativeHeap, "%s: leak with RSS's interval wholly below the native floor: %s", name, v.Reason)
 	case analysis.WordNoLeak:
 		assert.Less(t, d.Native.High, floors.NativeHeap, "%s: no leak with the native interval reaching its floor: %s", name, v.Reason)
 		assert.Less(t, d.RSS.High, floors.RSS, "%s: no leak with the RSS interval reaching its floor: %s", name, v.Reason)
@@ -78,7 +78,10 @@ func TestVerdictRSSAboveFloorIsNotNoLeak(t *testing.T) {
 		{"fixed, RSS above its floor", fit(300, 100), fit(67.1*1024, 32*1024), analysis.WordInconclusive},
 		{"leak", fit(11000, 500), fit(16000, 3000), analysis.WordLeak},
 		{"no leak", fit(100, 200), fit(900, 500), analysis.WordNoLeak},
-		{"native above, RSS flat", fit(11000, 500), fit(100, 3000), analysis.WordInconclusive},
+		// RSS wholly below the native floor contradicts a leak; RSS whose
+		// interval reaches the floor does not.
+		{"native above, RSS flat", fit(11000, 500), fit(100, 1000), analysis.WordInconclusive},
+		{"native above, RSS wide", fit(11000, 500), fit(100, 3000), analysis.WordLeak},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v := analysis.VerdictOf(analysis.Decide(c.native, c.rss, floors), c.native, c.rss)

@@ -25,7 +25,8 @@ func howToRead(r *schema.Result) string {
 		"otherwise tilt its slope. "+
 		"The verdict of a model rests on the native heap (what the C allocator has handed out) and RSS (what the "+
 		"process occupies), by two one-sided tests at 2.5%% each: a leak when the native heap's interval lies above its "+
-		"floor of %s/lifecycle and RSS's above 0 (RSS rises significantly); no leak only when every interval lies below its "+
+		"floor of %s/lifecycle, RSS's interval reaches that floor (RSS consistent with a leak), and neither signal's growth "+
+		"slows; no leak only when every interval lies below its "+
 		"floor (native heap below its floor and RSS below its floor of %s/lifecycle: equivalence, not the absence of a trend); "+
 		"otherwise inconclusive, saying what would settle it. A fit flag that undermines the fit (too few samples, warm-up "+
 		"cut at its limit, slope not constant, level shift) makes the verdict inconclusive. "+

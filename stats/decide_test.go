@@ -46,7 +46,11 @@ func TestDecideSignals(t *testing.T) {
 		// lies wholly above its floor: never "no leak".
 		{"RSS above its floor", fitWith(-300, 500, 200), fitWith(35.2*1024, 99*1024, 200), VerdictInconclusive, "lies above its floor 12.0 KiB", "levels off"},
 		// RSS rising only as a point estimate: not a leak.
-		{"RSS not significant", fitWith(10000, 12000, 200), fitWith(-1000, 9000, 200), VerdictInconclusive, "does not rise significantly", "more lifecycles"},
+		// RSS wholly below the native floor contradicts a leak.
+		{"RSS below the native floor", fitWith(10000, 12000, 200), fitWith(-3000, 1500, 200), VerdictInconclusive, "does not carry the native heap's growth", "more lifecycles"},
+		// RSS not significant on its own but consistent with the native
+		// growth (a wide random-walk interval): the native heap decides.
+		{"RSS consistent, not significant", fitWith(10000, 12000, 200), fitWith(-1000, 30000, 200), VerdictLeak, "is consistent with it", ""},
 		// An interval straddling the floor: inconclusive, with how long to run.
 		{"straddles", fitWith(1500, 2600, 200), fitWith(-2000, 3000, 200), VerdictInconclusive, "includes its floor", "more lifecycles"},
 		// RSS straddling its floor while native is below: not "no leak".
@@ -54,22 +58,23 @@ func TestDecideSignals(t *testing.T) {
 		// Warnings that undermine the fit make a clear-looking verdict inconclusive.
 		{"warm-up at limit", fitWith(10000, 12000, 200, FlagWarmupAtLimit), fitWith(14000, 18000, 200), VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
 		{"slope not constant", fitWith(-300, 500, 200), fitWith(-2000, 3000, 200, FlagSlopeNotConstant), VerdictInconclusive, "slope is not constant", "levels off"},
-		{"random walk unmodelled", fitWith(-300, 500, 200, FlagRandomWalk), fitWith(-2000, 3000, 200), VerdictInconclusive, "random walk", "IntervalRobust"},
+		{"random walk unmodelled", fitWith(-300, 500, 200, FlagRandomWalk), fitWith(-2000, 3000, 200), VerdictInconclusive, "random walk", "--reanalyze"},
 		{"too few", fitWith(-300, 500, 200, FlagTooFew), fitWith(-2000, 3000, 200), VerdictInconclusive, "too few samples", "more lifecycles"},
 		{"level shift", fitWith(-300, 500, 200, FlagStep), fitWith(-2000, 3000, 200), VerdictInconclusive, "level shift", "repeat"},
 		// A modelled random walk is not a reason to withhold a verdict.
 		{"random walk modelled", fitWith(-300, 500, 200), fitWith(-2000, 3000, 200, FlagRandomWalkModelled), VerdictNoLeak, "no leak", ""},
 		{"invalid", Fit{N: 10, Used: 10}, fitWith(-2000, 3000, 200), VerdictInconclusive, "no per-lifecycle interval", "run longer"},
-		// A leak whose RSS rate changes but which rises in both halves (the
-		// default scenario's growing restores): the leak call needs RSS's
-		// direction, not its rate.
-		{"RSS rate changes, rises in both halves", fitWith(10000, 12000, 200),
+		// A leak whose RSS rate changes but which carries the native growth
+		// in both halves (the default scenario's growing restores): the leak
+		// call needs RSS not to contradict the native heap, not RSS's rate.
+		{"RSS rate changes, consistent in both halves", fitWith(10000, 12000, 200),
 			withHalves(fitWith(20000, 30000, 200, FlagSlopeNotConstant), fitWith(5000, 15000, 100), fitWith(30000, 50000, 100)),
-			VerdictLeak, "rises significantly in both halves", ""},
-		// Negative controls: one half not rising, or native itself undermined,
-		// or native below its floor, keep it inconclusive.
-		{"RSS rate changes, one half flat", fitWith(10000, 12000, 200),
-			withHalves(fitWith(20000, 30000, 200, FlagSlopeNotConstant), fitWith(-5000, 15000, 100), fitWith(30000, 50000, 100)),
+			VerdictLeak, "reaches that floor in both halves", ""},
+		// Negative controls: one half wholly below the native floor, or
+		// native itself undermined, or native below its floor, keep it
+		// inconclusive.
+		{"RSS rate changes, one half below the native floor", fitWith(10000, 12000, 200),
+			withHalves(fitWith(20000, 30000, 200, FlagSlopeNotConstant), fitWith(-5000, 1500, 100), fitWith(30000, 50000, 100)),
 			VerdictInconclusive, "slope is not constant", "levels off"},
 		{"RSS rate changes, native flagged", fitWith(10000, 12000, 200, FlagWarmupAtLimit),
 			withHalves(fitWith(20000, 30000, 200, FlagSlopeNotConstant), fitWith(5000, 15000, 100), fitWith(30000, 50000, 100)),
@@ -87,10 +92,10 @@ func TestDecideSignals(t *testing.T) {
 		{"RSS warm-up at limit and rate changes, rises in both halves", fitWith(10000, 12000, 200),
 			withHalves(fitWith(20000, 30000, 200, FlagWarmupAtLimit, FlagSlopeNotConstant), fitWith(5000, 15000, 100), fitWith(30000, 50000, 100)),
 			VerdictLeak, "with its warm-up cut at its limit and not at a constant rate", ""},
-		// Negative controls: a half not rising, native below its floor, or
-		// another RSS flag keeps it inconclusive.
+		// Negative controls: a half wholly below the native floor, native
+		// below its floor, or another RSS flag keeps it inconclusive.
 		{"RSS warm-up at limit, one half flat", fitWith(10000, 12000, 200),
-			withHalves(fitWith(20000, 30000, 200, FlagWarmupAtLimit), fitWith(5000, 15000, 100), fitWith(-3000, 5000, 100)),
+			withHalves(fitWith(20000, 30000, 200, FlagWarmupAtLimit), fitWith(5000, 15000, 100), fitWith(-3000, 1500, 100)),
 			VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
 		{"RSS warm-up at limit, native below floor", fitWith(-300, 500, 200),
 			withHalves(fitWith(20000, 30000, 200, FlagWarmupAtLimit), fitWith(5000, 15000, 100), fitWith(30000, 50000, 100)),
@@ -128,7 +133,7 @@ func TestDecideSignalsConsistent(t *testing.T) {
 					switch d.Verdict {
 					case VerdictLeak:
 						require.Greater(t, d.Native.Low, float64(DefaultNativeFloor), d.Reason)
-						require.Greater(t, d.RSS.Low, 0.0, d.Reason)
+						require.GreaterOrEqual(t, d.RSS.High, float64(DefaultNativeFloor), d.Reason)
 					case VerdictNoLeak:
 						require.Less(t, d.Native.High, float64(DefaultNativeFloor), d.Reason)
 						require.Less(t, d.RSS.High, float64(DefaultRSSFloor), d.Reason)
@@ -365,6 +370,46 @@ func TestTInterval(t *testing.T) {
 				assert.InDelta(t, tc.e.Value-tc.half, lo, 1e-5)
 				assert.InDelta(t, tc.e.Value+tc.half, hi, 1e-5)
 			}
+		})
+	}
+}
+
+// withBound sets f's FlagSlows and its exponential approach.
+func withBound(f Fit, b *Bound) Fit {
+	f.Flags = append(f.Flags, FlagSlows)
+	f.Bound = b
+	return f
+}
+
+// TestDecideSignalsBounded: growth that slows is never a leak. Reached
+// within the run: "bounded" with its level and when it is reached; still
+// rising: inconclusive with how long a run would show it level off; RSS
+// slowing above its floor while the native heap is flat: bounded RSS. The
+// same intervals without FlagSlows are a leak (positive control), and a
+// slowing native heap below its floor is still no leak.
+func TestDecideSignalsBounded(t *testing.T) {
+	reached := &Bound{Level: 28 << 20, Rise: 20 << 20, Tau: 200, ReachedAt: 600, Reached: true, Fitted: true}
+	rising := &Bound{Level: 40 << 20, Rise: 32 << 20, Tau: 900, ReachedAt: 2700, Fitted: true}
+	leakN, leakR := fitWith(10000, 12000, 200), fitWith(14000, 18000, 200)
+	require.Equal(t, VerdictLeak, DecideSignals(leakN, leakR, DecideOptions{}).Verdict)
+	for _, tt := range []struct {
+		name           string
+		native, rss    Fit
+		want           VerdictKind
+		reason, settle string
+	}{
+		{"native reached", withBound(leakN, reached), leakR, VerdictInconclusive, "bounded, not a leak: native heap grows but levels off: an exponential approach puts its level at 28.0 MiB (a rise of 20.0 MiB), 95% of it reached by lifecycle ~600", "confirm"},
+		{"native still rising", withBound(leakN, rising), leakR, VerdictInconclusive, "its growth slows, so it may be bounded", "more lifecycles to see whether native heap levels off"},
+		{"native, no level", withBound(leakN, nil), leakR, VerdictInconclusive, "cannot be told from this run", "twice as long"},
+		{"RSS slows", leakN, withBound(leakR, rising), VerdictInconclusive, "RSS grows, but its growth slows", "RSS levels off"},
+		{"RSS above its floor, reached", fitWith(-300, 500, 200), withBound(fitWith(35e3, 99e3, 200), reached), VerdictInconclusive, "bounded, not a leak: RSS", "confirm"},
+		{"native slows below its floor", withBound(fitWith(-300, 500, 200), reached), fitWith(-2000, 3000, 200), VerdictNoLeak, "no leak", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := DecideSignals(tt.native, tt.rss, DecideOptions{})
+			assert.Equal(t, tt.want, d.Verdict, d.Reason)
+			assert.Contains(t, d.Reason, tt.reason)
+			assert.Contains(t, d.Settle, tt.settle)
 		})
 	}
 }

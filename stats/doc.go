@@ -62,8 +62,9 @@
 //   - Decide (original): native-heap and RSS fits into a Verdict.
 //   - DecideSignals: two one-sided tests per signal. "No leak" only when
 //     every signal's interval lies below its floor (equivalence), "leak"
-//     only when the native heap's lies above its floor and RSS rises
-//     significantly; a blocking Flag (too few samples, warm-up cut at its
+//     only when the native heap's lies above its floor and RSS's interval
+//     reaches that floor (RSS consistent with a leak); never for growth
+//     that slows (FlagSlows); a blocking Flag (too few samples, warm-up cut at its
 //     limit, slope not constant, unmodelled random walk, level shift) makes
 //     it inconclusive, and Decision.Settle says what would settle it.
 //   - CompareFits: a controlled verdict, model against control, with an

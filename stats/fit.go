@@ -139,6 +139,9 @@ type Fit struct {
 	// the per-lifecycle fit (DecideSignals makes a verdict inconclusive on
 	// them), one per kind, in the order raised.
 	Flags []Flag
+	// Bound is the exponential approach fitted to all samples when the
+	// growth slows (FlagSlows); nil otherwise.
+	Bound *Bound
 	// Halves are the per-lifecycle slopes of the first and second half of
 	// the used samples, set only with FlagSlopeNotConstant or
 	// FlagWarmupAtLimit: a rise that is significant in both halves is a
@@ -237,10 +240,11 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 		f.WarmupReason = fmt.Sprintf("no warm-up cut: the level shift at sample %d would be mistaken for one", st.Index)
 	} else {
 		// 2. Warm-up.
-		f.WarmupCut, f.WarmupReason = detectWarmup(in.Y, in.Lifecycles, fails, restored, opt.MaxWarmupFraction)
-		if warmupAtLimit(f.WarmupCut, n, opt.MaxWarmupFraction) {
+		var atLimit bool
+		f.WarmupCut, f.WarmupReason, atLimit = detectWarmup(in.Y, in.Lifecycles, fails, restored, opt.MaxWarmupFraction)
+		if atLimit {
 			flag(FlagWarmupAtLimit)
-			warn("the warm-up cut (%d of %d samples) reached its limit of %.0f%%: warm-up may not be over; run longer", f.WarmupCut, n, 100*opt.MaxWarmupFraction)
+			warn("the warm-up cut (%d of %d samples) reached its limit of %.0f%%, or MSER-5's proposal did: warm-up may not be over; run longer", f.WarmupCut, n, 100*opt.MaxWarmupFraction)
 		}
 	}
 	cut := f.WarmupCut
@@ -368,6 +372,23 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 			warn("%s", msg)
 		} else if f.HasFlag(FlagWarmupAtLimit) {
 			f.Halves = halves
+		}
+		// 4. Levelling off: a leak grows at a constant rate; growth whose
+		// rate falls may be bounded.
+		if f.Used >= max(opt.MinSamples, 20) {
+			cols := [][]float64{L}
+			if in.FailedCloses != nil && varies(F) {
+				cols = append(cols, F)
+			}
+			if useRR {
+				cols = append(cols, RR)
+			}
+			if first, last, ok := slows(y, L, cols, opt); ok && first > 0 {
+				flag(FlagSlows)
+				f.Bound = fitBound(in.Y, in.Lifecycles)
+				warn("the growth slows: %s/lifecycle at the start of the used samples, %s/lifecycle at the end (the curvature's interval lies below zero); it may level off: %s",
+					signed(first), signed(last), describeBound(f.Bound, in.Unit))
+			}
 		}
 	}
 	return f, nil

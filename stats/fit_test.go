@@ -386,3 +386,77 @@ func TestFitSignalWarmupAgainstWander(t *testing.T) {
 	t.Logf("1 MiB warm-up (τ = 150) under AR(1) noise, n = 700: cut in %.3f of %d series", warm, reps)
 	assert.GreaterOrEqual(t, warm, 0.95, "a real warm-up is not cut")
 }
+
+// TestFitSignalWarmupNotOver: growth still levelling off at the end of the
+// run, P·(1 − e^(−t/τ)) with τ a third of the run (issue 29's plateau), is
+// cut by MSER-5 near its limit and the trim moves the cut a batch or more
+// back; the fit must still flag that warm-up may not be over (positive
+// control, 20 seeds: it used to fire in a minority of them). Negative
+// controls: a straight leak with the same noise, and a warm-up that ends
+// well inside the run (τ = n/20), are not flagged.
+func TestFitSignalWarmupNotOver(t *testing.T) {
+	const n, seeds = 150, 20
+	opt := Options{Interval: IntervalRobust}
+	count := func(shape func(int) float64) (flagged int) {
+		for s := range seeds {
+			f, err := FitSignal(synth(n, shape, ar1(seeded(uint64(100+s)), n, 0.75, 30e3)), opt)
+			require.NoError(t, err)
+			if f.HasFlag(FlagWarmupAtLimit) {
+				flagged++
+			}
+		}
+		return flagged
+	}
+	plateau := func(tau float64) func(int) float64 {
+		return func(i int) float64 { return 20 * (1 << 20) * (1 - math.Exp(-float64(i)/tau)) }
+	}
+	assert.GreaterOrEqual(t, count(plateau(n/3)), seeds-1, "plateau, τ = n/3")
+	assert.LessOrEqual(t, count(line(11<<10)), 1, "straight leak")
+	assert.LessOrEqual(t, count(plateau(n/20)), 1, "warm-up over by a third of the run")
+}
+
+// TestFitSignalSlows: growth that levels off over the run, P·(1 − e^(−t/τ))
+// with τ the run's length (issue 29's plateau, still rising at the end), is
+// flagged FlagSlows in nearly every seed, with the exponential approach's
+// level within 25% of the truth (positive control). A straight leak under
+// the same AR(1) noise, and one under a random walk (RSS-like), are flagged
+// in at most the test's own level (negative controls).
+func TestFitSignalSlows(t *testing.T) {
+	const n, seeds = 300, 20
+	opt := Options{Interval: IntervalRobust}
+	const p = 20 << 20
+	plateau := func(i int) float64 { return p * (1 - math.Exp(-float64(i)/n)) }
+	count := func(shape func(int) float64, noise func(s int) []float64) (flagged int, levels []float64) {
+		for s := range seeds {
+			f, err := FitSignal(synth(n, shape, noise(s)), opt)
+			require.NoError(t, err)
+			if f.HasFlag(FlagSlows) {
+				flagged++
+				if f.Bound != nil && f.Bound.Fitted {
+					levels = append(levels, f.Bound.Level-(1<<20))
+				}
+			}
+		}
+		return flagged, levels
+	}
+	ar := func(s int) []float64 { return ar1(seeded(uint64(200+s)), n, 0.75, 30e3) }
+	walk := func(s int) []float64 {
+		r := seeded(uint64(300 + s))
+		e := make([]float64, n)
+		var x float64
+		for i := range e {
+			x += r.NormFloat64() * 20e3
+			e[i] = x
+		}
+		return e
+	}
+	got, levels := count(plateau, ar)
+	assert.GreaterOrEqual(t, got, seeds-1, "plateau")
+	for _, l := range levels {
+		assert.InEpsilon(t, p, l, 0.25, "level of the exponential approach")
+	}
+	got, _ = count(line(11<<10), ar)
+	assert.LessOrEqual(t, got, 1, "straight leak, AR(1)")
+	got, _ = count(line(11<<10), walk)
+	assert.LessOrEqual(t, got, 2, "straight leak, random walk")
+}

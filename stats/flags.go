@@ -16,6 +16,11 @@ const (
 	// includes one (the interval is honest, only wider).
 	FlagRandomWalkModelled Flag = "random-walk-modelled"
 	FlagStep               Flag = "level-shift" // a one-time level shift dominates the series
+	// FlagSlows: the growth slows over the used samples (a significantly
+	// negative quadratic term): it may level off, so its slope is not a
+	// per-lifecycle cost. It blocks a leak call only (DecideSignals): a
+	// slowing growth whose interval lies below its floor is still no leak.
+	FlagSlows Flag = "growth-slows"
 )
 
 // addFlag appends k unless present.

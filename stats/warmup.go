@@ -11,10 +11,18 @@ import (
 
 // detectWarmup implements step 2 of FitSignal. The tail fit takes the
 // counters among L, F and RR (restored records) that vary in the tail.
-func detectWarmup(y, L, F, RR []float64, maxFrac float64) (int, string) {
+// atLimit reports a kept cut whose warm-up may not be over: the cut reached
+// its limit (warmupAtLimit), or MSER-5's proposal did (its criterion still
+// falling at the largest cut it may make) and the trim left the cut within
+// a fifth of the limit. The trim moves a cut back to the last batch
+// deviating by 4 sd from the tail fit; on growth still levelling off at the
+// end of the run it stops a batch or more short of the limit (issue 29:
+// 190–215 of 225 samples on a plateau with τ a third of a 450-sample run),
+// so the limit alone rarely flagged it.
+func detectWarmup(y, L, F, RR []float64, maxFrac float64) (cut int, reason string, atLimit bool) {
 	n := len(y)
 	if n < 20 {
-		return 0, fmt.Sprintf("no warm-up detection: %d samples are too few", n)
+		return 0, fmt.Sprintf("no warm-up detection: %d samples are too few", n), false
 	}
 	h := n / 2
 	// Fit the tail with regressors centred on their tail means.
@@ -54,7 +62,7 @@ func detectWarmup(y, L, F, RR []float64, maxFrac float64) (int, string) {
 	}
 	proposed := MSER(resid, 5, maxFrac)
 	if proposed == 0 {
-		return 0, "no warm-up detected"
+		return 0, "no warm-up detected", false
 	}
 	// Residuals at rounding level (an exact line) have nothing to cut.
 	var scale float64
@@ -62,21 +70,23 @@ func detectWarmup(y, L, F, RR []float64, maxFrac float64) (int, string) {
 	for _, v := range y {
 		scale = math.Max(scale, math.Abs(v-my))
 	}
-	cut := trimCut(resid, proposed, 5, warmupZ, resid[h:], 1e-9*scale)
+	cut = trimCut(resid, proposed, 5, warmupZ, resid[h:], 1e-9*scale)
 	if cut == 0 {
-		return 0, fmt.Sprintf("no warm-up detected (MSER-5 proposed %d of %d samples, but no batch before that deviates from the tail fit by more than %.0f sd)", proposed, n, warmupZ)
+		return 0, fmt.Sprintf("no warm-up detected (MSER-5 proposed %d of %d samples, but no batch before that deviates from the tail fit by more than %.0f sd)", proposed, n, warmupZ), false
 	}
+	limit := maxFrac * float64(n)
+	atLimit = warmupAtLimit(cut, n, maxFrac) || (proposed >= msermax(n, 5, maxFrac) && float64(cut) >= 0.8*limit)
 	// The offset test measures the departure against the error model of the
 	// samples after the cut; a cut at its limit may leave warm-up in them,
 	// which that model would read as a random walk, so the last half's is
 	// taken instead.
 	model := cut
-	if warmupAtLimit(cut, n, maxFrac) {
+	if atLimit {
 		model = h
 	}
 	p, ok := warmupSignificance(y, cols, cut, model)
 	if ok && p > warmupAlpha {
-		return 0, fmt.Sprintf("no warm-up detected (MSER-5 proposed %d of %d samples, but the first %d do not differ significantly from the line through the rest: %s)", proposed, n, cut, formatP(p))
+		return 0, fmt.Sprintf("no warm-up detected (MSER-5 proposed %d of %d samples, but the first %d do not differ significantly from the line through the rest: %s)", proposed, n, cut, formatP(p)), false
 	}
 	var notes []string
 	if cut < proposed {
@@ -85,17 +95,23 @@ func detectWarmup(y, L, F, RR []float64, maxFrac float64) (int, string) {
 	if ok {
 		notes = append(notes, "the cut samples differ from the line through the rest, "+formatP(p))
 	}
-	reason := fmt.Sprintf("MSER-5 on residuals of the tail fit: cut %d of %d samples", cut, n)
+	reason = fmt.Sprintf("MSER-5 on residuals of the tail fit: cut %d of %d samples", cut, n)
 	if len(notes) > 0 {
 		reason += " (" + strings.Join(notes, "; ") + ")"
 	}
-	return cut, reason
+	return cut, reason, atLimit
 }
 
 // warmupAtLimit reports whether a warm-up cut of cut samples of n reached
 // its limit, maxFrac·n (within one MSER batch): warm-up may not be over.
 func warmupAtLimit(cut, n int, maxFrac float64) bool {
-	return cut > 0 && cut+5 > int(maxFrac*float64(n))
+	return cut > 0 && cut+5 >= int(maxFrac*float64(n))
+}
+
+// msermax is the largest cut MSER(y, batch, maxFrac) can return for len(y) = n.
+func msermax(n, batch int, maxFrac float64) int {
+	m := n / batch
+	return batch * max(0, min(int(math.Floor(maxFrac*float64(n)/float64(batch))), m/2, m-2))
 }
 
 // warmupAlpha is the significance level at which a proposed warm-up must

@@ -41,8 +41,20 @@ func main() {
 	real := flag.String("real", "", "glob of reliability run directories (each with seed-*/samples.csv) for the across-seed spread")
 	sim := flag.Bool("sim", true, "run the simulation suite (-sim=false with -real: real runs only)")
 	only := flag.String("case", "", "regular expression: run only the per-case cells whose name matches (no early, controlled or paired tables)")
+	residuals := flag.String("residuals", "", "samples.csv of a rocksleak run: print only the real-residual table (its fixed model's residuals, block-bootstrapped, plus known slopes)")
 	frontierOnly := flag.Bool("frontier", false, "print only the coverage frontier tables (5 × reps series of each model per cell, the tool's coverage on reps of them)")
 	flag.Parse()
+	if *residuals != "" {
+		n := *reps
+		if n == 0 {
+			n = defaultReps(*quick)
+		}
+		if err := bootstrap(*residuals, n, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "statscheck:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *frontierOnly {
 		n := *reps
 		if n == 0 {
@@ -56,7 +68,7 @@ func main() {
 		fmt.Printf("\nstatscheck took %s\n", time.Since(start).Round(time.Second))
 		return
 	}
-	cases := simulate.Suite(caseSizes)
+	cases := allCases()
 	if *only != "" {
 		re, err := regexp.Compile(*only)
 		if err == nil {
@@ -86,6 +98,12 @@ func defaultReps(quick bool) int {
 
 // caseSizes are the series lengths n of the per-case table.
 var caseSizes = []int{40, 100, 300, 700}
+
+// allCases are the per-case table's rows: simulate.Suite at caseSizes, then
+// the bounded-growth family (simulate.PlateauSuite, its own sizes).
+func allCases() []simulate.Case {
+	return append(simulate.Suite(caseSizes), simulate.PlateauSuite()...)
+}
 
 // selectCases keeps the cases whose name filter matches (all of them when
 // filter is nil).
@@ -646,4 +664,47 @@ func cut(ss []schema.Sample, L int64) []schema.Sample {
 func seedNum(dir string) int {
 	n, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(dir), "seed-"))
 	return n
+}
+
+// bootstrap prints the real-residual table (simulate.BootstrapSuite) of the
+// fixed model in the samples.csv at path.
+func bootstrap(path string, reps int, seed uint64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	ss, err := readSamplesCSV(f)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	var fixed *simulate.Series
+	for i := range ss {
+		if ss[i].Model == "fixed" {
+			fixed = &ss[i]
+		}
+	}
+	if fixed == nil {
+		return fmt.Errorf("%s: no fixed model", path)
+	}
+	start := time.Now()
+	fmt.Printf("Real residuals: %s's fixed model (%d samples), residuals about each signal's line after the tool's warm-up cut,\n", path, len(fixed.Lifecycles))
+	fmt.Printf("resampled in circular blocks of 20 samples (native heap as levels, RSS as differences), plus a known slope; %d runs each (seed %d).\n", reps, seed)
+	fmt.Println("nat > floor = native interval above its floor; RSS > 0 = RSS interval above 0; false = leak with no slope, no leak with one.")
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "case\tn\tcov nat\tcov RSS\tnat > floor\tRSS > 0\tleak\tno leak\tinconcl\tfalse\t")
+	for _, c := range simulate.BootstrapSuite(*fixed) {
+		r, err := simulate.RunBootstrap(c, simulate.Robust(), reps, seed)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, r.N, f2(r.CoverNative), f2(r.CoverRSS),
+			f2(frac(r.NativeAboveFloor, reps)), f2(frac(r.RSSAboveZero, reps)),
+			f2(frac(r.Leak, reps)), f2(frac(r.NoLeak, reps)), f2(frac(r.Undecided, reps)), f2(r.FalseRate))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Printf("\nstatscheck took %s\n", time.Since(start).Round(time.Second))
+	return nil
 }

@@ -33,6 +33,7 @@ func readSamplesCSV(r io.Reader) ([]simulate.Series, error) {
 			s.RestoredRecords = append(s.RestoredRecords, float64(x.RestoredRecords))
 			s.NativeHeap = append(s.NativeHeap, float64(x.NativeHeap))
 			s.RSS = append(s.RSS, float64(x.RSS))
+			s.GoHeap = append(s.GoHeap, float64(x.GoHeap))
 		}
 		out = append(out, s)
 	}

@@ -15,6 +15,23 @@ type Series struct {
 	// replayed by restores (zeros in files written before it was recorded).
 	RestoredRecords []float64
 	NativeHeap, RSS []float64
+	// GoHeap is the child's Go heap (the instrument's own memory inside the
+	// measured process; CleanRSS takes it out of RSS).
+	GoHeap []float64
+}
+
+// CleanRSS is RSS less the instrument's Go heap, sample by sample: the RSS
+// of the code under test, as far as samples.csv can tell it (the Go
+// runtime's other memory, its GC headroom among it, is still in).
+func (s Series) CleanRSS() []float64 {
+	out := make([]float64, len(s.RSS))
+	for i := range out {
+		out[i] = s.RSS[i]
+		if i < len(s.GoHeap) {
+			out[i] -= s.GoHeap[i]
+		}
+	}
+	return out
 }
 
 // Input returns the stats.Input of one signal ("native_heap" or "rss"), as

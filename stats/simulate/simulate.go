@@ -259,6 +259,10 @@ type Result struct {
 	// case without one, each is a false cut, and the slope after it is
 	// fitted on a stretch chosen for looking different.
 	CutNative, CutRSS int
+	// NativeAboveFloor and RSSAboveZero count the runs whose native-heap
+	// interval lies above the native floor and whose RSS interval lies
+	// above 0 (RunBootstrap only).
+	NativeAboveFloor, RSSAboveZero int
 }
 
 // Run simulates reps runs of c (seeded by seed) through p.

@@ -247,18 +247,29 @@ public class CloseLeakAssertionsPort {
         assertOffsetsOptionsReleased(store.capturedOffsetsOptions);
     }
 
-    @Test
-    public void rocksDBStore_shouldCloseColumnFamilyHandlesWhenAccessorPutThrowsDuringClose_afterStoreClose() {
+    /** A plain key-value store, opened: the single-CF accessor. */
+    private Map<String, ColumnFamilyHandle> openPlainStore() {
         rocksDBStore = new RocksDBStore(DB_NAME, METRICS_SCOPE);
         rocksDBStore.init(context, rocksDBStore);
-        closeWithThrowingPutAndAssert(singleHandles(), false);
+        return singleHandles();
+    }
+
+    /** A migrating window store opened on a seeded default CF: the dual accessor (Kafka's set-up). */
+    private Map<String, ColumnFamilyHandle> openSeededMigratingStore() {
+        prepareLegacyDefaultStore();
+        rocksDBStore = new RocksDBMigratingWindowStoreWithHeaders(DB_NAME, DB_FILE_DIR, new RocksDBMetricsRecorder(METRICS_SCOPE, DB_NAME));
+        rocksDBStore.init(context, rocksDBStore);
+        return dualHandles();
+    }
+
+    @Test
+    public void rocksDBStore_shouldCloseColumnFamilyHandlesWhenAccessorPutThrowsDuringClose_afterStoreClose() {
+        closeWithThrowingPutAndAssert(openPlainStore(), false);
     }
 
     @Test
     public void rocksDBStore_shouldCloseColumnFamilyHandlesWhenAccessorPutThrowsDuringClose_beforeDbClose() {
-        rocksDBStore = new RocksDBStore(DB_NAME, METRICS_SCOPE);
-        rocksDBStore.init(context, rocksDBStore);
-        closeWithThrowingPutAndAssert(singleHandles(), true);
+        closeWithThrowingPutAndAssert(openPlainStore(), true);
     }
 
     @Test
@@ -271,17 +282,11 @@ public class CloseLeakAssertionsPort {
 
     @Test
     public void migratingWindowStore_shouldCloseAllDualColumnFamilyHandlesWhenAccessorPutThrowsDuringClose_afterStoreClose() {
-        prepareLegacyDefaultStore();
-        rocksDBStore = new RocksDBMigratingWindowStoreWithHeaders(DB_NAME, DB_FILE_DIR, new RocksDBMetricsRecorder(METRICS_SCOPE, DB_NAME));
-        rocksDBStore.init(context, rocksDBStore);
-        closeWithThrowingPutAndAssert(dualHandles(), false);
+        closeWithThrowingPutAndAssert(openSeededMigratingStore(), false);
     }
 
     @Test
     public void migratingWindowStore_shouldCloseAllDualColumnFamilyHandlesWhenAccessorPutThrowsDuringClose_beforeDbClose() {
-        prepareLegacyDefaultStore();
-        rocksDBStore = new RocksDBMigratingWindowStoreWithHeaders(DB_NAME, DB_FILE_DIR, new RocksDBMetricsRecorder(METRICS_SCOPE, DB_NAME));
-        rocksDBStore.init(context, rocksDBStore);
-        closeWithThrowingPutAndAssert(dualHandles(), true);
+        closeWithThrowingPutAndAssert(openSeededMigratingStore(), true);
     }
 }

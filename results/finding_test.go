@@ -1,0 +1,39 @@
+package results
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
+)
+
+// TestFinding: the finding names each release's verdict with its native
+// heap's growth and interval, and says the fix removes a difference only
+// when the difference's interval lies above zero (otherwise it says it is
+// not yet told from zero): the sentence never contradicts its interval.
+func TestFinding(t *testing.T) {
+	yes, no := true, false
+	fit := func(v, lo, hi float64) map[string]schema.SignalFit {
+		tot := schema.SignalFit{PerLifecycle: stats.Estimate{Value: v, Low: lo, High: hi, SE: 1, DF: 100, Valid: true}}
+		return map[string]schema.SignalFit{analysis.SignalNativeHeap: {Total: &tot}}
+	}
+	r := &schema.Result{Models: []string{"leaky", "fixed"}, Floors: analysis.DefaultFloors(), Runs: map[string]*schema.Run{
+		"leaky": {Fits: fit(11366, 10650, 12083), Verdict: &schema.Verdict{Leak: &yes}},
+		"fixed": {Fits: fit(540, -180, 1260), Verdict: &schema.Verdict{Leak: &no}},
+	}}
+	diff := func(v, lo, hi float64) []schema.Comparison {
+		return []schema.Comparison{{A: "leaky", B: "fixed", Signal: analysis.SignalNativeHeap,
+			Difference: stats.Estimate{Value: v, Low: lo, High: hi, SE: 1, DF: 100, Valid: true}}}
+	}
+	r.Comparisons = diff(10826, 10000, 11600)
+	assert.Equal(t, []string{
+		"4.3.0 (leaky) leaks: native heap +11.1 KiB [10.4 KiB, 11.8 KiB] per lifecycle (95% CI).",
+		"4.3.1 (fixed) does not leak: native heap +540 B [-180 B, 1.23 KiB] per lifecycle (95% CI), below the 2.00 KiB floor, and RSS below its floor.",
+		"The fix removes 10.6 KiB [9.77 KiB, 11.3 KiB] of native heap per lifecycle (leaky − fixed, 95% CI).",
+	}, Finding(r))
+	r.Comparisons = diff(500, -100, 1100)
+	assert.Contains(t, Finding(r)[2], "not yet told from zero")
+}
