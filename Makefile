@@ -132,3 +132,12 @@ kafka-versions:
 ## jars; prints test method x jar -> outcome with every failure's message (about 3 minutes).
 kafka-tests:
 	./jvm/kafkatests/kafka-tests.sh
+
+## versions: which Kafka versions leak, and how much: builds the JVM child and the classpath of every version of
+## jvm/kafkaversions/versions.tsv, then runs `rocksleak versions` over them (VERSIONS_FLAGS, e.g.
+## VERSIONS_FLAGS="--versions 4.2.2,4.3.0,4.3.1,4.4.0 --lifecycles 400"; about 40 s per version on 2 quiet cores).
+TABLE_VERSIONS := $(shell awk -F'\t' '!/^\#/ && $$1 != "kafka_version" && NF > 1 {print $$1}' jvm/kafkaversions/versions.tsv)
+.PHONY: versions
+versions: KAFKA_VERSIONS := $(TABLE_VERSIONS)
+versions: jvm build
+	$(BIN) versions $(VERSIONS_FLAGS)
