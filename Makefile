@@ -141,3 +141,18 @@ TABLE_VERSIONS := $(shell awk -F'\t' '!/^\#/ && $$1 != "kafka_version" && NF > 1
 versions: KAFKA_VERSIONS := $(TABLE_VERSIONS)
 versions: jvm build
 	$(BIN) versions $(VERSIONS_FLAGS)
+
+## crosscheck: the Go engine (RocksDB 7.8.3) beside the JVM engine (Kafka's 4.3.0 and 4.3.1 jars on rocksdbjni
+## 10.1.3): one run of leaky, kafka-4.3.0, fixed and kafka-4.3.1, its table written into docs/crosscheck.md.
+.PHONY: crosscheck
+crosscheck: KAFKA_VERSIONS := 4.3.0 4.3.1
+crosscheck: jvm build
+	$(BIN) crosscheck --doc docs/crosscheck.md $(CROSSCHECK_FLAGS)
+
+## bench-jvm: the JVM child's cost: kafka-4.3.1 instrumented vs bare (the Java child's --bare: same store operations,
+## no sampling, no ledger), alternately, 2 rounds of 600 lifecycles; prints lifecycles/s, the ratio (goal <= 1.10)
+## and one sample's cost (about 3 minutes).
+.PHONY: bench-jvm
+bench-jvm: KAFKA_VERSIONS := 4.3.1
+bench-jvm: jvm build
+	$(GO) run ./scripts/benchjvm -bin $(BIN) $(BENCH_JVM_FLAGS)
