@@ -102,7 +102,12 @@ func CrosscheckMarkdown(r *schema.Result, samples map[string][]schema.Sample) st
 		}
 		return fmtQty(run.Resident.RSSPerDB, "bytes")
 	})
-	row("FDs per open DB", func(_ *schema.Run, m string) string { return fmtCount(FDsPerOpenDB(samples[m])) })
+	row("FDs per open DB", func(_ *schema.Run, m string) string {
+		if v := FDsPerOpenDB(samples[m]); !math.IsNaN(v) {
+			return fmtCount(v)
+		}
+		return "—"
+	})
 	row("live natives at end (ledger)", func(run *schema.Run, _ string) string { return ledgerString(run.LedgerAtEnd) })
 	row("verdict", func(run *schema.Run, _ string) string { return verdictWord(run) })
 	var buf bytes.Buffer

@@ -83,6 +83,9 @@ func crosscheckCmd(ctx context.Context, stdout, stderr io.Writer, args []string)
 	}
 	md := results.CrosscheckMarkdown(r, samples)
 	cmdLine := r.Provenance.Command
+	if i := strings.Index(cmdLine, " --out "); i >= 0 {
+		cmdLine = cmdLine[:i] // where the run went is not part of what it measured
+	}
 	gen := fmt.Sprintf("%s\n\nMeasured %s at commit %s by `%s` (models run one after the other, one seed).\n\n%s%s",
 		crossBegin, strings.SplitN(r.Provenance.StartTime, "T", 2)[0], orDashStr(r.Provenance.GitCommit), cmdLine, md, crossEnd)
 	fmt.Fprintln(stdout)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -40,4 +41,28 @@ func TestVersionModelsOldestFirst(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "kafka-4.3.0", all[0], "the default starts at the first version with the offsets CF")
 	assert.Contains(t, all, "kafka-4.3.1")
+}
+
+// TestCrosscheckBadInput: bad flags of "rocksleak crosscheck" are exit status 2 naming the flag, before any run;
+// a --doc without the generated part's markers is refused rather than overwritten.
+func TestCrosscheckBadInput(t *testing.T) {
+	doc := t.TempDir() + "/doc.md"
+	require.NoError(t, os.WriteFile(doc, []byte("# no markers\n"), 0o644))
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--lifecycles", "0"}, "--lifecycles"},
+		{[]string{"--doc", doc}, "--doc"},
+		{[]string{"--doc", doc + ".missing"}, "--doc"},
+		{[]string{"--result", "/nonexistent/result.json"}, "result"},
+	} {
+		err := run(context.Background(), io.Discard, io.Discard, append([]string{"crosscheck"}, tc.args...))
+		require.Error(t, err, "%v", tc.args)
+		assert.Equal(t, 2, exitCode(err), "%v: %v", tc.args, err)
+		assert.Contains(t, err.Error(), tc.flag, "%v", tc.args)
+	}
+	b, err := os.ReadFile(doc)
+	require.NoError(t, err)
+	assert.Equal(t, "# no markers\n", string(b), "the refused doc is left as it was")
 }
