@@ -71,7 +71,7 @@ test: JVM_TESTS := -t
 test: deps jvm
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m $(PURE)
-	$(JVM_TEST_ENV) $(GO) test -p 1 -count=1 -timeout 15m $(REAL)
+	$(JVM_TEST_ENV) $(GO) test -p 1 -count=1 -timeout 25m $(REAL)
 	$(GO) test -p 1 -count=1 -race -short -timeout 10m $(RACE)
 	@$(MAKE) --no-print-directory fuzz $(TESTFUZZ)
 

@@ -126,11 +126,6 @@ func bareLifecycle(path string, w *benchWork) error {
 	offOpts := grocksdb.NewDefaultOptions()
 	offOpts.SetCompression(grocksdb.NoCompression)
 	offOpts.SetWriteBufferSize(1 << 20)
-	offOpts.SetMaxWriteBufferNumber(2)
-	offTbl := grocksdb.NewDefaultBlockBasedTableOptions()
-	offTbl.SetNoBlockCache(true)
-	offOpts.SetBlockBasedTableFactory(offTbl)
-	offTbl.Destroy()
 	defer func() {
 		offOpts.Destroy()
 		fo.Destroy()

@@ -121,23 +121,26 @@ func (t *topology) apply(op workload.Op) error {
 	return nil
 }
 
-// put writes one record of the schedule into s (skipped while s is not
-// open); initFailures is for the open of the window segment it creates. A
-// record the store accepted goes to its changelog.
-func (t *topology) put(s *slot, r changelog.Record, initFailures int) {
+// put writes one record into s (skipped while s is not open) and reports
+// whether the store accepted it; initFailures is for the open of the window
+// segment it creates (a schedule's; 0 leaves the injector's draws). A record
+// the store accepted goes to its changelog.
+func (t *topology) put(s *slot, r changelog.Record, initFailures int) bool {
 	if s.store == nil {
-		return // the store could not be opened; its task error is counted
+		return false // the store could not be opened; its task error is counted
 	}
 	t.faults.FailNextInits(initFailures)
 	err := s.store.put(r, t.value(s, r))
 	t.faults.FailNextInits(0)
 	if err != nil {
+		t.writeFailed++ // Kafka reprocesses it: not lost
 		t.taskError(s, err)
-		return
+		return false
 	}
 	if _, err := s.clog.Append(r); err != nil {
 		t.logFailed(err)
 	}
 	s.offset++
 	t.records++
+	return true
 }

@@ -705,17 +705,7 @@ func (t *topology) write(s *slot, from int64) {
 			t.ver++
 			r.Ver = t.ver
 		}
-		if err := s.store.put(r, t.value(s, r)); err != nil {
-			t.writeFailed++ // Kafka reprocesses it: not lost
-			t.taskError(s, err)
-			continue
-		}
-		if _, err := s.clog.Append(r); err != nil {
-			t.logFailed(err)
-		}
-		s.offset++
-		t.records++
-		if t.onWrite != nil {
+		if t.put(s, r, 0) && t.onWrite != nil {
 			t.onWrite(s, r)
 		}
 	}

@@ -18,8 +18,8 @@ import (
 // leaky (4.3.0) each open's offsets CF has an implicit LRU cache of its own
 // (RocksDB reports its capacity on the offsets CF) and the options holding it
 // are never released, so those caches pile up outside the bound; under fixed
-// the offsets options are released at close (and built without a block
-// cache), so nothing lies outside the bound after the stores close.
+// the offsets options, with their implicit cache, are released at close, so
+// nothing lies outside the bound after the stores close.
 func TestBoundedMemoryLeavesOffsetsCachesOutsideTheBound(t *testing.T) {
 	const cacheBytes, wbmBytes, opens = 16 << 20, 4 << 20, 20
 	for _, tc := range []struct {

@@ -271,26 +271,28 @@ func (s *Store) open() (err error) {
 	return acc.openStatus(s.cfg.ExactlyOnce)
 }
 
-// offsetsOptions builds the offsets-CF options as the model does.
+// offsetsOptions builds the offsets-CF options as the model does. Neither
+// form touches the table factory: the options keep RocksDB's default
+// block-based table factory with its implicit LRU cache (8 MiB on 7.8.3), a
+// shared_ptr that lives as long as the options and the open CF that copied it.
 func (s *Store) offsetsOptions() *grocksdb.Options {
 	l := s.env.Ledger
 	o, n := l.newOptions("offsets-cf-options")
-	o.SetCompression(grocksdb.NoCompression)
-	o.SetWriteBufferSize(offsetsWriteBufferBytes)
-	o.SetMaxWriteBufferNumber(offsetsMaxWriteBuffers)
 	s.offsets = n
 	s.created = append(s.created, n)
+	o.SetCompression(grocksdb.NoCompression)
+	o.SetWriteBufferSize(offsetsWriteBufferBytes)
 	if s.cfg.Model.Has(spec.FixOffsetsOptions) {
-		// 4.3.1: no block cache for the offsets CF. The table options are
-		// copied into the options' table factory, so they go at once.
-		t, tn := l.newTableOptions("offsets-table-options")
-		t.SetNoBlockCache(true)
-		o.SetBlockBasedTableFactory(t)
-		tn.Close()
+		// 4.3.1: RocksDBStore.openDB builds them with only NO_COMPRESSION and
+		// a 1 MB write buffer, keeps them in offsetsCfOptions and closes them
+		// in close() and closeOptionsAndFilters().
 		s.owned = append(s.owned, n)
+		return o
 	}
-	// 4.3.0: a default table factory (with its implicit 8 MB LRU cache), and
-	// nothing keeps the options to close them.
+	// 4.3.0: the static createOffsetsCFOptions() also sets LEVEL compaction
+	// and maxWriteBufferNumber(2), and nothing keeps the options to close them.
+	o.SetCompactionStyle(grocksdb.LevelCompactionStyle)
+	o.SetMaxWriteBufferNumber(offsetsMaxWriteBuffers)
 	return o
 }
 

@@ -10,17 +10,24 @@ import (
 type Fix uint8
 
 const (
-	// FixOffsetsOptions: RocksDBStore keeps the offsets column family's
-	// ColumnFamilyOptions in a field (RocksDBStore.offsetsCfOptions, created by
-	// RocksDBStore.createOffsetsCFOptions()) and closes it in RocksDBStore.close()
-	// and in the init-failure cleanup RocksDBStore.closeNativeResources(). Kafka
-	// 4.3.1 (KAFKA-20616, apache/kafka PR #22378). Without it (4.3.0) a fresh
-	// options object, with the implicit LRU cache of its default table factory,
-	// is created on every open and never closed. rocksleak also builds the
-	// fixed options without a block cache, as the 4.3.1 announcement says;
-	// RocksDBStore.openDB at apache/kafka@2aa2e076 (a trunk version later than
-	// 4.3.1) sets only NO_COMPRESSION and a 1 MB write buffer, so in that code
-	// the offsets CF keeps its implicit cache (closed with the options).
+	// FixOffsetsOptions: RocksDBStore builds the offsets column family's
+	// ColumnFamilyOptions once per open, in RocksDBStore.openDB, with only
+	// setCompressionType(NO_COMPRESSION) and setWriteBufferSize(1 MB), keeps
+	// them in the field RocksDBStore.offsetsCfOptions, and closes them in
+	// RocksDBStore.close() and in the open-failure cleanup
+	// RocksDBStore.closeOptionsAndFilters(). That is Kafka 4.3.1 as its jar
+	// reads (docs/kafka-versions.md; 4.3.2 and 4.4.0 the same). Nothing calls
+	// setNoBlockCache: the options keep the default block-based table factory
+	// with its implicit LRU cache (8 MiB on RocksDB 7.8.3, 32 MiB on rocksdbjni
+	// 10.1.3), released with them. The fix is KAFKA-20616, apache/kafka PR
+	// #22378 (merged; store the options in offsetsCfOptions and close them on
+	// close). KAFKA-20688, apache/kafka PR #22557 ("Fix RocksDB memory leak",
+	// merged to trunk 2026-06-15 and cherry-picked to 4.3, before 4.3.1), is the
+	// later change to the same options; the form above is read from the 4.3.1
+	// jar, not from either PR. Without the fix (4.3.0) the static
+	// RocksDBStore.createOffsetsCFOptions() builds fresh options on every open
+	// (NO_COMPRESSION, CompactionStyle.LEVEL, a 1 MB write buffer,
+	// maxWriteBufferNumber(2), the same implicit cache) and nothing closes them.
 	FixOffsetsOptions Fix = iota + 1
 	// FixFinally: the accessors release their column-family handles in finally
 	// blocks, whatever the close-time status write does:

@@ -37,6 +37,8 @@ final class Sampler {
         long nativeHeap = UNAVAILABLE;
         long runtimeBytes = UNAVAILABLE;
         long javaHeapUsed;
+        /** The JVM's own malloc'd bytes by NMT (its "malloc:" total; part of nativeHeap), or UNAVAILABLE. */
+        long jvmMalloc = UNAVAILABLE;
     }
 
     private final boolean jemalloc;
@@ -128,21 +130,23 @@ final class Sampler {
         final MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
         r.javaHeapUsed = heap.getUsed();
         if (withRuntime) {
-            r.runtimeBytes = runtimeBytes();
+            runtime(r);
         }
         return r;
     }
 
     private static final Pattern NMT = Pattern.compile(
-        "^-\\s+(Java Heap|Class|Code) \\(reserved=(\\d+)KB, committed=(\\d+)KB\\)", Pattern.MULTILINE);
+        "^-\\s+(Java Heap|Class|Metaspace|Code) \\(reserved=(\\d+)KB, committed=(\\d+)KB\\)", Pattern.MULTILINE);
+    private static final Pattern NMT_MALLOC = Pattern.compile("^\\s+malloc: (\\d+)KB", Pattern.MULTILINE);
 
     /**
-     * The JVM's own resident share by Native Memory Tracking: Java heap + Class (metaspace) + Code (code cache),
-     * committed, in bytes; UNAVAILABLE when NMT is off.
+     * The JVM's own resident share by Native Memory Tracking: Java heap + Class + Metaspace + Code (code cache),
+     * committed, in bytes; and the JVM's own malloc'd bytes (NMT's malloc total, which the C allocator's figure
+     * includes). Both UNAVAILABLE when NMT is off.
      */
-    long runtimeBytes() {
+    void runtime(final Reading r) {
         if (!nmt) {
-            return UNAVAILABLE;
+            return;
         }
         final String out;
         try {
@@ -150,7 +154,7 @@ final class Sampler {
                 new String[] {String[].class.getName()});
         } catch (final Exception e) {
             nmt = false;
-            return UNAVAILABLE;
+            return;
         }
         final Matcher m = NMT.matcher(out);
         long kb = 0;
@@ -161,9 +165,13 @@ final class Sampler {
         }
         if (found == 0) {
             nmt = false; // "Native memory tracking is not enabled"
-            return UNAVAILABLE;
+            return;
         }
-        return kb * 1024;
+        r.runtimeBytes = kb * 1024;
+        final Matcher mm = NMT_MALLOC.matcher(out);
+        if (mm.find()) {
+            r.jvmMalloc = Long.parseLong(mm.group(1)) * 1024;
+        }
     }
 
     private static long pageSize() {
