@@ -132,3 +132,28 @@ kafka-versions:
 ## jars; prints test method x jar -> outcome with every failure's message (about 3 minutes).
 kafka-tests:
 	./jvm/kafkatests/kafka-tests.sh
+
+## versions: which Kafka versions leak, and how much: builds the JVM child and the classpath of every version of
+## jvm/kafkaversions/versions.tsv with the offsets column family, then runs `rocksleak versions` over them (VERSIONS_FLAGS, e.g.
+## VERSIONS_FLAGS="--versions 4.3.0,4.3.1 --lifecycles 800"; about 25 s per version at 400 lifecycles).
+# The versions with the offsets column family (4.3.0 on): the ones rocksleak versions runs.
+TABLE_VERSIONS := $(shell awk -F'\t' '!/^\#/ && $$4 == "yes" {print $$1}' jvm/kafkaversions/versions.tsv)
+.PHONY: versions
+versions: KAFKA_VERSIONS := $(TABLE_VERSIONS)
+versions: jvm build
+	$(BIN) versions $(VERSIONS_FLAGS)
+
+## crosscheck: the Go engine (RocksDB 7.8.3) beside the JVM engine (Kafka's 4.3.0 and 4.3.1 jars on rocksdbjni
+## 10.1.3): one run of leaky, kafka-4.3.0, fixed and kafka-4.3.1, its table written into docs/crosscheck.md.
+.PHONY: crosscheck
+crosscheck: KAFKA_VERSIONS := 4.3.0 4.3.1
+crosscheck: jvm build
+	$(BIN) crosscheck --doc docs/crosscheck.md $(CROSSCHECK_FLAGS)
+
+## bench-jvm: the JVM child's cost: kafka-4.3.1 instrumented vs bare (the Java child's --bare: same store operations,
+## no sampling, no ledger), alternately, 2 rounds of 600 lifecycles; prints lifecycles/s, the ratio (goal <= 1.10)
+## and one sample's cost (about 3 minutes).
+.PHONY: bench-jvm
+bench-jvm: KAFKA_VERSIONS := 4.3.1
+bench-jvm: jvm build
+	$(GO) run ./scripts/benchjvm -bin $(BIN) $(BENCH_JVM_FLAGS)

@@ -49,6 +49,12 @@ type JVM struct {
 	Args []string
 }
 
+// JVMChildArgsEnvVar names arguments for the Java child itself, after its
+// main class: "--bare" runs the same store operations with no sampling and
+// no ledger (the baseline of make bench-jvm; the run then has no samples to
+// analyse, only its summary's counts and elapsed time).
+const JVMChildArgsEnvVar = "ROCKSLEAK_JVM_CHILD_ARGS"
+
 // JVMOptsEnvVar names extra JVM options (see JVM.Args).
 const JVMOptsEnvVar = "ROCKSLEAK_JVM_OPTS"
 
@@ -154,7 +160,8 @@ func (j JVM) Command(v, tmp string) ([]string, error) {
 		extra = strings.Fields(os.Getenv(JVMOptsEnvVar))
 	}
 	args = append(args, extra...)
-	return append(args, "-cp", jar+string(os.PathListSeparator)+cp, main), nil
+	args = append(args, "-cp", jar+string(os.PathListSeparator)+cp, main)
+	return append(args, strings.Fields(os.Getenv(JVMChildArgsEnvVar))...), nil
 }
 
 // mainClass reads Main-Class from a jar's manifest.

@@ -54,6 +54,13 @@ func TestJVMCommand(t *testing.T) {
 		"-XX:+AlwaysPreTouch", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Djava.io.tmpdir=/tmp/x",
 		"-cp", filepath.Join(dir, JVMChildJar) + ":/m2/a.jar:/m2/b.jar", "dev.rocksleak.child.Main"}, line)
 
+	// ROCKSLEAK_JVM_CHILD_ARGS goes to the child, after its main class (make bench-jvm's --bare).
+	t.Setenv(JVMChildArgsEnvVar, "--bare")
+	bare, err := j.Command("4.3.0", "/tmp/x")
+	require.NoError(t, err)
+	require.Equal(t, append(line, "--bare"), bare)
+	t.Setenv(JVMChildArgsEnvVar, "")
+
 	writeJar(t, filepath.Join(dir, JVMChildJar), "Manifest-Version: 1.0\n")
 	_, err = j.Command("4.3.0", "/tmp/x")
 	require.ErrorContains(t, err, "names no Main-Class")

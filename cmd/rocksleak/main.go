@@ -6,6 +6,8 @@
 //	rocksleak run [--scenario NAME|FILE] [--models leaky,fixed,...] [--lifecycles N | --duration D]
 //	              [--seed N] [--out DIR] [--set key=value]... [--until-verdict]
 //	              [--allocator glibc|jemalloc|glibc,jemalloc] [--format text|bench] [--state-dir DIR]
+//	rocksleak versions [--versions 4.3.0,4.3.1,...] [--lifecycles N] [--set key=value]... [--out DIR] [--result R.json]
+//	rocksleak crosscheck [--lifecycles N] [--doc docs/crosscheck.md] [--result R.json]
 //	rocksleak scenarios                   list the scenario catalogue
 //	rocksleak scenarios show NAME|FILE    print a scenario, resolved, as YAML
 //	rocksleak report [--reanalyze] [--out DIR] RESULT.json
@@ -109,6 +111,8 @@ Commands:
   gate       pass/fail a candidate result against a baseline (CI gate)
   plan       project memory growth of a topology from a result (capacity plan)
   reliability  run a scenario at many seeds and count each model's verdicts
+  versions   which Kafka versions leak, and how much: the JVM engine over every version of the versions table
+  crosscheck the Go engine (RocksDB 7.8.3) beside the JVM engine (Kafka's jars), 4.3.0 and 4.3.1
   disk-full  what a full state disk costs per retry and per minute, for 4.3.0 and 4.3.1, under each exception handler
   rehearse   rehearse an upgrade on a fleet of instances: canary, gates, expansion, verified rollback
   merge      join "reliability --shard K/N" directories into one reliability report
@@ -126,6 +130,10 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	switch args[0] {
 	case "run":
 		return runCmd(ctx, stdout, stderr, args[1:])
+	case "crosscheck":
+		return crosscheckCmd(ctx, stdout, stderr, args[1:])
+	case "versions":
+		return versionsCmd(ctx, stdout, stderr, args[1:])
 	case "disk-full":
 		return diskFullCmd(ctx, stdout, stderr, args[1:])
 	case "scenarios":
