@@ -76,9 +76,10 @@ func (r *rocksDB) close() bool {
 	return true
 }
 
-// releaseDefaultReadOptions is Kafka's store-side release of
-// RocksDB.defaultReadOptions_ (apache/kafka PR #23085,
-// RocksDBStore.releaseDefaultReadOptions): idempotent, safe on a nil DB.
+// releaseDefaultReadOptions is the store-side release of
+// RocksDB.defaultReadOptions_ proposed in apache/kafka PR #23085
+// (RocksDBStore.releaseDefaultReadOptions; closed, not merged: no Kafka release
+// has it): idempotent, safe on a nil DB.
 func (r *rocksDB) releaseDefaultReadOptions() {
 	if r == nil {
 		return

@@ -45,8 +45,8 @@ const (
 	// included) releases it; the physical store shared by a versioned store's
 	// LogicalKeyValueSegments releases it only when the whole store closes.
 	// Proposed in apache/kafka PR #23085 (opened 2026-08-05, after 4.3.1 shipped;
-	// RocksJava's own fix, facebook/rocksdb PR #15069, is still open): not in
-	// Kafka 4.3.1.
+	// closed without being merged; RocksJava's own fix, facebook/rocksdb PR
+	// #15069, is still open): in no Kafka release.
 	FixReadOptions
 )
 
@@ -112,8 +112,8 @@ var (
 	Leaky = Model{Name: "leaky"}
 	// Fixed is exactly what Kafka 4.3.1 ships: FixOffsetsOptions and FixFinally
 	// (KAFKA-20616, PR #22378). It leaks RocksDB.defaultReadOptions_ like 4.3.0:
-	// the store-side release was proposed in PR #23085 on 2026-08-05, after
-	// 4.3.1 was released (June 2026). KAFKA-20688 ("Fix RocksDB memory leak",
+	// the store-side release was proposed in PR #23085 on 2026-08-05 (closed,
+	// not merged), after 4.3.1 was released (June 2026). KAFKA-20688 ("Fix RocksDB memory leak",
 	// PR #22557, cherry-picked to 4.3 on 2026-06-15, so in 4.3.1) is about the
 	// options objects (its review asks to check that the same
 	// columnFamilyOptions instance is returned twice), not the read options.
@@ -130,7 +130,8 @@ var (
 	// handles leak as in 4.3.0.
 	ReadOptionsFix = Model{Name: "read-options-fix", Fixes: NewFixSet(FixReadOptions)}
 	// AllFixes is Kafka 4.3.1 plus the store-side release of
-	// RocksDB.defaultReadOptions_ (PR #23085): every fix, nothing leaks.
+	// RocksDB.defaultReadOptions_ proposed in PR #23085 (closed, not merged: no
+	// Kafka release has it): every fix, nothing leaks.
 	AllFixes = Model{Name: "all-fixes", Fixes: NewFixSet(FixOffsetsOptions, FixFinally, FixReadOptions)}
 )
 
