@@ -136,18 +136,8 @@ func RunBootstrap(c BootstrapCase, p Procedure, reps int, seed uint64) (Result, 
 			res.Undecided++
 			continue
 		}
-		if e := nf.PerLifecycle; e.Valid {
-			res.ValidNative++
-			if e.Low <= c.NativeSlope && c.NativeSlope <= e.High {
-				cn++
-			}
-		}
-		if e := rf.PerLifecycle; e.Valid {
-			res.ValidRSS++
-			if e.Low <= c.RSSSlope && c.RSSSlope <= e.High {
-				cr++
-			}
-		}
+		cn += res.countValid(nf.PerLifecycle, c.NativeSlope, &res.ValidNative)
+		cr += res.countValid(rf.PerLifecycle, c.RSSSlope, &res.ValidRSS)
 		if nf.PerLifecycle.Valid && nf.PerLifecycle.Low > NativeFloor {
 			res.NativeAboveFloor++
 		}
@@ -155,14 +145,7 @@ func RunBootstrap(c BootstrapCase, p Procedure, reps int, seed uint64) (Result, 
 			res.RSSAboveZero++
 		}
 		v := p.decide(nf, rf)
-		switch v {
-		case stats.VerdictLeak:
-			res.Leak++
-		case stats.VerdictNoLeak:
-			res.NoLeak++
-		default:
-			res.Undecided++
-		}
+		res.countVerdict(v)
 		for _, f := range c.False {
 			if f == v {
 				res.FalseCalls++

@@ -284,27 +284,10 @@ func Run(c Case, p Procedure, reps int, seed uint64) Result {
 		if rf.WarmupCut > 0 {
 			res.CutRSS++
 		}
-		if e := nf.PerLifecycle; e.Valid {
-			res.ValidNative++
-			if e.Low <= c.NativeSlope && c.NativeSlope <= e.High {
-				cn++
-			}
-		}
-		if e := rf.PerLifecycle; e.Valid {
-			res.ValidRSS++
-			if e.Low <= c.RSSSlope && c.RSSSlope <= e.High {
-				cr++
-			}
-		}
+		cn += res.countValid(nf.PerLifecycle, c.NativeSlope, &res.ValidNative)
+		cr += res.countValid(rf.PerLifecycle, c.RSSSlope, &res.ValidRSS)
 		v := p.decide(nf, rf)
-		switch v {
-		case stats.VerdictLeak:
-			res.Leak++
-		case stats.VerdictNoLeak:
-			res.NoLeak++
-		default:
-			res.Undecided++
-		}
+		res.countVerdict(v)
 		if c.isFalse(v) {
 			res.FalseCalls++
 		}
@@ -313,6 +296,31 @@ func Run(c Case, p Procedure, reps int, seed uint64) Result {
 	res.CoverRSS = ratio(cr, res.ValidRSS)
 	res.FalseRate = ratio(res.FalseCalls, reps)
 	return res
+}
+
+// countValid counts a valid interval e in *valid and returns 1 when it
+// covers truth (0 otherwise): one repetition's share of a coverage.
+func (res *Result) countValid(e stats.Estimate, truth float64, valid *int) int {
+	if !e.Valid {
+		return 0
+	}
+	*valid++
+	if e.Low <= truth && truth <= e.High {
+		return 1
+	}
+	return 0
+}
+
+// countVerdict counts one repetition's verdict v.
+func (res *Result) countVerdict(v stats.VerdictKind) {
+	switch v {
+	case stats.VerdictLeak:
+		res.Leak++
+	case stats.VerdictNoLeak:
+		res.NoLeak++
+	default:
+		res.Undecided++
+	}
 }
 
 func ratio(a, b int) float64 {
