@@ -41,10 +41,15 @@ type SignalInfo struct {
 	// error model itself allows for bursts (RegressRobust's integrated
 	// family) for every signal.
 	bursty bool
+	// calibrated says the signal's interval is the calibrated one
+	// (stats.IntervalCalibrated; OptionsFor): true for the native heap, whose
+	// RegressRobust interval was twice as wide as its spread across seeds.
+	calibrated bool
 }
 
 var signalInfo = map[string]SignalInfo{
-	SignalNativeHeap: {Key: SignalNativeHeap, Name: "native heap", Title: "Native heap in use (C allocator)", Unit: "bytes"},
+	SignalNativeHeap: {Key: SignalNativeHeap, Name: "native heap", Title: "Native heap in use (C allocator)", Unit: "bytes",
+		calibrated: true},
 	SignalRSS: {Key: SignalRSS, Name: "RSS", Title: "Resident set size (RSS) of the code under test, less the instrument's runtime",
 		Unit: "bytes", restoreRegressor: true, bursty: true},
 	SignalGoHeap: {Key: SignalGoHeap, Name: "Go heap", Title: "Go heap in use", Unit: "bytes"},

@@ -476,6 +476,8 @@ func regressBy(m IntervalMethod, X *mat.Dense, y []float64, conf float64) (Regre
 		return RegressRobust(X, y, conf)
 	case IntervalRobustBatch:
 		return RegressRobustBatch(X, y, conf)
+	case IntervalCalibrated:
+		return RegressCalibrated(X, y, conf)
 	}
 	return Regress(X, y, conf)
 }

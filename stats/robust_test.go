@@ -390,3 +390,77 @@ func TestEstimatorVarianceMatchesSimulation(t *testing.T) {
 		assert.InDelta(t, 1, got/want, 0.04, "%+v: estimatorVariance %.4g, simulated %.4g", em, got, want)
 	}
 }
+
+// TestRegressCalibratedCovers: the calibrated interval (RegressCalibrated, the native heap's) keeps RegressRobust's
+// estimate and, where the likelihood region does not widen RegressRobust's interval, replaces it by the batch-means
+// one. It must cover the slope at least 0.90 on AR(1) noise at n = 600 (the real native heap's length: kafka-20616 at
+// 1,500 lifecycles fits 500–620 samples) and on a random walk plus white noise at n = 300 (make stats-check's hardest
+// native case). The log gives its median SE over RegressRobust's (on these simulated series the region widens in most
+// runs, so about 1; on the real native heap it does not: 0.63, docs/findings.md, 2026-12-03). Shown failing: with
+// batch means in every column (no switch), the random walk plus noise is covered 0.893 here and 0.77 in statscheck's
+// case at n = 300 (batch means cannot see the walk in 12 batches).
+func TestRegressCalibratedCovers(t *testing.T) {
+	montecarlo.SkipInShort(t)
+	const reps, slope = 150, 500.0
+	tests := []struct {
+		name  string
+		n     int
+		noise func(r *rand.Rand, L []float64) []float64
+	}{
+		{"AR(1) φ=0.75 n=600", 600, func(r *rand.Rand, L []float64) []float64 { return ar1(r, len(L), 0.75, 3e4) }},
+		{"AR(1) φ=0.4 n=600", 600, func(r *rand.Rand, L []float64) []float64 { return ar1(r, len(L), 0.4, 3e4) }},
+		{"random walk + noise n=300", 300, func(r *rand.Rand, L []float64) []float64 {
+			w, e := randomWalk(r, len(L), 3e3), ar1(r, len(L), 0, 3e4)
+			for i := range w {
+				w[i] += e[i]
+			}
+			return w
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := seeded(29)
+			L, X := twoLifecyclesPerSample(tt.n)
+			var cover int
+			var ratios []float64
+			for range reps {
+				e := tt.noise(r, L)
+				y := make([]float64, tt.n)
+				for i := range y {
+					y[i] = 1e7 + slope*L[i] + e[i]
+				}
+				a, err := RegressRobust(X, y, 0.95)
+				require.NoError(t, err)
+				c, err := RegressCalibrated(X, y, 0.95)
+				require.NoError(t, err)
+				require.Equal(t, a.Coef[1], c.Coef[1], "the same GLS estimate")
+				require.Equal(t, IntervalCalibrated, c.Method)
+				if c.Low[1] <= slope && slope <= c.High[1] {
+					cover++
+				}
+				ratios = append(ratios, c.SE[1]/a.SE[1])
+			}
+			cov, med := float64(cover)/reps, Median(ratios)
+			t.Logf("calibrated coverage %.3f, median SE / RegressRobust's %.2f", cov, med)
+			assert.GreaterOrEqual(t, cov, 0.90)
+		})
+	}
+}
+
+// TestRegressCalibratedShortSeries: below CalibratedMinSamples the calibrated interval is RegressRobust's.
+func TestRegressCalibratedShortSeries(t *testing.T) {
+	r := seeded(3)
+	L, X := twoLifecyclesPerSample(CalibratedMinSamples - 1)
+	e := ar1(r, len(L), 0.75, 3e4)
+	y := make([]float64, len(L))
+	for i := range y {
+		y[i] = 1e7 + 500*L[i] + e[i]
+	}
+	a, err := RegressRobust(X, y, 0.95)
+	require.NoError(t, err)
+	c, err := RegressCalibrated(X, y, 0.95)
+	require.NoError(t, err)
+	assert.Equal(t, a.SE, c.SE)
+	assert.Equal(t, a.Low, c.Low)
+	assert.Equal(t, IntervalCalibrated, c.Method)
+}

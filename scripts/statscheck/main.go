@@ -372,14 +372,25 @@ func frontier(reps, robustReps int, seed uint64) error {
 	}); err != nil {
 		return err
 	}
-	fmt.Printf("\nThe tool's own coverage (stats.RegressRobust, native heap's interval) of the same pairs, the first %d series of each: W/S\n", robustReps)
+	fmt.Printf("\nRegressRobust's coverage (stats.RegressRobust, the native heap's interval before issue 29) of the same pairs, the first %d series of each: W/S\n", robustReps)
 	fmt.Println("(! marks a coverage below 0.90).")
-	return frontierGrid(results, func(r simulate.FrontierResult) string {
+	if err := frontierGrid(results, func(r simulate.FrontierResult) string {
 		mark := ""
 		if r.RobustWalk < simulate.GoalCoverLow || r.RobustStationary < simulate.GoalCoverLow {
 			mark = "!"
 		}
 		return f2(r.RobustWalk) + "/" + f2(r.RobustStationary) + mark
+	}); err != nil {
+		return err
+	}
+	fmt.Printf("\nThe calibrated interval's coverage (stats.RegressCalibrated, the native heap's interval: batch means where the likelihood\n")
+	fmt.Printf("region does not widen the interval, from %d samples on) of the same series: W/S (! marks a coverage below 0.90).\n", stats.CalibratedMinSamples)
+	return frontierGrid(results, func(r simulate.FrontierResult) string {
+		mark := ""
+		if r.CalibratedWalk < simulate.GoalCoverLow || r.CalibratedStationary < simulate.GoalCoverLow {
+			mark = "!"
+		}
+		return f2(r.CalibratedWalk) + "/" + f2(r.CalibratedStationary) + mark
 	})
 }
 

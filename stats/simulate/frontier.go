@@ -52,6 +52,10 @@ type FrontierResult struct {
 	// RobustReps is 0).
 	RobustStationary, RobustWalk float64
 	RobustReps                   int
+	// CalibratedStationary and CalibratedWalk are the calibrated
+	// interval's (stats.RegressCalibrated, the native heap's) 95% coverage
+	// of the same series.
+	CalibratedStationary, CalibratedWalk float64
 }
 
 // RunFrontier measures how close an interval can come to the coverage goal
@@ -68,7 +72,8 @@ type FrontierResult struct {
 // met by covering the walk, which the data cannot tell from it, below
 // GoalCoverLow. It also counts stats.RegressRobust's own coverage (which
 // searches its whole grid) on the first robustReps series of each model
-// (at most reps; RegressRobust costs far more than the two fits).
+// (at most reps; RegressRobust costs far more than the two fits), and
+// stats.RegressCalibrated's (the native heap's interval) on the same series.
 func RunFrontier(p FrontierPair, reps, robustReps int, seed uint64) (FrontierResult, error) {
 	r := rand.New(rand.NewPCG(seed, hash(p.name())))
 	L := make([]float64, p.N)
@@ -91,7 +96,7 @@ func RunFrontier(p FrontierPair, reps, robustReps int, seed uint64) (FrontierRes
 		walk                   bool
 	}
 	var draws []draw
-	var robustCover [2]int
+	var robustCover, calCover [2]int
 	covers := func(f stats.ModelFit) bool {
 		tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: f.DF}.Quantile(0.975)
 		return math.Abs(f.Coef[1]) <= tq*f.SE[1]
@@ -122,12 +127,21 @@ func RunFrontier(p FrontierPair, reps, robustReps int, seed uint64) (FrontierRes
 				if reg.Low[1] <= 0 && 0 <= reg.High[1] {
 					robustCover[b2i(walk)]++
 				}
+				cal, err := stats.RegressCalibrated(X, y, 0.95)
+				if err != nil {
+					return FrontierResult{}, err
+				}
+				if cal.Low[1] <= 0 && 0 <= cal.High[1] {
+					calCover[b2i(walk)]++
+				}
 			}
 		}
 	}
-	res := FrontierResult{Pair: p, Reps: reps, BestStationary: 1, RobustStationary: math.NaN(), RobustWalk: math.NaN(), RobustReps: robustReps}
+	res := FrontierResult{Pair: p, Reps: reps, BestStationary: 1, RobustStationary: math.NaN(), RobustWalk: math.NaN(), RobustReps: robustReps,
+		CalibratedStationary: math.NaN(), CalibratedWalk: math.NaN()}
 	if robustReps > 0 {
 		res.RobustStationary, res.RobustWalk = ratio(robustCover[0], robustReps), ratio(robustCover[1], robustReps)
+		res.CalibratedStationary, res.CalibratedWalk = ratio(calCover[0], robustReps), ratio(calCover[1], robustReps)
 	}
 	// At c = −∞ every series takes the walk model's interval; raising c
 	// past each draw's Λ moves that draw to the stationary model's.

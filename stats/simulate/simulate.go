@@ -197,14 +197,16 @@ func Legacy() Procedure {
 	}}
 }
 
-// Robust is the procedure issue 11 builds and the tool uses
-// (analysis.OptionsFor): RegressRobust intervals for the native heap,
+// Robust is the procedure the tool uses (analysis.OptionsFor): the
+// calibrated interval (RegressCalibrated: RegressRobust's estimate, a
+// batch-means interval from stats.CalibratedMinSamples samples on) for the
+// native heap,
 // RegressRobustBatch ones (the wider of the profile-likelihood GLS interval
 // and a batch-means one of the same estimate) for RSS, and DecideSignals
 // (equivalence for "no leak", blocking flags).
 func Robust() Procedure {
 	o := stats.DefaultOptions()
-	o.Interval = stats.IntervalRobust
+	o.Interval = stats.IntervalCalibrated
 	rss := o
 	rss.Interval = stats.IntervalRobustBatch
 	return Procedure{Name: "robust", Options: o, RSS: &rss}
