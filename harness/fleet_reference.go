@@ -26,21 +26,22 @@ func recordKeyHash(seed uint64, task, idx int, ts int64) uint64 {
 
 // changelogKey is the offsets-CF key of store s's changelog partition in a
 // fleet: partition <task> of app-store-<idx>-changelog.
-func (t *topology) changelogKey(s *slot) string {
+func (t *Topology) changelogKey(s *slot) string {
 	return lifecycle.ChangelogKey(fmt.Sprintf("app-%s-changelog", t.storeName(s)), s.task)
 }
 
-// outputHash folds one output (store idx of a task returned value for lk)
-// into h. A nil value (the store did not return the record) hashes apart
-// from every value.
-func outputHash(h uint64, idx int, lk logKey, value []byte) uint64 {
+// outputHash folds one output (store idx of a task returned value for key
+// at ts; ts is 0 in a kv store, which keeps one version per key) into h. A
+// nil value (the store did not return the record) hashes apart from every
+// value.
+func outputHash(h uint64, idx int, key string, ts int64, value []byte) uint64 {
 	f := fnv.New64a()
 	var b [24]byte
 	binary.LittleEndian.PutUint64(b[:8], h)
 	binary.LittleEndian.PutUint64(b[8:16], uint64(idx))
-	binary.LittleEndian.PutUint64(b[16:24], uint64(lk.ts))
+	binary.LittleEndian.PutUint64(b[16:24], uint64(ts))
 	f.Write(b[:])
-	f.Write([]byte(lk.key))
+	f.Write([]byte(key))
 	if value == nil {
 		f.Write([]byte{0xff, 0xfe})
 	} else {
@@ -95,12 +96,12 @@ func (r *Reference) Outputs(task int, from, to int64) (uint64, int64, error) {
 			for i := range r.sc.RecordsPerStep {
 				ts := prev + int64(i+1)*r.sc.StepMs/int64(r.sc.RecordsPerStep)
 				key := workload.Key(int(recordKeyHash(r.seed, task, idx, ts) % uint64(r.sc.KeySpread)))
-				lk := logKey{key: key}
+				var hts int64 // a kv store keeps one version per key
 				if r.sc.Store == scenarios.StoreWindow {
-					lk.ts = ts
+					hts = ts
 				}
 				ver := fleetVersion(rt.pos, r.sc.RecordsPerStep, i)
-				h = outputHash(h, idx, lk, workload.RecordValue(r.seed, r.sc.ValueBytes, task, idx, key, ts, ver))
+				h = outputHash(h, idx, key, hts, workload.RecordValue(r.seed, r.sc.ValueBytes, task, idx, key, ts, ver))
 				n++
 			}
 		}

@@ -103,7 +103,7 @@ func medianRank(n int, a float64) int {
 
 // restoreStats summarises the run's restores; it reads their durations back
 // from their file (see durationLog), so call it once the run is measured.
-func (t *topology) restoreStats() schema.RestoreStats {
+func (t *Topology) restoreStats() schema.RestoreStats {
 	d, err := t.restoreLog.since(0)
 	if err != nil {
 		t.logFailed(err)
