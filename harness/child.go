@@ -44,10 +44,6 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if j.Instance != nil {
-		// One instance of a fleet: its state outlives the process.
-		return runInstance(ctx, j, dec, events)
-	}
 	if j.DiskFull != nil {
 		return runDiskFull(ctx, j, model, synthetic, events)
 	}

@@ -1,11 +1,3 @@
-// Package harness drives a scenario's topology through time: each ownership
-// model runs in a child process of its own (a re-exec of the same binary),
-// one after another, so that one model's leaked memory never sits under
-// another's baseline. The parent collects what the children stream back.
-//
-// The child side (RunChild) builds the stores with package lifecycle, takes
-// memory samples with package measure and streams them as JSON lines; the code
-// under test never sees the instruments.
 package harness
 
 import (
@@ -49,9 +41,6 @@ type Job struct {
 	ChangelogDir string `json:"changelog_dir,omitempty"`
 	// Profile, when set, makes the child dump its heap (see Profile).
 	Profile *ProfileJob `json:"profile,omitempty"`
-	// Instance, when set, makes the child one instance of a fleet (see
-	// InstanceJob): its state directory then outlives it.
-	Instance *InstanceJob `json:"instance,omitempty"`
 	// DiskFull, when set, makes the child retry failing opens on a full
 	// state directory (see RunDiskFull).
 	DiskFull *DiskFullJob `json:"disk_full,omitempty"`
@@ -62,11 +51,6 @@ type Event struct {
 	Sample  *schema.Sample    `json:"sample,omitempty"`
 	Info    *schema.ChildInfo `json:"info,omitempty"`
 	Summary *schema.Summary   `json:"summary,omitempty"`
-	// A fleet instance's reports (see InstanceJob).
-	Ready    *InstanceReady    `json:"ready,omitempty"`
-	Tick     *InstanceTick     `json:"tick,omitempty"`
-	PhaseEnd *InstancePhaseEnd `json:"phase_end,omitempty"`
-	Stopped  *InstanceStopped  `json:"stopped,omitempty"`
 }
 
 func restoreStats(durations []time.Duration, records int64) schema.RestoreStats {

@@ -693,7 +693,7 @@ func (t *Topology) write(s *slot, from int64) {
 		ts := from + int64(i+1)*t.sc.StepMs/int64(n)
 		var key string
 		if t.instance {
-			key = workload.Key(int(recordKeyHash(t.seed, s.task, s.idx, ts) % uint64(t.sc.KeySpread)))
+			key = workload.Key(int(RecordKeyHash(t.seed, s.task, s.idx, ts) % uint64(t.sc.KeySpread)))
 		} else {
 			key = workload.Key(t.rng.IntN(t.sc.KeySpread))
 		}
@@ -702,7 +702,7 @@ func (t *Topology) write(s *slot, from int64) {
 		}
 		r := changelog.Record{Key: key, Ts: ts}
 		if t.instance {
-			r.Ver = fleetVersion(from/t.sc.StepMs, n, i)
+			r.Ver = FleetVersion(from/t.sc.StepMs, n, i)
 		} else {
 			t.ver++
 			r.Ver = t.ver

@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/rocksleak/rocksleak/changelog"
+	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/workload"
 )
 
 // The topology driven task by task, by a driver other than RunChild's loop
@@ -238,4 +240,23 @@ func (t *Topology) AsFleetInstance(seed int64, logRoot string, onWrite func(Stor
 	t.seed = uint64(seed)
 	t.logRoot = logRoot
 	t.onWrite = onWrite
+}
+
+// RecordKeyHash draws the key of the record a fleet task writes into store
+// idx at timestamp ts: a function of the fleet's seed, the task, the store
+// and the timestamp alone, so that any instance owning the task writes the
+// same records (and the parent can replay them).
+func RecordKeyHash(seed uint64, task, idx int, ts int64) uint64 {
+	return workload.SplitMix64(seed ^ uint64(task)<<48 ^ uint64(idx)<<40 ^ workload.SplitMix64(uint64(ts)))
+}
+
+// FleetVersion is the version of the i-th of the n records a fleet task
+// writes into a store at input step pos: unique within the store's
+// changelog and the same whichever instance writes it.
+func FleetVersion(pos int64, n, i int) int64 { return pos*int64(n) + int64(i) + 1 }
+
+// changelogKey is the offsets-CF key of store s's changelog partition in a
+// fleet: partition <task> of app-store-<idx>-changelog.
+func (t *Topology) changelogKey(s *slot) string {
+	return lifecycle.ChangelogKey(fmt.Sprintf("app-%s-changelog", t.storeName(s)), s.task)
 }

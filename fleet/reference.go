@@ -1,11 +1,12 @@
-package harness
+package fleet
 
 import (
+	"github.com/rocksleak/rocksleak/harness"
+
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 
-	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/workload"
 )
@@ -15,20 +16,6 @@ import (
 // instance hashes them per task (outputHash, in processing order); the
 // parent computes the same hashes in memory from the input alone (Reference),
 // without RocksDB, and the rehearsal compares the two.
-
-// recordKeyHash draws the key of the record a fleet task writes into store
-// idx at timestamp ts: a function of the fleet's seed, the task, the store
-// and the timestamp alone, so that any instance owning the task writes the
-// same records (and the parent can replay them).
-func recordKeyHash(seed uint64, task, idx int, ts int64) uint64 {
-	return workload.SplitMix64(seed ^ uint64(task)<<48 ^ uint64(idx)<<40 ^ workload.SplitMix64(uint64(ts)))
-}
-
-// changelogKey is the offsets-CF key of store s's changelog partition in a
-// fleet: partition <task> of app-store-<idx>-changelog.
-func (t *Topology) changelogKey(s *slot) string {
-	return lifecycle.ChangelogKey(fmt.Sprintf("app-%s-changelog", t.storeName(s)), s.task)
-}
 
 // outputHash folds one output (store idx of a task returned value for key
 // at ts; ts is 0 in a kv store, which keeps one version per key) into h. A
@@ -63,11 +50,6 @@ type refTask struct {
 	pos int64 // steps replayed
 }
 
-// fleetVersion is the version of the i-th of the n records a fleet task
-// writes into a store at input step pos: unique within the store's
-// changelog and the same whichever instance writes it.
-func fleetVersion(pos int64, n, i int) int64 { return pos*int64(n) + int64(i) + 1 }
-
 // NewReference starts the replay of sc's tasks at step 0 with the fleet's seed.
 func NewReference(sc scenarios.Scenario, seed int64) *Reference {
 	r := &Reference{sc: sc, seed: uint64(seed)}
@@ -95,12 +77,12 @@ func (r *Reference) Outputs(task int, from, to int64) (uint64, int64, error) {
 		for idx := range r.sc.StoresPerTask {
 			for i := range r.sc.RecordsPerStep {
 				ts := prev + int64(i+1)*r.sc.StepMs/int64(r.sc.RecordsPerStep)
-				key := workload.Key(int(recordKeyHash(r.seed, task, idx, ts) % uint64(r.sc.KeySpread)))
+				key := workload.Key(int(harness.RecordKeyHash(r.seed, task, idx, ts) % uint64(r.sc.KeySpread)))
 				var hts int64 // a kv store keeps one version per key
 				if r.sc.Store == scenarios.StoreWindow {
 					hts = ts
 				}
-				ver := fleetVersion(rt.pos, r.sc.RecordsPerStep, i)
+				ver := harness.FleetVersion(rt.pos, r.sc.RecordsPerStep, i)
 				h = outputHash(h, idx, key, hts, workload.RecordValue(r.seed, r.sc.ValueBytes, task, idx, key, ts, ver))
 				n++
 			}

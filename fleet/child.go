@@ -1,4 +1,4 @@
-package harness
+package fleet
 
 import (
 	"context"
@@ -6,14 +6,61 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"time"
 
 	"github.com/rocksleak/rocksleak/changelog"
+	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/workload"
 )
+
+// InstanceArg is the argument a fleet instance's child is started with (the
+// binary's entry point calls RunInstance for it; harness.RunChild's children
+// get "__child").
+const InstanceArg = "__instance"
+
+// Job is what the parent hands an instance's child, as the first line of its
+// standard input: harness's job (scenario, model, seed, state directory)
+// and the instance's part.
+type Job struct {
+	harness.Job
+	Instance *InstanceJob `json:"instance,omitempty"`
+}
+
+// Event is one JSON line an instance's child streams to the parent: one of
+// harness's events (info, sample, summary) or one of the instance's
+// reports. Exactly one field is set.
+type Event struct {
+	harness.Event
+	Ready    *InstanceReady    `json:"ready,omitempty"`
+	Tick     *InstanceTick     `json:"tick,omitempty"`
+	PhaseEnd *InstancePhaseEnd `json:"phase_end,omitempty"`
+	Stopped  *InstanceStopped  `json:"stopped,omitempty"`
+}
+
+// RunInstance is an instance child's whole job, as harness.RunChild is a
+// model child's: it reads a Job (JSON) from in, opens its stores (Ready),
+// then runs the commands that follow the job on in until a Stop, the end of
+// in or ctx's cancellation, writing Events as JSON lines to events; it ends
+// with the committed offsets (Stopped) and a schema.Summary. Its state
+// directory outlives it.
+func RunInstance(ctx context.Context, in io.Reader, events io.Writer) error {
+	// The topology runs on one OS thread, as in harness.RunChild.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var j Job
+	dec := json.NewDecoder(in)
+	if err := dec.Decode(&j); err != nil {
+		return fmt.Errorf("child: reading job: %w", err)
+	}
+	if j.Instance == nil {
+		return errors.New("child: job has no instance")
+	}
+	return runInstance(ctx, j, dec, events)
+}
 
 // InstanceJob makes a child one instance of a fleet (Job.Instance): it owns
 // Tasks, keeps its state in the job's StateDir across restarts (the child
@@ -55,7 +102,7 @@ type TickCommand struct {
 // its own state (catching up from the changelog when behind), restored from
 // the changelog (a task it did not hold), or new.
 type InstanceReady struct {
-	Stores []StoreOpen `json:"stores"`
+	Stores []harness.StoreOpen `json:"stores"`
 	// Lost counts changelog records the opened stores did not hold (the
 	// topology's verify); TaskErrors the errors while opening.
 	Lost       int64 `json:"lost"`
@@ -91,35 +138,35 @@ type TaskOutput struct {
 // InstanceStopped is sent at a Stop, before the stores close: each store's
 // committed changelog offset and the changelog's end.
 type InstanceStopped struct {
-	Stores []StoreOpen `json:"stores"`
+	Stores []harness.StoreOpen `json:"stores"`
 }
 
 // instance is the child side of a fleet instance.
 type instance struct {
 	job   InstanceJob
 	sc    scenarios.Scenario
-	c     *Child
-	topo  *Topology
+	c     *harness.Child
+	topo  *harness.Topology
 	model string
 	pos   map[int]int64
 	owned []int // the tasks, in order
 
 	// The phase's marks: counters at its start, outputs since.
 	mark     schema.Summary
-	markRest RestoreMark
+	markRest harness.RestoreMark
 	outFrom  map[int]int64
 	outHash  map[int]uint64
 	outCount map[int]int64
 }
 
-// runInstance is RunChild for an instance job: dec has read the job and
+// runInstance is RunInstance once the job is read: dec has read the job and
 // reads the commands next.
 func runInstance(ctx context.Context, j Job, dec *json.Decoder, events io.Writer) error {
 	ij := *j.Instance
 	if j.Scenario.Store == scenarios.StoreMigrating {
 		return errors.New("child: a fleet does not run the migrating store (its old-format seed is not in the changelog)")
 	}
-	c, err := StartChild(j, events)
+	c, err := harness.StartChild(j.Job, events)
 	if err != nil {
 		return err
 	}
@@ -190,7 +237,7 @@ func runInstance(ctx context.Context, j Job, dec *json.Decoder, events io.Writer
 	if err := c.Emit(Event{Stopped: &stopped}); err != nil {
 		return err
 	}
-	if err := c.Emit(Event{Summary: &sum}); err != nil {
+	if err := c.Emit(Event{Event: harness.Event{Summary: &sum}}); err != nil {
 		return err
 	}
 	return runErr
@@ -228,7 +275,7 @@ func (in *instance) start(ctx context.Context) error {
 // written is the topology's onWrite (the topology has appended the record
 // to the changelog): the store's answer when the record is read back right
 // away goes to the task's outputs.
-func (in *instance) written(id StoreID, r changelog.Record) {
+func (in *instance) written(id harness.StoreID, r changelog.Record) {
 	ts := r.Ts
 	if in.sc.Store != scenarios.StoreWindow {
 		ts = 0 // a kv store keeps one version per key
