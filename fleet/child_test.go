@@ -1,8 +1,6 @@
 package fleet
 
 import (
-	"github.com/rocksleak/rocksleak/harness"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/scenarios"
 )
 

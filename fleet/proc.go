@@ -1,8 +1,6 @@
 package fleet
 
 import (
-	"github.com/rocksleak/rocksleak/harness"
-
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/schema"
 )
 

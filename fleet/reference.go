@@ -1,12 +1,11 @@
 package fleet
 
 import (
-	"github.com/rocksleak/rocksleak/harness"
-
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 
+	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/workload"
 )

@@ -1,14 +1,13 @@
 package fleet
 
 import (
-	"github.com/rocksleak/rocksleak/harness"
-
 	"context"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/rocksleak/rocksleak/changelog"
+	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
