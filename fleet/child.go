@@ -143,13 +143,13 @@ type InstanceStopped struct {
 
 // instance is the child side of a fleet instance.
 type instance struct {
-	job   InstanceJob
-	sc    scenarios.Scenario
-	c     *harness.Child
-	topo  *harness.Topology
-	model string
-	pos   map[int]int64
-	owned []int // the tasks, in order
+	job     InstanceJob
+	records records // the fleet's input; its scenario is the job's
+	c       *harness.Child
+	topo    *harness.Topology
+	model   string
+	pos     map[int]int64
+	owned   []int // the tasks, in order
 
 	// The phase's marks: counters at its start, outputs since.
 	mark     schema.Summary
@@ -166,6 +166,8 @@ func runInstance(ctx context.Context, j Job, dec *json.Decoder, events io.Writer
 	if j.Scenario.Store == scenarios.StoreMigrating {
 		return errors.New("child: a fleet does not run the migrating store (its old-format seed is not in the changelog)")
 	}
+	// The changelogs are the fleet's, under its root.
+	j.ChangelogDir = ij.FleetRoot
 	c, err := harness.StartChild(j.Job, events)
 	if err != nil {
 		return err
@@ -174,9 +176,10 @@ func runInstance(ctx context.Context, j Job, dec *json.Decoder, events io.Writer
 	// do not (Close).
 	defer c.Close()
 	topo := c.Topo
-	in := &instance{job: ij, sc: j.Scenario, c: c, topo: topo, model: j.Model, pos: map[int]int64{},
+	in := &instance{job: ij, c: c, topo: topo, model: j.Model, pos: map[int]int64{},
 		outFrom: map[int]int64{}, outHash: map[int]uint64{}, outCount: map[int]int64{}}
-	topo.AsFleetInstance(ij.FleetSeed, ij.FleetRoot, in.written)
+	in.records = records{sc: j.Scenario, seed: uint64(ij.FleetSeed)}
+	topo.Hook(in.records.hooks(in.written))
 
 	if err := c.Sample(schema.TriggerStart); err != nil {
 		return err
@@ -276,11 +279,7 @@ func (in *instance) start(ctx context.Context) error {
 // to the changelog): the store's answer when the record is read back right
 // away goes to the task's outputs.
 func (in *instance) written(id harness.StoreID, r changelog.Record) {
-	ts := r.Ts
-	if in.sc.Store != scenarios.StoreWindow {
-		ts = 0 // a kv store keeps one version per key
-	}
-	in.outHash[id.Task] = outputHash(in.outHash[id.Task], id.Store, r.Key, ts, in.topo.Read(id, r))
+	in.outHash[id.Task] = outputHash(in.outHash[id.Task], id.Store, r.Key, in.records.hashTs(r.Ts), in.topo.Read(id, r))
 	in.outCount[id.Task]++
 }
 
@@ -316,7 +315,7 @@ func (in *instance) tick(ctx context.Context, c TickCommand) error {
 // every RebalanceEverySteps steps, with probability RebalanceTasks, drawn
 // from the fleet's seed (the same whichever instance runs the task).
 func (in *instance) rebalances(k int) bool {
-	sc := in.sc
+	sc := in.records.sc
 	return sc.RebalanceEverySteps > 0 && in.pos[k]%int64(sc.RebalanceEverySteps) == 0 &&
 		float64(workload.SplitMix64(uint64(in.job.FleetSeed)^uint64(k)<<32^uint64(in.pos[k]))%1000)/1000 < sc.RebalanceTasks
 }

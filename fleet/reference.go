@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"hash/fnv"
 
+	"github.com/rocksleak/rocksleak/changelog"
 	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/workload"
 )
@@ -15,6 +17,60 @@ import (
 // instance hashes them per task (outputHash, in processing order); the
 // parent computes the same hashes in memory from the input alone (Reference),
 // without RocksDB, and the rehearsal compares the two.
+
+// records are a fleet's input: every record of every task, a function of
+// the fleet's seed, the task, the store and the timestamp alone, so that any
+// instance owning a task writes the same records (they are an instance's
+// topology's hooks, see hooks) and the parent can replay them (Reference).
+type records struct {
+	sc   scenarios.Scenario
+	seed uint64
+}
+
+// recordKeyHash draws the key of the record a task writes into store idx
+// at timestamp ts.
+func recordKeyHash(seed uint64, task, idx int, ts int64) uint64 {
+	return workload.SplitMix64(seed ^ uint64(task)<<48 ^ uint64(idx)<<40 ^ workload.SplitMix64(uint64(ts)))
+}
+
+// fleetVersion is the version of the i-th of the n records a task writes
+// into a store at input step pos: unique within the store's changelog.
+func fleetVersion(pos int64, n, i int) int64 { return pos*int64(n) + int64(i) + 1 }
+
+// record is the key and version of the i-th of the n records store id
+// writes in the step from stream time from, at ts (harness.Hooks.Record).
+func (rs records) record(id harness.StoreID, from, ts int64, i, n int) (string, int64) {
+	key := workload.Key(int(recordKeyHash(rs.seed, id.Task, id.Store, ts) % uint64(rs.sc.KeySpread)))
+	return key, fleetVersion(from/rs.sc.StepMs, n, i)
+}
+
+// value is the value of record r of store id (harness.Hooks.Value).
+func (rs records) value(id harness.StoreID, r changelog.Record) []byte {
+	return workload.RecordValue(rs.seed, rs.sc.ValueBytes, id.Task, id.Store, r.Key, r.Ts, r.Ver)
+}
+
+// hashTs is the timestamp an output's hash takes for a record at ts: 0 in
+// a kv store, which keeps one version per key.
+func (rs records) hashTs(ts int64) int64 {
+	if rs.sc.Store != scenarios.StoreWindow {
+		return 0
+	}
+	return ts
+}
+
+// partition is the offsets-CF key of store id's changelog partition
+// (harness.Hooks.Partition): partition <task> of app-store-<idx>-changelog,
+// one per store.
+func partition(id harness.StoreID) string {
+	return lifecycle.ChangelogKey(fmt.Sprintf("app-store-%d-changelog", id.Store), id.Task)
+}
+
+// hooks are an instance's topology's hooks: the fleet's records, one
+// changelog partition per store, and written called with each record
+// written.
+func (rs records) hooks(written func(harness.StoreID, changelog.Record)) harness.Hooks {
+	return harness.Hooks{Record: rs.record, Value: rs.value, Partition: partition, Written: written}
+}
 
 // outputHash folds one output (store idx of a task returned value for key
 // at ts; ts is 0 in a kv store, which keeps one version per key) into h. A
@@ -40,8 +96,7 @@ func outputHash(h uint64, idx int, key string, ts int64, value []byte) uint64 {
 // Reference is the parent's in-memory replay of the fleet's tasks: the
 // outputs every task must produce, computed from the input alone.
 type Reference struct {
-	sc    scenarios.Scenario
-	seed  uint64
+	records
 	tasks []*refTask
 }
 
@@ -51,7 +106,7 @@ type refTask struct {
 
 // NewReference starts the replay of sc's tasks at step 0 with the fleet's seed.
 func NewReference(sc scenarios.Scenario, seed int64) *Reference {
-	r := &Reference{sc: sc, seed: uint64(seed)}
+	r := &Reference{records: records{sc: sc, seed: uint64(seed)}}
 	for range sc.Tasks {
 		r.tasks = append(r.tasks, &refTask{})
 	}
@@ -74,15 +129,11 @@ func (r *Reference) Outputs(task int, from, to int64) (uint64, int64, error) {
 	for ; rt.pos < to; rt.pos++ {
 		prev := rt.pos * r.sc.StepMs
 		for idx := range r.sc.StoresPerTask {
+			id := harness.StoreID{Task: task, Store: idx}
 			for i := range r.sc.RecordsPerStep {
 				ts := prev + int64(i+1)*r.sc.StepMs/int64(r.sc.RecordsPerStep)
-				key := workload.Key(int(harness.RecordKeyHash(r.seed, task, idx, ts) % uint64(r.sc.KeySpread)))
-				var hts int64 // a kv store keeps one version per key
-				if r.sc.Store == scenarios.StoreWindow {
-					hts = ts
-				}
-				ver := harness.FleetVersion(rt.pos, r.sc.RecordsPerStep, i)
-				h = outputHash(h, idx, key, hts, workload.RecordValue(r.seed, r.sc.ValueBytes, task, idx, key, ts, ver))
+				key, ver := r.record(id, prev, ts, i, r.sc.RecordsPerStep)
+				h = outputHash(h, idx, key, r.hashTs(ts), r.value(id, changelog.Record{Key: key, Ts: ts, Ver: ver}))
 				n++
 			}
 		}

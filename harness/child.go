@@ -167,8 +167,10 @@ type Child struct {
 
 // StartChild starts the run of job j (read by the caller from its standard
 // input): it makes the state directory, emits the child's Info, and builds
-// the topology, sampled at the scenario's rules (after every task's commit
-// and every reopen). The caller closes it.
+// the topology, its changelogs under j.ChangelogDir (else the state
+// directory), sampled at the scenario's rules (after every task's commit and
+// every reopen). The caller hooks the topology (Topology.Hook), drives it and
+// closes the Child.
 func StartChild(j Job, events io.Writer) (*Child, error) {
 	model, synthetic, err := j.resolve()
 	if err != nil {
@@ -182,6 +184,9 @@ func StartChild(j Job, events io.Writer) (*Child, error) {
 	if err != nil {
 		sampler.Close()
 		return nil, fmt.Errorf("child: %w", err)
+	}
+	if j.ChangelogDir != "" {
+		topo.logRoot = j.ChangelogDir
 	}
 	c := &Child{Topo: topo, out: out, sampler: sampler}
 	c.rec = newRecorder(j, topo, sampler, out)

@@ -18,7 +18,9 @@
 //     and reads back. RunChild drives it over the whole scenario (or executes
 //     package workload's op stream on it); another driver steps it task by task
 //     through StartChild and the methods in topology_tasks.go, as package
-//     fleet's instances do.
+//     fleet's instances do, and makes some of its choices through Hooks (the
+//     records written and their values, the changelog partition a store
+//     commits, each record written).
 //
 // Imports run one way: package fleet imports harness, never the reverse.
 package harness

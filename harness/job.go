@@ -37,7 +37,8 @@ type Job struct {
 	// its own memory, as package changelog lays them out and encodes them
 	// (changelog.Path(ChangelogDir, task, store)); the parent makes it and
 	// removes it after the child. Set for every child; a Go child without
-	// it keeps them under its StateDir.
+	// it keeps them under its StateDir. (A fleet instance's child sets it
+	// itself to the fleet's root: package fleet.)
 	ChangelogDir string `json:"changelog_dir,omitempty"`
 	// Profile, when set, makes the child dump its heap (see Profile).
 	Profile *ProfileJob `json:"profile,omitempty"`

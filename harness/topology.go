@@ -62,9 +62,9 @@ type Topology struct {
 	after func()
 
 	// logRoot holds the stores' changelog files (changelog.Path): the
-	// child's state directory, or a fleet's root. ver is the last version
-	// given to a put (a count of puts over the run, as workload's schedule
-	// numbers them), outside a fleet.
+	// child's state directory, or the job's ChangelogDir. ver is the last
+	// version given to a put (a count of puts over the run, as workload's
+	// schedule numbers them) unless hooks.Record gives them.
 	logRoot string
 	ver     int64
 	// latest and batch are the transient views of a changelog file, reused
@@ -76,15 +76,40 @@ type Topology struct {
 	// instrument's, not the stores'): it stops the run.
 	logErr error
 
-	// instance is set when the topology runs as one instance of a fleet
-	// (rocksleak rehearse): record keys are a function of the task, store
-	// and timestamp (not of one random stream over all tasks), so any
-	// instance owning a task writes the same records; each store commits
-	// the offset of its own changelog partition (its task's); and onWrite
-	// sees every record written (see AsFleetInstance).
-	instance bool
-	onWrite  func(StoreID, changelog.Record)
+	// hooks are another driver's choices (see Hook); nil ones keep the
+	// topology's own.
+	hooks Hooks
 }
+
+// Hooks let a driver other than RunChild (package fleet's instances) make
+// choices the topology otherwise makes itself. A nil hook keeps the
+// topology's own choice.
+type Hooks struct {
+	// Record names the i-th of the n records store id writes in the step
+	// from stream time from, at stream time ts: its key and version. Its
+	// own: a key drawn from one random stream over all tasks, the version
+	// the count of puts over the run (as workload's schedule numbers them).
+	Record func(id StoreID, from, ts int64, i, n int) (key string, ver int64)
+	// Value is the value of record r of store id, wherever the topology
+	// writes, reads back or replays it; it must be a function of its
+	// arguments. Its own: workload.RecordValue with the job's seed.
+	Value func(id StoreID, r changelog.Record) []byte
+	// Partition is the offsets-CF key of store id's one changelog
+	// partition: at a commit the store commits its changelog's whole offset
+	// under it, and ResumeTask and CommittedOffsets read it back there. Its
+	// own: the store's records spread over the scenario's
+	// changelog_partitions partitions (a resumed store then catches up from
+	// its changelog in full, and CommittedOffsets reports none).
+	Partition func(id StoreID) string
+	// Written sees every record a store accepted, once its changelog has it.
+	Written func(id StoreID, r changelog.Record)
+}
+
+// Hook sets t's hooks; call it before the first store opens.
+func (t *Topology) Hook(h Hooks) { t.hooks = h }
+
+// id names slot s.
+func (s *slot) id() StoreID { return StoreID{Task: s.task, Store: s.idx} }
 
 type task struct {
 	id     int
@@ -258,6 +283,9 @@ func (t *Topology) seedOldFormat(s *slot) error {
 // changelog keeps only keys, timestamps and versions and the harness can
 // verify and replay (workload.RecordValue, which the JVM child computes too).
 func (t *Topology) value(s *slot, r changelog.Record) []byte {
+	if t.hooks.Value != nil {
+		return t.hooks.Value(s.id(), r)
+	}
 	return workload.RecordValue(t.seed, t.sc.ValueBytes, s.task, s.idx, r.Key, r.Ts, r.Ver)
 }
 
@@ -684,31 +712,30 @@ func (t *Topology) armTask(tk *task) {
 }
 
 // write puts the step's records into s; each one the store accepted is
-// appended to its changelog. A record's version is the count of puts over
-// the run (the schedule's numbering), or, in a fleet, a function of the
-// task's input position (the same whichever instance writes it).
+// appended to its changelog. A record's key is drawn from the topology's
+// random stream and its version is the count of puts over the run (the
+// schedule's numbering), unless hooks.Record names them.
 func (t *Topology) write(s *slot, from int64) {
 	n := t.sc.RecordsPerStep
 	for i := range n {
 		ts := from + int64(i+1)*t.sc.StepMs/int64(n)
 		var key string
-		if t.instance {
-			key = workload.Key(int(RecordKeyHash(t.seed, s.task, s.idx, ts) % uint64(t.sc.KeySpread)))
+		var ver int64
+		if t.hooks.Record != nil {
+			key, ver = t.hooks.Record(s.id(), from, ts, i, n)
 		} else {
 			key = workload.Key(t.rng.IntN(t.sc.KeySpread))
 		}
 		if s.store == nil {
 			return // the store could not be opened; its task error is counted
 		}
-		r := changelog.Record{Key: key, Ts: ts}
-		if t.instance {
-			r.Ver = FleetVersion(from/t.sc.StepMs, n, i)
-		} else {
+		if t.hooks.Record == nil {
 			t.ver++
-			r.Ver = t.ver
+			ver = t.ver
 		}
-		if t.put(s, r, 0) && t.onWrite != nil {
-			t.onWrite(StoreID{Task: s.task, Store: s.idx}, r)
+		r := changelog.Record{Key: key, Ts: ts, Ver: ver}
+		if t.put(s, r, 0) && t.hooks.Written != nil {
+			t.hooks.Written(s.id(), r)
 		}
 	}
 }
@@ -716,9 +743,9 @@ func (t *Topology) write(s *slot, from int64) {
 func (t *Topology) commit(s *slot) {
 	offsets := make(map[string]int64, t.sc.ChangelogPartitions)
 	switch {
-	case t.instance:
-		// One changelog partition per store: the task's.
-		offsets[t.changelogKey(s)] = s.offset
+	case t.hooks.Partition != nil:
+		// One changelog partition per store.
+		offsets[t.hooks.Partition(s.id())] = s.offset
 	default:
 		for p := range t.sc.ChangelogPartitions {
 			// The store's records are spread over its changelog partitions.

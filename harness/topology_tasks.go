@@ -9,9 +9,7 @@ import (
 	"strings"
 
 	"github.com/rocksleak/rocksleak/changelog"
-	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/schema"
-	"github.com/rocksleak/rocksleak/workload"
 )
 
 // The topology driven task by task, by a driver other than RunChild's loop
@@ -95,7 +93,7 @@ func (t *Topology) resumeStore(s *slot, held bool) StoreOpen {
 			so.How = StoreRestored // unclean status (wiped) or stale (caught up in full)
 		}
 		if s.store != nil && so.How == StoreReopened {
-			so.Committed, so.HasCommitted = committedOffset(s.store, t.changelogKey(s))
+			so.Committed, so.HasCommitted = t.committedOffset(s)
 			if !so.HasCommitted || so.Committed < s.offset {
 				t.catchUp(s)
 				t.verify(s)
@@ -134,10 +132,15 @@ func heldGen(dir string) (gen int, held bool) {
 	return gen, held
 }
 
-// committedOffset reads the changelog offset a store has committed: a key-value
-// store's from its offsets CF; a window store's the highest of its segments'.
-func committedOffset(st slotStore, key string) (int64, bool) {
-	switch s := st.(type) {
+// committedOffset reads the changelog offset open store s has committed
+// under hooks.Partition (none without it): a key-value store's from its
+// offsets CF; a window store's the highest of its segments'.
+func (t *Topology) committedOffset(sl *slot) (int64, bool) {
+	if t.hooks.Partition == nil {
+		return 0, false
+	}
+	key := t.hooks.Partition(sl.id())
+	switch s := sl.store.(type) {
 	case kvSlot:
 		off, ok, err := s.s.Offset(key)
 		return off, ok && err == nil
@@ -155,14 +158,15 @@ func committedOffset(st slotStore, key string) (int64, bool) {
 }
 
 // CommittedOffsets reads the committed changelog offset of each store of
-// the tasks (HasCommitted false for a store that is not open).
+// the tasks under Hooks.Partition (HasCommitted false for a store that is
+// not open, and without the hook).
 func (t *Topology) CommittedOffsets(tasks []int) []StoreOpen {
 	var out []StoreOpen
 	for _, k := range tasks {
 		for _, s := range t.tasks[k].stores {
 			so := StoreOpen{Task: s.task, Store: s.idx, ChangelogEnd: s.offset}
 			if s.store != nil {
-				so.Committed, so.HasCommitted = committedOffset(s.store, t.changelogKey(s))
+				so.Committed, so.HasCommitted = t.committedOffset(s)
 			}
 			out = append(out, so)
 		}
@@ -229,34 +233,4 @@ func (t *Topology) RestoresSince(m RestoreMark) (schema.RestoreStats, error) {
 	rs := restoreStats(durations, t.restored-m.records)
 	rs.SegmentLifecycles = t.restoreLifecycles - m.lifecycles
 	return rs, nil
-}
-
-// AsFleetInstance makes t one instance of a fleet: record keys and versions
-// a function of the fleet's seed, task, store and timestamp, values of the
-// fleet's seed, the changelogs under logRoot, each store committing its own
-// changelog partition's offset, and onWrite called with every record written.
-func (t *Topology) AsFleetInstance(seed int64, logRoot string, onWrite func(StoreID, changelog.Record)) {
-	t.instance = true
-	t.seed = uint64(seed)
-	t.logRoot = logRoot
-	t.onWrite = onWrite
-}
-
-// RecordKeyHash draws the key of the record a fleet task writes into store
-// idx at timestamp ts: a function of the fleet's seed, the task, the store
-// and the timestamp alone, so that any instance owning the task writes the
-// same records (and the parent can replay them).
-func RecordKeyHash(seed uint64, task, idx int, ts int64) uint64 {
-	return workload.SplitMix64(seed ^ uint64(task)<<48 ^ uint64(idx)<<40 ^ workload.SplitMix64(uint64(ts)))
-}
-
-// FleetVersion is the version of the i-th of the n records a fleet task
-// writes into a store at input step pos: unique within the store's
-// changelog and the same whichever instance writes it.
-func FleetVersion(pos int64, n, i int) int64 { return pos*int64(n) + int64(i) + 1 }
-
-// changelogKey is the offsets-CF key of store s's changelog partition in a
-// fleet: partition <task> of app-store-<idx>-changelog.
-func (t *Topology) changelogKey(s *slot) string {
-	return lifecycle.ChangelogKey(fmt.Sprintf("app-%s-changelog", t.storeName(s)), s.task)
 }
