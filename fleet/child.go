@@ -190,12 +190,12 @@ func runInstance(ctx context.Context, j Job, dec *json.Decoder, events io.Writer
 	go func() {
 		defer close(cmds)
 		for {
-			var c InstanceCommand
-			if err := dec.Decode(&c); err != nil {
+			var cmd InstanceCommand
+			if err := dec.Decode(&cmd); err != nil {
 				return // the parent closed our input: stop
 			}
 			select {
-			case cmds <- c:
+			case cmds <- cmd:
 			case <-ctx.Done():
 				return
 			}
