@@ -29,6 +29,10 @@ type Job struct {
 	// lifecycle also leaks the scenario's synthetic_leak_bytes (parsed from
 	// Model for the JVM child's sake; the Go child parses Model).
 	Synthetic bool `json:"synthetic,omitempty"`
+	// ReadOptionsFix: the JVM child closes each RocksDB object's
+	// defaultReadOptions_ right after Kafka closes the DB
+	// (spec.ReadOptionsFixSuffix). Only a JVM child reads it.
+	ReadOptionsFix bool `json:"read_options_fix,omitempty"`
 	// Allocator is the C allocator the child runs under ("glibc" or
 	// "jemalloc", preloaded by the parent): where the child reads its native
 	// heap.

@@ -188,7 +188,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		prof = &j
 	}
 	job := Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir, Profile: prof,
-		Ops: workload.OpsVersion, Synthetic: rn.Synthetic, Allocator: string(rn.Allocator), DiskFull: cfg.diskFull}
+		Ops: workload.OpsVersion, Synthetic: rn.Synthetic, ReadOptionsFix: rn.ReadOptionsFix, Allocator: string(rn.Allocator), DiskFull: cfg.diskFull}
 	exe, args := cfg.Exe, cfg.ChildArgs
 	// Every child's changelogs, made and removed here: under ChangelogRoot,
 	// not on the state disk, as Kafka's changelog topics live on the

@@ -168,6 +168,14 @@ final class Executor {
         @Override
         public void closed(final RocksDB db, final String statusWriteError, final int releasedLate) {
             openDbs.remove(db);
+            if (job.readOptionsFix) {
+                // facebook/rocksdb#15069 (open): RocksDB.close() also closes defaultReadOptions_. Kafka has just closed
+                // the DB; close its read options as that fix would.
+                final ReadOptions ro = defaultReadOptions(db);
+                if (ro != null) {
+                    ro.close();
+                }
+            }
             if (!counted) {
                 return;
             }
