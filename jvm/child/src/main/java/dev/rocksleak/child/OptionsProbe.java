@@ -3,12 +3,15 @@ package dev.rocksleak.child;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompactionStyle;
 import org.rocksdb.CompressionType;
+import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 
 /**
  * What one offsets column-family options object costs in C memory on the rocksdbjni on the classpath: n objects
  * built as Kafka 4.3.0's static createOffsetsCFOptions() builds them (and as 4.3.1's openDB does), the C allocator's
- * bytes in use read before and after (the Sampler's native heap), then the same after closing them.
+ * bytes in use read before and after (the Sampler's native heap), then the same after closing them. Then the same for
+ * RocksJava's {@code ReadOptions}, as {@code new RocksDB(handle)} builds its {@code defaultReadOptions_} (a plain
+ * {@code new ReadOptions()}, which RocksDB.close() never closes): what each opened DB leaves behind.
  *
  * <p>{@code java -cp build/jvm/rocksleak-child.jar:$(cat build/jvm/classpath-4.3.0.txt) dev.rocksleak.child.OptionsProbe [n]}
  */
@@ -39,6 +42,19 @@ public final class OptionsProbe {
                 v430 ? "4.3.0's createOffsetsCFOptions()" : "4.3.1's openDB", (h1 - h0) / (double) n,
                 (h2 - h0) / (double) n, n);
         }
+        final ReadOptions[] keep = new ReadOptions[n];
+        final long h0 = s.nativeHeap();
+        for (int i = 0; i < n; i++) {
+            keep[i] = new ReadOptions();
+        }
+        final long h1 = s.nativeHeap();
+        for (final ReadOptions o : keep) {
+            o.close();
+        }
+        final long h2 = s.nativeHeap();
+        System.out.printf("rocksdbjni %s, ReadOptions as RocksDB's constructor builds defaultReadOptions_: %.0f B each "
+                + "while owned, %.0f B each after close (%d objects; native heap)%n", RocksDB.rocksdbVersion(),
+            (h1 - h0) / (double) n, (h2 - h0) / (double) n, n);
     }
 
     static ColumnFamilyOptions build(final boolean v430) {
