@@ -627,8 +627,8 @@ final class Executor {
                 continue;
             }
             try {
-                mem += db.getLongProperty("rocksdb.cur-size-all-mem-tables");
-                readers += db.getLongProperty("rocksdb.estimate-table-readers-mem");
+                mem += db.getAggregatedLongProperty("rocksdb.size-all-mem-tables");
+                readers += db.getAggregatedLongProperty("rocksdb.estimate-table-readers-mem");
                 cache += db.getLongProperty("rocksdb.block-cache-usage");
                 n++;
             } catch (final RocksDBException e) {
