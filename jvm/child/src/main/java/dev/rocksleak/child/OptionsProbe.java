@@ -1,9 +1,12 @@
 package dev.rocksleak.child;
 
+import java.util.function.Supplier;
+
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompactionStyle;
 import org.rocksdb.CompressionType;
 import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksObject;
 import org.rocksdb.RocksDB;
 
 /**
@@ -27,34 +30,29 @@ public final class OptionsProbe {
             build(true).close(); // warm the allocator and the JNI paths
         }
         for (final boolean v430 : new boolean[] {true, false}) {
-            final ColumnFamilyOptions[] keep = new ColumnFamilyOptions[n];
-            final long h0 = s.nativeHeap();
-            for (int i = 0; i < n; i++) {
-                keep[i] = build(v430);
-            }
-            final long h1 = s.nativeHeap();
-            for (final ColumnFamilyOptions o : keep) {
-                o.close();
-            }
-            final long h2 = s.nativeHeap();
+            final double[] b = perObject(s, n, () -> build(v430));
             System.out.printf("rocksdbjni %s, offsets-CF options as %s builds them: %.0f B each while owned, "
                     + "%.0f B each after close (%d objects; native heap)%n", RocksDB.rocksdbVersion(),
-                v430 ? "4.3.0's createOffsetsCFOptions()" : "4.3.1's openDB", (h1 - h0) / (double) n,
-                (h2 - h0) / (double) n, n);
+                v430 ? "4.3.0's createOffsetsCFOptions()" : "4.3.1's openDB", b[0], b[1], n);
         }
-        final ReadOptions[] keep = new ReadOptions[n];
+        final double[] b = perObject(s, n, ReadOptions::new);
+        System.out.printf("rocksdbjni %s, ReadOptions as RocksDB's constructor builds defaultReadOptions_: %.0f B each "
+            + "while owned, %.0f B each after close (%d objects; native heap)%n", RocksDB.rocksdbVersion(), b[0], b[1], n);
+    }
+
+    /** The native heap's growth per object while n objects made by make are owned, and after they are closed. */
+    private static double[] perObject(final Sampler s, final int n, final Supplier<RocksObject> make) {
+        final RocksObject[] keep = new RocksObject[n];
         final long h0 = s.nativeHeap();
         for (int i = 0; i < n; i++) {
-            keep[i] = new ReadOptions();
+            keep[i] = make.get();
         }
         final long h1 = s.nativeHeap();
-        for (final ReadOptions o : keep) {
+        for (final RocksObject o : keep) {
             o.close();
         }
         final long h2 = s.nativeHeap();
-        System.out.printf("rocksdbjni %s, ReadOptions as RocksDB's constructor builds defaultReadOptions_: %.0f B each "
-                + "while owned, %.0f B each after close (%d objects; native heap)%n", RocksDB.rocksdbVersion(),
-            (h1 - h0) / (double) n, (h2 - h0) / (double) n, n);
+        return new double[] {(h1 - h0) / (double) n, (h2 - h0) / (double) n};
     }
 
     static ColumnFamilyOptions build(final boolean v430) {
