@@ -10,7 +10,7 @@ REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # under the race detector with -short. The pure packages start no goroutine and their tests none either, so the
 # race detector cannot see a race there; cmd/rocksleak's goroutines (seeds in parallel, progress) drive child
 # processes, which a -race binary would re-exec slowly, and its -short tests start few.
-RACE    := ./measure ./harness ./lifecycle ./heapprof
+RACE    := ./measure ./harness ./fleet ./lifecycle ./heapprof
 ARGS    ?=
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
 FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./schema:FuzzParseSamplesCSV \
