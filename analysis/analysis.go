@@ -153,7 +153,7 @@ func residentOf(samples []schema.Sample) *schema.Resident {
 			continue
 		}
 		n := float64(s.RocksDB.OpenDBs)
-		nat = append(nat, float64(s.NativeHeap-base.NativeHeap)/n)
+		nat = append(nat, float64(s.CodeNativeHeap()-base.CodeNativeHeap())/n)
 		// The instrument's own memory is not the store's: keep it out of the
 		// RSS figure (the code's RSS; before runtime_bytes was recorded, the
 		// Go heap; a JVM child's Java heap is fixed and touched at start).

@@ -112,6 +112,18 @@ func TestJVMSamplesHaveNoGoHeapFit(t *testing.T) {
 	assert.Contains(t, goFits, SignalGoHeap, "a Go child's Go heap is fitted, flat or not")
 }
 
+// TestNativeHeapSignalIsTheCodesNativeHeap: the native heap the fits and verdicts read leaves out what the
+// instrument's runtime allocated from the same allocator (a JVM child's own mallocs) when it was read, and is the
+// whole native heap when it was not (a Go child, older results).
+func TestNativeHeapSignalIsTheCodesNativeHeap(t *testing.T) {
+	s := schema.Sample{Memory: schema.Memory{NativeHeap: 40 << 20, RuntimeMalloc: 15 << 20}}
+	assert.Equal(t, float64(25<<20), SignalValue(s, SignalNativeHeap))
+	for _, rm := range []int64{0, schema.Unavailable} {
+		s.RuntimeMalloc = rm
+		assert.Equal(t, float64(40<<20), SignalValue(s, SignalNativeHeap), "runtime_malloc %d", rm)
+	}
+}
+
 // TestRSSSignalIsTheCodesRSS: the RSS the fits and verdicts read leaves out the instrument's runtime when it was
 // read, and is the whole RSS when it was not (older results, another process).
 func TestRSSSignalIsTheCodesRSS(t *testing.T) {

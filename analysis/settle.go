@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/stats"
@@ -15,8 +16,9 @@ import (
 // hundred. A slope on its floor, or RSS above its floor with a flat native
 // heap: the fixed model judged against all-fixes (a controlled verdict,
 // which finds leaks below any floor); another model, twice as long. A
-// one-time level shift: the same run at the next seed. It returns "" for a
-// settled decision.
+// one-time level shift: the same run at the next seed. Each command carries
+// the run's scenario overrides (the --set flags of the command r records), so
+// it runs the same workload. It returns "" for a settled decision.
 func SettleCommand(r *schema.Result, model string, d stats.Decision) string {
 	if d.Verdict != stats.VerdictInconclusive || d.Settle == "" {
 		return d.Settle
@@ -25,18 +27,19 @@ func SettleCommand(r *schema.Result, model string, d stats.Decision) string {
 	if run := r.Runs[model]; run != nil {
 		lifecycles = run.Lifecycles
 	}
-	base := fmt.Sprintf("rocksleak run --scenario %s --models %s --seed %d", r.Scenario.Name, model, r.Scenario.Seed)
+	sets := carriedSets(r.Provenance.Command)
+	base := fmt.Sprintf("rocksleak run --scenario %s --models %s --seed %d%s", r.Scenario.Name, model, r.Scenario.Seed, sets)
 	round := func(v float64) int64 { return int64(math.Ceil(v/100) * 100) }
 	var cmd string
 	switch {
 	case d.Step():
-		cmd = fmt.Sprintf("rocksleak run --scenario %s --models %s --seed %d", r.Scenario.Name, model, r.Scenario.Seed+1)
+		cmd = fmt.Sprintf("rocksleak run --scenario %s --models %s --seed %d%s", r.Scenario.Name, model, r.Scenario.Seed+1, sets)
 		if lifecycles > 0 {
 			cmd += fmt.Sprintf(" --lifecycles %d", lifecycles)
 		}
 	case d.NeedsControl():
 		if model == "fixed" {
-			cmd = fmt.Sprintf("rocksleak run --scenario %s --models fixed,all-fixes --seed %d --lifecycles %d", r.Scenario.Name, r.Scenario.Seed, max(round(float64(lifecycles)), 3000))
+			cmd = fmt.Sprintf("rocksleak run --scenario %s --models fixed,all-fixes --seed %d%s --lifecycles %d", r.Scenario.Name, r.Scenario.Seed, sets, max(round(float64(lifecycles)), 3000))
 		} else if lifecycles > 0 {
 			cmd = fmt.Sprintf("%s --lifecycles %d", base, round(2*float64(lifecycles)))
 		}
@@ -49,4 +52,28 @@ func SettleCommand(r *schema.Result, model string, d stats.Decision) string {
 		return d.Settle
 	}
 	return d.Settle + ": " + cmd
+}
+
+// carriedSets returns the --set flags of a recorded rocksleak command line,
+// each as " --set key=value", in their order ("" when there are none): the
+// scenario overrides a settle command must repeat to run the same workload.
+func carriedSets(command string) string {
+	var b strings.Builder
+	f := strings.Fields(command)
+	for i := 0; i < len(f); i++ {
+		var kv string
+		switch {
+		case (f[i] == "--set" || f[i] == "-set") && i+1 < len(f):
+			i++
+			kv = f[i]
+		case strings.HasPrefix(f[i], "--set="):
+			kv = strings.TrimPrefix(f[i], "--set=")
+		case strings.HasPrefix(f[i], "-set="):
+			kv = strings.TrimPrefix(f[i], "-set=")
+		default:
+			continue
+		}
+		b.WriteString(" --set " + kv)
+	}
+	return b.String()
 }

@@ -28,3 +28,15 @@ func TestSettleCommand(t *testing.T) {
 	assert.Contains(t, SettleCommand(r, "fixed", d), ": rocksleak run --scenario kafka-20616 --models fixed,all-fixes --seed 20616 --lifecycles 3000")
 	assert.Equal(t, "", SettleCommand(r, "leaky", stats.Decision{Verdict: stats.VerdictLeak}))
 }
+
+// TestSettleCommandCarriesOverrides: a run made with --set overrides is
+// settled by a command with the same overrides (another workload otherwise),
+// in each form the flag package accepts.
+func TestSettleCommandCarriesOverrides(t *testing.T) {
+	r := &schema.Result{Runs: map[string]*schema.Run{"kafka-4.3.1": {Summary: schema.Summary{Lifecycles: 224}}}}
+	r.Scenario.Name, r.Scenario.Seed = "kafka-20616", 20616
+	r.Provenance.Command = "rocksleak run --models kafka-4.3.1 --lifecycles 200 --set records_per_step=2 -set=value_bytes=64 --out /tmp/x"
+	assert.Equal(t, "run longer: rocksleak run --scenario kafka-20616 --models kafka-4.3.1 --seed 20616 --set records_per_step=2 --set value_bytes=64 --lifecycles 500",
+		SettleCommand(r, "kafka-4.3.1", stats.Decision{Settle: "run longer"}))
+	assert.Equal(t, "", carriedSets("rocksleak run --lifecycles 200"))
+}

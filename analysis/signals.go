@@ -69,7 +69,10 @@ func Describe(sig string) SignalInfo {
 func SignalValue(s schema.Sample, signal string) float64 {
 	switch signal {
 	case SignalNativeHeap:
-		return float64(s.NativeHeap)
+		// The code under test's native heap: what the instrument's runtime
+		// allocated from the same allocator (runtime_malloc, the JVM's own
+		// mallocs) is not the code's.
+		return float64(s.CodeNativeHeap())
 	case SignalRSS:
 		// The code under test's RSS: what the instrument's runtime holds
 		// (runtime_bytes) is not the code's (the whole RSS when not read).

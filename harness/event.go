@@ -62,6 +62,7 @@ func (w *eventWriter) writeSample(s *schema.Sample) error {
 	b = appendField(b, "native_heap", s.NativeHeap)
 	b = appendField(b, "go_heap", s.GoHeap)
 	b = appendField(b, "runtime_bytes", s.RuntimeBytes)
+	b = appendField(b, "runtime_malloc", s.RuntimeMalloc)
 	b = append(b, `,"live_natives":`...)
 	if s.LiveNatives == nil {
 		b = append(b, "null"...)

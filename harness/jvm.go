@@ -152,6 +152,15 @@ func (j JVM) Command(v, tmp string) ([]string, error) {
 		"-XX:NativeMemoryTracking=summary",
 		"-Xms" + heap, "-Xmx" + heap, "-XX:+AlwaysPreTouch",
 		"-XX:+UseSerialGC",
+		// The JIT's first tier only (C1). C2's compilations malloc arenas of
+		// ~14 MiB (NMT's Compiler category) and free them when done, as
+		// methods keep getting hot through a run; glibc keeps what they
+		// freed, so RSS rose in steps of 7-9 MiB that were the JVM's, not
+		// RocksDB's, and the RSS interval of kafka-4.3.1 spanned 50 KiB per
+		// lifecycle. C1 compiles the same code with small arenas. The JIT
+		// decides nothing the leaks depend on. $ROCKSLEAK_JVM_OPTS comes
+		// after and wins (-XX:TieredStopAtLevel=4 brings C2 back).
+		"-XX:TieredStopAtLevel=1",
 		"-XX:-UsePerfData",
 		"-Djava.io.tmpdir=" + tmp, // RocksJava extracts its native library here
 	}

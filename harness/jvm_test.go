@@ -51,7 +51,7 @@ func TestJVMCommand(t *testing.T) {
 	line, err := j.Command("4.3.0", "/tmp/x")
 	require.NoError(t, err)
 	require.Equal(t, []string{"/bin/true", "-XX:NativeMemoryTracking=summary", "-Xms128m", "-Xmx128m",
-		"-XX:+AlwaysPreTouch", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Djava.io.tmpdir=/tmp/x",
+		"-XX:+AlwaysPreTouch", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Djava.io.tmpdir=/tmp/x",
 		"-cp", filepath.Join(dir, JVMChildJar) + ":/m2/a.jar:/m2/b.jar", "dev.rocksleak.child.Main"}, line)
 
 	// ROCKSLEAK_JVM_CHILD_ARGS goes to the child, after its main class (make bench-jvm's --bare).

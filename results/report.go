@@ -282,6 +282,34 @@ func reportOwners(b *bytes.Buffer, r *schema.Result) {
 			totalSlope(run, analysis.SignalGoHeap))
 	}
 	t.Markdown(b)
+	reportNativeOwners(b, r)
+}
+
+// reportNativeOwners renders the native heap split the same way, for the runs whose runtime's own mallocs were read
+// (a JVM child's, by Native Memory Tracking): the C allocator's bytes in use, the JVM's own share of them (its
+// compiler arenas, symbol tables, GC and NIO buffers) and the code under test's, which the fits and verdicts read.
+// Nothing when no run has them (the Go runtime does not use the C allocator).
+func reportNativeOwners(b *bytes.Buffer, r *schema.Result) {
+	t := table.New("l|r|r|r", "model", "native heap first → last", "the JVM's own mallocs first → last",
+		"code under test first → last")
+	rows := 0
+	for _, m := range r.Models {
+		run := r.Runs[m]
+		if run.Samples == 0 || run.RuntimeMallocEnd <= 0 {
+			continue
+		}
+		t.Add(m, startEnd(run.Samples, run.NativeHeapStart, run.NativeHeapEnd),
+			startEnd(run.Samples, run.RuntimeMallocStart, run.RuntimeMallocEnd),
+			startEnd(run.Samples, run.NativeHeapStart-run.RuntimeMallocStart, run.NativeHeapEnd-run.RuntimeMallocEnd))
+		rows++
+	}
+	if rows == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nThe native heap, split the same way for the JVM engine: the C allocator's bytes in use include the "+
+		"JVM's own mallocs (Native Memory Tracking's malloc total: the JIT compiler's arenas, symbol tables, GC and NIO "+
+		"buffers), which swing by megabytes as methods compile. The native-heap fits and verdicts read the code's share.\n\n")
+	t.Markdown(b)
 }
 
 // instrumentOf renders a run's instrument figures: its runtime's share of RSS at the end and its Go heap first →

@@ -52,11 +52,16 @@ func Summary(r *schema.Result) string {
 	summaryControlled(&b, r)
 	if hasRuntime(r) {
 		b.WriteString("\nthe instrument's own memory in the child (its runtime's resident bytes, first → last; of its RSS at the end; " +
-			"its Go heap first → last and per lifecycle):\n")
+			"its Go heap first → last and per lifecycle; a JVM's own mallocs first → last, which the native heap's fits leave out):\n")
 		for _, m := range r.Models {
 			run := r.Runs[m]
 			share, goHeap, ok := instrumentOf(run)
 			if !ok {
+				continue
+			}
+			if run.GoHeapStart < 0 && run.RuntimeMallocEnd > 0 {
+				fmt.Fprintf(&b, "  %s: %s, %s of RSS %s; its own mallocs %s\n", m, startEnd(run.Samples, run.RuntimeStart, run.RuntimeEnd),
+					share, units.FormatBytes(float64(run.RSSEnd)), startEnd(run.Samples, run.RuntimeMallocStart, run.RuntimeMallocEnd))
 				continue
 			}
 			fmt.Fprintf(&b, "  %s: %s, %s of RSS %s; Go heap %s, %s\n", m, startEnd(run.Samples, run.RuntimeStart, run.RuntimeEnd),

@@ -145,6 +145,12 @@ type Run struct {
 	GoHeapEnd    int64 `json:"go_heap_end"`
 	RuntimeStart int64 `json:"runtime_start"`
 	RuntimeEnd   int64 `json:"runtime_end"`
+	// The instrument's runtime's own mallocs at the first and the last
+	// sample (Memory.RuntimeMalloc: a JVM child's, read by Native Memory
+	// Tracking; 0 for a Go child and in results written before it was
+	// recorded). Part of the native heap; the fits leave them out. Bytes.
+	RuntimeMallocStart int64 `json:"runtime_malloc_start,omitempty"`
+	RuntimeMallocEnd   int64 `json:"runtime_malloc_end,omitempty"`
 	// Fits by signal (native_heap, rss, go_heap, fds) and the verdict.
 	Fits    map[string]SignalFit `json:"fits,omitempty"`
 	Verdict *Verdict             `json:"verdict,omitempty"`
@@ -274,6 +280,7 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 			run.RSSStart, run.RSSEnd = mr.Samples[0].RSS, mr.Samples[n-1].RSS
 			run.GoHeapStart, run.GoHeapEnd = mr.Samples[0].GoHeap, mr.Samples[n-1].GoHeap
 			run.RuntimeStart, run.RuntimeEnd = mr.Samples[0].RuntimeBytes, mr.Samples[n-1].RuntimeBytes
+			run.RuntimeMallocStart, run.RuntimeMallocEnd = max(mr.Samples[0].RuntimeMalloc, 0), max(mr.Samples[n-1].RuntimeMalloc, 0)
 			for _, s := range mr.Samples {
 				run.RSSPeak = max(run.RSSPeak, s.RSS)
 			}

@@ -59,6 +59,23 @@ type Memory struct {
 	// JVM's committed heap, metaspace and code cache (Native Memory Tracking). The code's RSS is RSS − RuntimeBytes
 	// (see [Sample.CodeRSS]). 0 in results written before it was recorded; [Unavailable] when not read.
 	RuntimeBytes int64 `json:"runtime_bytes"`
+	// RuntimeMalloc is the part of NativeHeap the instrument's own runtime allocated, in bytes: what of the C
+	// allocator's bytes in use are not the code under test's. The JVM child: the JVM's own malloc'd bytes by Native
+	// Memory Tracking (its summary's "malloc:" total: compiler arenas, GC and symbol tables, NIO buffers, NMT
+	// itself), which swing by 10–20 MiB between samples while RocksDB's share moves by kilobytes. The Go child: 0
+	// (the Go runtime does not use the C allocator). The code's native heap is NativeHeap − RuntimeMalloc (see
+	// [Memory.CodeNativeHeap]). 0 in results written before it was recorded; [Unavailable] when not read.
+	RuntimeMalloc int64 `json:"runtime_malloc"`
+}
+
+// CodeNativeHeap is the native heap of the code under test: NativeHeap less what the instrument's runtime
+// allocated from the same allocator (RuntimeMalloc), or NativeHeap itself when RuntimeMalloc was not read (≤ 0) or
+// NativeHeap is Unavailable.
+func (m Memory) CodeNativeHeap() int64 {
+	if m.RuntimeMalloc > 0 && m.NativeHeap != Unavailable {
+		return m.NativeHeap - m.RuntimeMalloc
+	}
+	return m.NativeHeap
 }
 
 // CodeRSS is the RSS of the code under test: RSS less what the instrument's runtime holds (RuntimeBytes), or the
@@ -88,7 +105,7 @@ type RocksDBMemory struct {
 var csvFixedColumns = [...]string{
 	"model", "seq", "elapsed_ns", "trigger", "lifecycles", "failed_closes", "init_failures", "task_errors", "records",
 	"restores", "restored_records", "rss", "vms", "fds", "native_heap", "go_heap", "runtime_bytes",
-	"rocksdb_memtables", "rocksdb_table_readers", "rocksdb_block_cache", "rocksdb_open_dbs",
+	"runtime_malloc", "rocksdb_memtables", "rocksdb_table_readers", "rocksdb_block_cache", "rocksdb_open_dbs",
 }
 
 // CSVHeader returns the column names matching [Sample.CSVRow] for the same kinds: the fixed columns, then
@@ -111,7 +128,7 @@ func (s Sample) CSVRow(kinds []string) []string {
 		s.Model, strconv.Itoa(s.Seq), i(s.ElapsedNs, 10), s.Trigger,
 		i(s.Lifecycles, 10), i(s.FailedCloses, 10), i(s.InitFailures, 10), i(s.TaskErrors, 10), i(s.Records, 10),
 		i(s.Restores, 10), i(s.RestoredRecords, 10), i(s.RSS, 10), i(s.VMS, 10), strconv.Itoa(s.FDs), i(s.NativeHeap, 10), i(s.GoHeap, 10),
-		i(s.RuntimeBytes, 10),
+		i(s.RuntimeBytes, 10), i(s.RuntimeMalloc, 10),
 		i(s.RocksDB.MemTables, 10), i(s.RocksDB.TableReaders, 10), i(s.RocksDB.BlockCache, 10),
 		strconv.Itoa(s.RocksDB.OpenDBs),
 	)

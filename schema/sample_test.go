@@ -26,7 +26,7 @@ func goldenSamples() []Sample {
 			Model: "leaky", Seq: 1, ElapsedNs: 25_000_123, Trigger: TriggerLifecycle,
 			Lifecycles: 1, FailedCloses: 0, InitFailures: 0, Records: 120,
 			Memory: Memory{RSS: 31_473_664, VMS: 1_300_004_864, FDs: 6, NativeHeap: 626_074, GoHeap: 1_050_000,
-				RuntimeBytes: 6_324_224},
+				RuntimeBytes: 6_324_224, RuntimeMalloc: 12_288},
 			LiveNatives: map[string]int64{"options": 1},
 			RocksDB:     RocksDBMemory{},
 		},
@@ -56,6 +56,22 @@ func TestCSVGolden(t *testing.T) {
 	golden.Check(t, filepath.Join("testdata", "samples.golden.csv"), buf.Bytes())
 }
 
+// TestCodeNativeHeap: the code's native heap leaves out what the instrument's runtime allocated from the same
+// allocator, when that was read, and stays Unavailable when the native heap was not read.
+func TestCodeNativeHeap(t *testing.T) {
+	for _, c := range []struct {
+		name                 string
+		native, malloc, want int64
+	}{
+		{"read", 40 << 20, 15 << 20, 25 << 20},
+		{"not recorded (0)", 40 << 20, 0, 40 << 20},
+		{"native heap unavailable", Unavailable, 15 << 20, Unavailable},
+	} {
+		m := Memory{NativeHeap: c.native, RuntimeMalloc: c.malloc}
+		assert.Equal(t, c.want, m.CodeNativeHeap(), c.name)
+	}
+}
+
 // TestCodeRSS: the code's RSS leaves out what the instrument's runtime holds, when that was read.
 func TestCodeRSS(t *testing.T) {
 	assert.Equal(t, int64(31_473_664-6_324_224), goldenSamples()[1].CodeRSS())
@@ -78,11 +94,12 @@ func TestSampleJSON(t *testing.T) {
 
 	for _, k := range []string{
 		"model", "seq", "elapsed_ns", "trigger", "lifecycles", "failed_closes", "init_failures", "task_errors", "records",
-		"restores", "restored_records", "rss", "vms", "fds", "native_heap", "go_heap", "runtime_bytes", "live_natives", "rocksdb",
+		"restores", "restored_records", "rss", "vms", "fds", "native_heap", "go_heap", "runtime_bytes", "runtime_malloc", "live_natives",
+		"rocksdb",
 	} {
 		assert.Contains(t, got, k)
 	}
-	assert.Len(t, got, 19, "no other keys: %s", b)
+	assert.Len(t, got, 20, "no other keys: %s", b)
 	assert.Equal(t, map[string]any{
 		"memtables": float64(2_097_152), "table_readers": float64(4_096), "block_cache": float64(8_388_608),
 		"open_dbs": float64(1),
@@ -119,6 +136,7 @@ func TestParseSamplesCSVRoundTripAndOlderFiles(t *testing.T) {
 	assert.Equal(t, int64(0), got["leaky"][0].Restores)
 	assert.Equal(t, int64(0), got["leaky"][0].RuntimeBytes)
 	assert.Equal(t, int64(31457280), got["leaky"][0].CodeRSS(), "no runtime figure: the code's RSS is the RSS")
+	assert.Equal(t, int64(614400), got["leaky"][0].CodeNativeHeap(), "no runtime malloc: the code's native heap is the native heap")
 	assert.Equal(t, int64(3), got["leaky"][0].Lifecycles)
 	assert.Equal(t, int64(31457280), got["leaky"][0].RSS)
 

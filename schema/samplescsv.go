@@ -66,7 +66,8 @@ func ParseSamplesCSV(r io.Reader) (map[string][]Sample, error) {
 			Lifecycles: num("lifecycles"), FailedCloses: num("failed_closes"), InitFailures: num("init_failures"), TaskErrors: num("task_errors"),
 			Records: num("records"), Restores: num("restores"), RestoredRecords: num("restored_records"),
 			Memory: Memory{RSS: num("rss"), VMS: num("vms"), FDs: int(num("fds")),
-				NativeHeap: num("native_heap"), GoHeap: num("go_heap"), RuntimeBytes: num("runtime_bytes")},
+				NativeHeap: num("native_heap"), GoHeap: num("go_heap"), RuntimeBytes: num("runtime_bytes"),
+				RuntimeMalloc: num("runtime_malloc")},
 			RocksDB: RocksDBMemory{MemTables: num("rocksdb_memtables"), TableReaders: num("rocksdb_table_readers"),
 				BlockCache: num("rocksdb_block_cache"), OpenDBs: int(num("rocksdb_open_dbs"))},
 			LiveNatives: map[string]int64{},
@@ -87,4 +88,5 @@ func ParseSamplesCSV(r io.Reader) (map[string][]Sample, error) {
 }
 
 // optionalCSVColumns are the columns of [CSVHeader] that older files lack.
-var optionalCSVColumns = map[string]bool{"restores": true, "restored_records": true, "runtime_bytes": true, "task_errors": true}
+var optionalCSVColumns = map[string]bool{"restores": true, "restored_records": true, "runtime_bytes": true, "runtime_malloc": true,
+	"task_errors": true}

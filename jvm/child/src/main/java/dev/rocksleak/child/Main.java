@@ -254,7 +254,7 @@ public final class Main {
             g.writeNumberField("go_heap", Sampler.UNAVAILABLE);
             g.writeNumberField("runtime_bytes", r.runtimeBytes);
             g.writeNumberField("java_heap", r.javaHeapUsed);
-            g.writeNumberField("jvm_malloc", r.jvmMalloc);
+            g.writeNumberField("runtime_malloc", r.jvmMalloc);
             Json.map(g, "live_natives", live);
             g.writeObjectFieldStart("rocksdb");
             g.writeNumberField("memtables", rocks[0]);
