@@ -210,11 +210,7 @@ func TestRegressRobustBatchCoverage(t *testing.T) {
 			L, X := twoLifecyclesPerSample(tt.n)
 			var rob, bat, batchKept, stat, statB int
 			for range reps {
-				e := tt.noise(r, L)
-				y := make([]float64, tt.n)
-				for i := range y {
-					y[i] = 1e7 + slope*L[i] + e[i]
-				}
+				y := trendPlus(slope, L, tt.noise(r, L))
 				a, err := RegressRobust(X, y, 0.95)
 				require.NoError(t, err)
 				b, err := RegressRobustBatch(X, y, 0.95)
@@ -424,11 +420,7 @@ func TestRegressCalibratedCovers(t *testing.T) {
 			var cover int
 			var ratios []float64
 			for range reps {
-				e := tt.noise(r, L)
-				y := make([]float64, tt.n)
-				for i := range y {
-					y[i] = 1e7 + slope*L[i] + e[i]
-				}
+				y := trendPlus(slope, L, tt.noise(r, L))
 				a, err := RegressRobust(X, y, 0.95)
 				require.NoError(t, err)
 				c, err := RegressCalibrated(X, y, 0.95)
@@ -447,15 +439,20 @@ func TestRegressCalibratedCovers(t *testing.T) {
 	}
 }
 
+// trendPlus is 10 MB + slope·L plus the noise e, sample by sample.
+func trendPlus(slope float64, L, e []float64) []float64 {
+	y := make([]float64, len(L))
+	for i := range y {
+		y[i] = 1e7 + slope*L[i] + e[i]
+	}
+	return y
+}
+
 // TestRegressCalibratedShortSeries: below CalibratedMinSamples the calibrated interval is RegressRobust's.
 func TestRegressCalibratedShortSeries(t *testing.T) {
 	r := seeded(3)
 	L, X := twoLifecyclesPerSample(CalibratedMinSamples - 1)
-	e := ar1(r, len(L), 0.75, 3e4)
-	y := make([]float64, len(L))
-	for i := range y {
-		y[i] = 1e7 + 500*L[i] + e[i]
-	}
+	y := trendPlus(500, L, ar1(r, len(L), 0.75, 3e4))
 	a, err := RegressRobust(X, y, 0.95)
 	require.NoError(t, err)
 	c, err := RegressCalibrated(X, y, 0.95)
