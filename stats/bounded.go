@@ -52,7 +52,7 @@ func slows(y, L []float64, cols [][]float64, opt Options) (first, last float64, 
 		q[i] = z * z
 	}
 	X := design(append(append([][]float64{}, cols...), q)...)
-	r, err := regressBy(opt.Interval, X, y, opt.Confidence)
+	r, err := regressBy(diagnosticInterval(opt.Interval), X, y, opt.Confidence)
 	if err != nil || r.High == nil {
 		return 0, 0, false
 	}
