@@ -10,12 +10,12 @@ REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # under the race detector with -short. The pure packages start no goroutine and their tests none either, so the
 # race detector cannot see a race there; cmd/rocksleak's goroutines (seeds in parallel, progress) drive child
 # processes, which a -race binary would re-exec slowly, and its -short tests start few.
-RACE    := ./measure ./harness ./lifecycle ./heapprof
+RACE    := ./measure ./harness ./fleet ./lifecycle ./heapprof
 # Of those, the ones whose -short tests read memory run alone after the real runs: measure's and harness's retention
-# tests assert RSS after a trim, lifecycle's the native heap per lifecycle. heapprof's read none: it overlaps the
-# other stages that read none.
+# tests assert RSS after a trim, lifecycle's the native heap per lifecycle. fleet's (assignment, a child, the reference
+# replay, a rollback's checks) and heapprof's read none: they overlap the other stages that read none.
 RACE_ALONE  := ./measure ./harness ./lifecycle
-RACE_SHARED := ./heapprof
+RACE_SHARED := ./fleet ./heapprof
 ARGS    ?=
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
 FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./schema:FuzzParseSamplesCSV \
@@ -35,7 +35,7 @@ TESTFUZZ := FUZZTIME=20000x FUZZMINIMIZETIME=500x
 # rocksdbjni its pom names). Maven is tried offline (-o) first and goes online only when something is not in
 # ~/.m2 yet: it resolves once, then works offline.
 MVN      ?= mvn
-KAFKA_VERSIONS ?= 4.3.0 4.3.1
+KAFKA_VERSIONS ?= 4.2.2 4.3.0 4.3.1
 JVM_DIR  := build/jvm
 JVM_POM  := jvm/child/pom.xml
 # The tests find the JVM build here; once jvm/child exists, its absence fails them instead of skipping.
@@ -162,10 +162,10 @@ kafka-tests:
 	./jvm/kafkatests/kafka-tests.sh
 
 ## versions: which Kafka versions leak, and how much: builds the JVM child and the classpath of every version of
-## jvm/kafkaversions/versions.tsv with the offsets column family, then runs `rocksleak versions` over them (VERSIONS_FLAGS, e.g.
+## jvm/kafkaversions/versions.tsv, then runs `rocksleak versions` over them (VERSIONS_FLAGS, e.g.
 ## VERSIONS_FLAGS="--versions 4.3.0,4.3.1 --lifecycles 800"; about 25 s per version at 400 lifecycles).
-# The versions with the offsets column family (4.3.0 on): the ones rocksleak versions runs.
-TABLE_VERSIONS := $(shell awk -F'\t' '!/^\#/ && $$4 == "yes" {print $$1}' jvm/kafkaversions/versions.tsv)
+# Every row of the table (4.0.0 on): the versions rocksleak versions runs.
+TABLE_VERSIONS := $(shell awk -F'\t' '!/^\#/ && $$1 != "kafka_version" {print $$1}' jvm/kafkaversions/versions.tsv)
 .PHONY: versions
 versions: KAFKA_VERSIONS := $(TABLE_VERSIONS)
 versions: jvm build

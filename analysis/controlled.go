@@ -13,8 +13,9 @@ import (
 // models only), the model is the control with the synthetic leak added
 // (either engine: "kafka-4.3.1+synthetic" against "kafka-4.3.1"), or, in the
 // JVM engine, the control is the next newer Kafka version in the run
-// ("kafka-4.3.0" against "kafka-4.3.1": what the upgrade changes). Both run
-// under the same allocator.
+// ("kafka-4.3.0" against "kafka-4.3.1": what the upgrade changes) or the
+// same version with RocksJava's read-options fix ("kafka-4.3.1" against
+// "kafka-4.3.1+read-options-fix"). Both run under the same allocator.
 type ControlPair struct {
 	Model, Control string
 	Differs        string // "<fix> missing", "synthetic leak" or "<version>'s changes missing"
@@ -48,6 +49,7 @@ func ControlPairs(models []string) []ControlPair {
 		next := ""
 		for _, p := range ps {
 			if p.rn.JVM() && p.rn.Allocator == rn.Allocator && p.rn.Synthetic == rn.Synthetic &&
+				p.rn.ReadOptionsFix == rn.ReadOptionsFix &&
 				spec.CompareKafkaVersions(p.rn.KafkaVersion, rn.KafkaVersion) > 0 &&
 				(next == "" || spec.CompareKafkaVersions(p.rn.KafkaVersion, next) < 0) {
 				next = p.rn.KafkaVersion
@@ -62,9 +64,13 @@ func ControlPairs(models []string) []ControlPair {
 				continue
 			}
 			switch {
-			case a.rn.Synthetic && !b.rn.Synthetic && a.rn.Model == b.rn.Model:
+			case a.rn.Synthetic && !b.rn.Synthetic && a.rn.Model == b.rn.Model && a.rn.ReadOptionsFix == b.rn.ReadOptionsFix:
 				out = append(out, ControlPair{a.name, b.name, "synthetic leak"})
-			case a.rn.Synthetic == b.rn.Synthetic && a.rn.JVM() && b.rn.JVM():
+			case a.rn.Synthetic == b.rn.Synthetic && a.rn.JVM() && b.rn.JVM() && a.rn.Model == b.rn.Model:
+				if !a.rn.ReadOptionsFix && b.rn.ReadOptionsFix {
+					out = append(out, ControlPair{a.name, b.name, "read-options fix missing"})
+				}
+			case a.rn.Synthetic == b.rn.Synthetic && a.rn.JVM() && b.rn.JVM() && a.rn.ReadOptionsFix == b.rn.ReadOptionsFix:
 				if next := nextVersion(ps, a.rn); next == b.rn.KafkaVersion {
 					out = append(out, ControlPair{a.name, b.name, next + "'s changes missing"})
 				}

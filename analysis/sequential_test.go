@@ -97,6 +97,12 @@ func TestControlPairs(t *testing.T) {
 			[]ControlPair{{"kafka-4.3.0", "kafka-4.3.1", "4.3.1's changes missing"},
 				{"kafka-4.3.1", "kafka-4.4.0", "4.4.0's changes missing"},
 				{"kafka-4.3.0@jemalloc", "kafka-4.3.2@jemalloc", "4.3.2's changes missing"}}},
+		// RocksJava's read-options fix on the jars: a version against itself with the fix; versions are
+		// paired only with versions of the same fix, and the synthetic leak with its own fix's control.
+		{[]string{"kafka-4.3.0", "kafka-4.3.1", "kafka-4.3.1+read-options-fix", "kafka-4.3.1+read-options-fix+synthetic"},
+			[]ControlPair{{"kafka-4.3.0", "kafka-4.3.1", "4.3.1's changes missing"},
+				{"kafka-4.3.1", "kafka-4.3.1+read-options-fix", "read-options fix missing"},
+				{"kafka-4.3.1+read-options-fix+synthetic", "kafka-4.3.1+read-options-fix", "synthetic leak"}}},
 	} {
 		got := ControlPairs(tc.models)
 		assert.Equal(t, tc.want, got, "%v", tc.models)

@@ -47,7 +47,7 @@ func TestFullDiskIsNotDataLoss(t *testing.T) {
 		topo.step(ctx)
 	}
 	topo.reopenTask(ctx, tk) // its open now fails: ENOSPC
-	topo.stop()
+	topo.Stop()
 	assert.Positive(t, topo.taskErrors)
 	assert.Positive(t, topo.writeFailed+topo.unavailable, "the fault is counted")
 	assert.Zero(t, topo.lost, "a full disk loses no record Kafka would keep: %d unavailable, %d failed writes",

@@ -292,7 +292,7 @@ func benchRecorder(b *testing.B, env *lifecycle.Env, sampler *measure.Sampler, m
 		<-drained
 		_ = r.Close()
 	})
-	return &recorder{topo: &topology{env: env}, sampler: sampler, model: model, begin: time.Now(),
+	return &recorder{topo: &Topology{env: env}, sampler: sampler, model: model, begin: time.Now(),
 		every: 1, interval: 250 * time.Millisecond, out: newEventWriter(w)}
 }
 

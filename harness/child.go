@@ -40,23 +40,12 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err := dec.Decode(&j); err != nil {
 		return fmt.Errorf("child: reading job: %w", err)
 	}
-	rn, err := spec.ParseRunName(j.Model, scenarios.ModelNames())
+	model, synthetic, err := j.resolve()
 	if err != nil {
-		return fmt.Errorf("child: %w", err)
-	}
-	model, err := lifecycle.ModelByName(rn.Model)
-	if err != nil {
-		return fmt.Errorf("child: %w", err)
-	}
-	if j.StateDir == "" {
-		return errors.New("child: job has no state_dir")
-	}
-	if j.Instance != nil {
-		// One instance of a fleet: its state outlives the process.
-		return runInstance(ctx, j, model, rn.Synthetic, dec, events)
+		return err
 	}
 	if j.DiskFull != nil {
-		return runDiskFull(ctx, j, model, rn.Synthetic, events)
+		return runDiskFull(ctx, j, model, synthetic, events)
 	}
 	defer os.RemoveAll(j.StateDir)
 	out, sampler, err := startChild(j, events)
@@ -65,7 +54,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	}
 	defer sampler.Close()
 
-	topo, err := newTopology(j.Scenario, model, rn.Synthetic, j.Seed, j.StateDir)
+	topo, err := newTopology(j.Scenario, model, synthetic, j.Seed, j.StateDir)
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
@@ -133,8 +122,8 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if !interrupted {
 		retention = probeRetention(sampler, topo.env.Counts().Lifecycles.Load())
 	}
-	topo.stop()
-	sum := topo.summary(j.Model, interrupted, time.Since(rec.begin))
+	topo.Stop()
+	sum := topo.Summary(j.Model, interrupted, time.Since(rec.begin))
 	sum.StoppedEarly = stoppedEarly
 	sum.Retention = retention
 	if runErr == nil {
@@ -147,6 +136,86 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		return err
 	}
 	return runErr
+}
+
+// resolve checks the job a child read and finds its model: the ownership
+// model and whether it is a "+synthetic" run.
+func (j Job) resolve() (model lifecycle.Model, synthetic bool, err error) {
+	rn, err := spec.ParseRunName(j.Model, scenarios.ModelNames())
+	if err != nil {
+		return model, false, fmt.Errorf("child: %w", err)
+	}
+	if model, err = lifecycle.ModelByName(rn.Model); err != nil {
+		return model, false, fmt.Errorf("child: %w", err)
+	}
+	if j.StateDir == "" {
+		return model, false, errors.New("child: job has no state_dir")
+	}
+	return model, rn.Synthetic, nil
+}
+
+// Child is one child process's run of a job for a driver other than
+// RunChild's loop (package fleet's instances): the job's topology, whose
+// state directory outlives the process, its samples and the events it
+// writes to its parent.
+type Child struct {
+	Topo    *Topology
+	out     *eventWriter
+	sampler *measure.Sampler
+	rec     *recorder
+}
+
+// StartChild starts the run of job j (read by the caller from its standard
+// input): it makes the state directory, emits the child's Info, and builds
+// the topology, its changelogs under j.ChangelogDir (else the state
+// directory), sampled at the scenario's rules (after every task's commit and
+// every reopen). The caller hooks the topology (Topology.Hook), drives it and
+// closes the Child.
+func StartChild(j Job, events io.Writer) (*Child, error) {
+	model, synthetic, err := j.resolve()
+	if err != nil {
+		return nil, err
+	}
+	out, sampler, err := startChild(j, events)
+	if err != nil {
+		return nil, err
+	}
+	topo, err := newTopology(j.Scenario, model, synthetic, j.Seed, j.StateDir)
+	if err != nil {
+		sampler.Close()
+		return nil, fmt.Errorf("child: %w", err)
+	}
+	if j.ChangelogDir != "" {
+		topo.logRoot = j.ChangelogDir
+	}
+	c := &Child{Topo: topo, out: out, sampler: sampler}
+	c.rec = newRecorder(j, topo, sampler, out)
+	topo.after = c.rec.after
+	return c, nil
+}
+
+// Emit writes one event (a JSON value) to the parent.
+func (c *Child) Emit(e any) error { return c.out.enc.Encode(e) }
+
+// Sample takes a sample now, with trigger (a schema.Trigger* value).
+func (c *Child) Sample(trigger string) error { return c.rec.sample(trigger) }
+
+// SampleErr is the first failure to take or send a sample; nil while none.
+func (c *Child) SampleErr() error { return c.rec.err }
+
+// Err is every failure of the instrument so far: the samples' and the
+// changelog files'.
+func (c *Child) Err() error { return errors.Join(c.rec.err, c.Topo.logErr) }
+
+// Elapsed is the wall time since the child started its run.
+func (c *Child) Elapsed() time.Duration { return time.Since(c.rec.begin) }
+
+// Close flushes the changelogs and removes what the run kept that is not
+// state (its restores' durations); the state directory stays.
+func (c *Child) Close() {
+	c.Topo.closeLogs()
+	c.Topo.restoreLog.remove()
+	c.sampler.Close()
 }
 
 // recorder takes the samples: after every SampleEveryLifecycles lifecycles and
@@ -177,14 +246,14 @@ func startChild(j Job, events io.Writer) (out *eventWriter, sampler *measure.Sam
 
 // newRecorder is the recorder of job j's samples, at the scenario's sampling
 // rules; it starts its clock now.
-func newRecorder(j Job, topo *topology, sampler *measure.Sampler, out *eventWriter) *recorder {
+func newRecorder(j Job, topo *Topology, sampler *measure.Sampler, out *eventWriter) *recorder {
 	return &recorder{topo: topo, sampler: sampler, out: out, model: j.Model, begin: time.Now(),
 		every:    int64(max(j.Scenario.SampleEveryLifecycles, 1)),
 		interval: time.Duration(max(j.Scenario.SampleIntervalMs, 1)) * time.Millisecond}
 }
 
 type recorder struct {
-	topo     *topology
+	topo     *Topology
 	sampler  *measure.Sampler
 	out      *eventWriter
 	model    string
@@ -265,7 +334,9 @@ func kindMapInto(dst map[string]int64, m map[lifecycle.Kind]int64) map[string]in
 	return dst
 }
 
-func (t *topology) summary(model string, interrupted bool, elapsed time.Duration) schema.Summary {
+// Summary is the run's counters so far, as the child's last event reports
+// them: model names the run, elapsed its wall time.
+func (t *Topology) Summary(model string, interrupted bool, elapsed time.Duration) schema.Summary {
 	c := t.env.Counts()
 	return schema.Summary{
 		Model: model, Interrupted: interrupted, Steps: t.steps,

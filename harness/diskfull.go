@@ -215,8 +215,8 @@ func runDiskFull(ctx context.Context, j Job, model lifecycle.Model, synthetic bo
 	if err := rec.sample(schema.TriggerEnd); err != nil {
 		return err
 	}
-	topo.stop()
-	sum := topo.summary(j.Model, ctx.Err() != nil, time.Since(rec.begin))
+	topo.Stop()
+	sum := topo.Summary(j.Model, ctx.Err() != nil, time.Since(rec.begin))
 	return out.emit(Event{Summary: &sum})
 }
 

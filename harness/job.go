@@ -1,11 +1,3 @@
-// Package harness drives a scenario's topology through time: each ownership
-// model runs in a child process of its own (a re-exec of the same binary),
-// one after another, so that one model's leaked memory never sits under
-// another's baseline. The parent collects what the children stream back.
-//
-// The child side (RunChild) builds the stores with package lifecycle, takes
-// memory samples with package measure and streams them as JSON lines; the code
-// under test never sees the instruments.
 package harness
 
 import (
@@ -37,6 +29,10 @@ type Job struct {
 	// lifecycle also leaks the scenario's synthetic_leak_bytes (parsed from
 	// Model for the JVM child's sake; the Go child parses Model).
 	Synthetic bool `json:"synthetic,omitempty"`
+	// ReadOptionsFix: the JVM child closes each RocksDB object's
+	// defaultReadOptions_ right after Kafka closes the DB
+	// (spec.ReadOptionsFixSuffix). Only a JVM child reads it.
+	ReadOptionsFix bool `json:"read_options_fix,omitempty"`
 	// Allocator is the C allocator the child runs under ("glibc" or
 	// "jemalloc", preloaded by the parent): where the child reads its native
 	// heap.
@@ -45,13 +41,11 @@ type Job struct {
 	// its own memory, as package changelog lays them out and encodes them
 	// (changelog.Path(ChangelogDir, task, store)); the parent makes it and
 	// removes it after the child. Set for every child; a Go child without
-	// it keeps them under its StateDir.
+	// it keeps them under its StateDir. (A fleet instance's child sets it
+	// itself to the fleet's root: package fleet.)
 	ChangelogDir string `json:"changelog_dir,omitempty"`
 	// Profile, when set, makes the child dump its heap (see Profile).
 	Profile *ProfileJob `json:"profile,omitempty"`
-	// Instance, when set, makes the child one instance of a fleet (see
-	// InstanceJob): its state directory then outlives it.
-	Instance *InstanceJob `json:"instance,omitempty"`
 	// DiskFull, when set, makes the child retry failing opens on a full
 	// state directory (see RunDiskFull).
 	DiskFull *DiskFullJob `json:"disk_full,omitempty"`
@@ -62,11 +56,6 @@ type Event struct {
 	Sample  *schema.Sample    `json:"sample,omitempty"`
 	Info    *schema.ChildInfo `json:"info,omitempty"`
 	Summary *schema.Summary   `json:"summary,omitempty"`
-	// A fleet instance's reports (see InstanceJob).
-	Ready    *InstanceReady    `json:"ready,omitempty"`
-	Tick     *InstanceTick     `json:"tick,omitempty"`
-	PhaseEnd *InstancePhaseEnd `json:"phase_end,omitempty"`
-	Stopped  *InstanceStopped  `json:"stopped,omitempty"`
 }
 
 func restoreStats(durations []time.Duration, records int64) schema.RestoreStats {
@@ -103,7 +92,7 @@ func medianRank(n int, a float64) int {
 
 // restoreStats summarises the run's restores; it reads their durations back
 // from their file (see durationLog), so call it once the run is measured.
-func (t *topology) restoreStats() schema.RestoreStats {
+func (t *Topology) restoreStats() schema.RestoreStats {
 	d, err := t.restoreLog.since(0)
 	if err != nil {
 		t.logFailed(err)

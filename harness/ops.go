@@ -19,7 +19,7 @@ import (
 // always has. It stops before a step op when stop says so, at the end of the
 // stream or an end op, when ctx is cancelled, or when halted says the
 // recorder failed.
-func (t *topology) runSchedule(ctx context.Context, ops *workload.Reader, stop, halted func() bool) error {
+func (t *Topology) runSchedule(ctx context.Context, ops *workload.Reader, stop, halted func() bool) error {
 	t.faults = lifecycle.NewScheduledInjector()
 	t.env.Faults = t.faults
 	for _, tk := range t.tasks {
@@ -48,7 +48,7 @@ func (t *topology) runSchedule(ctx context.Context, ops *workload.Reader, stop, 
 }
 
 // slotOf is the store an op names.
-func (t *topology) slotOf(op workload.Op) (*slot, error) {
+func (t *Topology) slotOf(op workload.Op) (*slot, error) {
 	if op.Task < 0 || op.Task >= len(t.tasks) || op.Store < 0 || op.Store >= len(t.tasks[op.Task].stores) {
 		return nil, fmt.Errorf("no store %d of task %d in the scenario", op.Store, op.Task)
 	}
@@ -56,7 +56,7 @@ func (t *topology) slotOf(op workload.Op) (*slot, error) {
 }
 
 // apply executes one op (see package workload for what each means).
-func (t *topology) apply(op workload.Op) error {
+func (t *Topology) apply(op workload.Op) error {
 	switch op.Kind {
 	case workload.KindStep:
 		t.steps++
@@ -125,7 +125,7 @@ func (t *topology) apply(op workload.Op) error {
 // whether the store accepted it; initFailures is for the open of the window
 // segment it creates (a schedule's; 0 leaves the injector's draws). A record
 // the store accepted goes to its changelog.
-func (t *topology) put(s *slot, r changelog.Record, initFailures int) bool {
+func (t *Topology) put(s *slot, r changelog.Record, initFailures int) bool {
 	if s.store == nil {
 		return false // the store could not be opened; its task error is counted
 	}

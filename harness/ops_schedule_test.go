@@ -39,7 +39,7 @@ func TestScheduleExecutorMatchesTheTopology(t *testing.T) {
 	for range steps {
 		legacy.step(ctx)
 	}
-	legacy.stop()
+	legacy.Stop()
 
 	schedRoot := t.TempDir()
 	sched := runScheduled(t, sc, schedRoot, steps)
@@ -72,7 +72,7 @@ func TestScheduleExecutorMatchesTheTopology(t *testing.T) {
 
 // runScheduled executes sc's schedule up to its steps-th step (the stop
 // before step steps+1) with the Fixed model under root.
-func runScheduled(t *testing.T, sc scenarios.Scenario, root string, steps int64) *topology {
+func runScheduled(t *testing.T, sc scenarios.Scenario, root string, steps int64) *Topology {
 	t.Helper()
 	topo, err := newTopology(sc, lifecycle.Fixed, false, sc.Seed, root)
 	require.NoError(t, err)
@@ -88,7 +88,7 @@ func runScheduled(t *testing.T, sc scenarios.Scenario, root string, steps int64)
 	seen := int64(0)
 	stop := func() bool { seen++; return seen > steps }
 	require.NoError(t, topo.runSchedule(context.Background(), workload.NewReader(pr), stop, func() bool { return false }))
-	topo.stop()
+	topo.Stop()
 	require.NoError(t, topo.logErr)
 	_, err = os.Stat(filepath.Join(root, "changelog"))
 	require.NoError(t, err)

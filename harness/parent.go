@@ -188,7 +188,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		prof = &j
 	}
 	job := Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir, Profile: prof,
-		Ops: workload.OpsVersion, Synthetic: rn.Synthetic, Allocator: string(rn.Allocator), DiskFull: cfg.diskFull}
+		Ops: workload.OpsVersion, Synthetic: rn.Synthetic, ReadOptionsFix: rn.ReadOptionsFix, Allocator: string(rn.Allocator), DiskFull: cfg.diskFull}
 	exe, args := cfg.Exe, cfg.ChildArgs
 	// Every child's changelogs, made and removed here: under ChangelogRoot,
 	// not on the state disk, as Kafka's changelog topics live on the
@@ -235,7 +235,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		run.Error = err.Error()
 		return run
 	}
-	tail := &tailBuffer{max: 4096}
+	tail := NewTailBuffer(4096)
 	cmd := exec.Command(exe, args...)
 	cmd.Stdin = inR
 	cmd.Stdout = io.MultiWriter(cfg.Stderr, tail)
@@ -286,7 +286,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	}()
 
 	told := false
-	decErr := decodeEvents(pr, func(e Event) {
+	decErr := DecodeEvents(pr, func(e Event) {
 		switch {
 		case e.Info != nil:
 			run.Info = *e.Info
@@ -318,11 +318,11 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	case waitErr != nil && run.Summary != nil && run.Summary.Error != "":
 		run.Error = run.Summary.Error
 	case waitErr != nil:
-		run.Error = fmt.Sprintf("child process %s%s", describeExit(waitErr), lastLines(tail.String()))
+		run.Error = fmt.Sprintf("child process %s%s", DescribeExit(waitErr), LastLines(tail.String()))
 	case decErr != nil:
 		run.Error = fmt.Sprintf("reading the child's events: %v", decErr)
 	case run.Summary == nil:
-		run.Error = "child ended without a summary" + lastLines(tail.String())
+		run.Error = "child ended without a summary" + LastLines(tail.String())
 	}
 	if prof != nil {
 		run.Profile = collectProfile(prof.Dir, model)
@@ -341,11 +341,13 @@ func streamOps(w io.Writer, job []byte, gen *workload.Generator) error {
 	return gen.WriteTo(w, nil)
 }
 
-func decodeEvents(r io.Reader, fn func(Event)) error {
+// DecodeEvents reads a child's events, one JSON line each, into E (Event,
+// or a type that embeds it) and calls fn with each, until r ends.
+func DecodeEvents[E any](r io.Reader, fn func(E)) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
-		var e Event
+		var e E
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			return err
 		}
@@ -354,7 +356,8 @@ func decodeEvents(r io.Reader, fn func(Event)) error {
 	return sc.Err()
 }
 
-func describeExit(err error) string {
+// DescribeExit says in words how a child process ended (its Wait's error).
+func DescribeExit(err error) string {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -365,7 +368,9 @@ func describeExit(err error) string {
 	return err.Error()
 }
 
-func lastLines(s string) string {
+// LastLines is "; last output: " and the last lines of a child's output
+// (empty when it wrote nothing), for an error message.
+func LastLines(s string) string {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return ""
@@ -377,14 +382,18 @@ func lastLines(s string) string {
 	return "; last output: " + strings.Join(lines, " | ")
 }
 
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
+// TailBuffer keeps the last bytes written to it (a child's output, for its
+// error message); safe for concurrent use.
+type TailBuffer struct {
 	mu  sync.Mutex
 	max int
 	b   []byte
 }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
+// NewTailBuffer keeps the last max bytes.
+func NewTailBuffer(max int) *TailBuffer { return &TailBuffer{max: max} }
+
+func (t *TailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.b = append(t.b, p...)
@@ -394,7 +403,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *tailBuffer) String() string {
+func (t *TailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)

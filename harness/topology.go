@@ -21,9 +21,11 @@ import (
 // maxTaskErrorExamples is how many task errors a summary spells out.
 const maxTaskErrorExamples = 5
 
-// topology is one model's tasks and stores, driven step by step through
-// stream time. It runs in the child process, on one goroutine.
-type topology struct {
+// Topology is one model's tasks and stores, driven step by step through
+// stream time. It runs in the child process, on one goroutine: RunChild
+// drives it over the whole scenario; another driver (package fleet's
+// instances) drives chosen tasks through the methods in topology_tasks.go.
+type Topology struct {
 	sc     scenarios.Scenario
 	model  lifecycle.Model
 	sem    lifecycle.Semantics
@@ -60,9 +62,9 @@ type topology struct {
 	after func()
 
 	// logRoot holds the stores' changelog files (changelog.Path): the
-	// child's state directory, or a fleet's root. ver is the last version
-	// given to a put (a count of puts over the run, as workload's schedule
-	// numbers them), outside a fleet.
+	// child's state directory, or the job's ChangelogDir. ver is the last
+	// version given to a put (a count of puts over the run, as workload's
+	// schedule numbers them) unless hooks.Record gives them.
 	logRoot string
 	ver     int64
 	// latest and batch are the transient views of a changelog file, reused
@@ -74,15 +76,40 @@ type topology struct {
 	// instrument's, not the stores'): it stops the run.
 	logErr error
 
-	// instance is set when the topology runs as one instance of a fleet
-	// (rocksleak rehearse): record keys are a function of the task, store
-	// and timestamp (not of one random stream over all tasks), so any
-	// instance owning a task writes the same records; each store commits
-	// the offset of its own changelog partition (its task's); and onWrite
-	// sees every record written.
-	instance bool
-	onWrite  func(s *slot, r changelog.Record)
+	// hooks are another driver's choices (see Hook); nil ones keep the
+	// topology's own.
+	hooks Hooks
 }
+
+// Hooks let a driver other than RunChild (package fleet's instances) make
+// choices the topology otherwise makes itself. A nil hook keeps the
+// topology's own choice.
+type Hooks struct {
+	// Record names the i-th of the n records store id writes in the step
+	// from stream time from, at stream time ts: its key and version. Its
+	// own: a key drawn from one random stream over all tasks, the version
+	// the count of puts over the run (as workload's schedule numbers them).
+	Record func(id StoreID, from, ts int64, i, n int) (key string, ver int64)
+	// Value is the value of record r of store id, wherever the topology
+	// writes, reads back or replays it; it must be a function of its
+	// arguments. Its own: workload.RecordValue with the job's seed.
+	Value func(id StoreID, r changelog.Record) []byte
+	// Partition is the offsets-CF key of store id's one changelog
+	// partition: at a commit the store commits its changelog's whole offset
+	// under it, and ResumeTask and CommittedOffsets read it back there. Its
+	// own: the store's records spread over the scenario's
+	// changelog_partitions partitions (a resumed store then catches up from
+	// its changelog in full, and CommittedOffsets reports none).
+	Partition func(id StoreID) string
+	// Written sees every record a store accepted, once its changelog has it.
+	Written func(id StoreID, r changelog.Record)
+}
+
+// Hook sets t's hooks; call it before the first store opens.
+func (t *Topology) Hook(h Hooks) { t.hooks = h }
+
+// id names slot s.
+func (s *slot) id() StoreID { return StoreID{Task: s.task, Store: s.idx} }
 
 type task struct {
 	id     int
@@ -115,7 +142,7 @@ type logKey struct {
 type logVersion struct{ ts, ver int64 }
 
 // logKey is the logKey of a record of key at ts in the scenario's stores.
-func (t *topology) logKey(key string, ts int64) logKey {
+func (t *Topology) logKey(key string, ts int64) logKey {
 	if t.sc.Store == scenarios.StoreWindow {
 		return logKey{key: key, ts: ts}
 	}
@@ -124,7 +151,7 @@ func (t *topology) logKey(key string, ts int64) logKey {
 
 // newTopology builds a model's topology; with synthetic, every lifecycle also
 // leaks the scenario's SyntheticLeakBytes (a "+synthetic" model).
-func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, seed int64, root string) (*topology, error) {
+func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, seed int64, root string) (*Topology, error) {
 	sem, err := sc.Semantics()
 	if err != nil {
 		return nil, err
@@ -155,7 +182,7 @@ func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, s
 	if synthetic {
 		env.SyntheticLeakBytes = sc.SyntheticLeakBytes
 	}
-	t := &topology{sc: sc, model: model, sem: sem, env: env, faults: inj, seed: useed,
+	t := &Topology{sc: sc, model: model, sem: sem, env: env, faults: inj, seed: useed,
 		rng: rand.New(rand.NewPCG(useed, 0x5eed)), root: root, after: func() {},
 		logRoot: root, restoreLog: &durationLog{dir: root}, latest: map[logKey]logVersion{}}
 	for i := range sc.Tasks {
@@ -168,13 +195,13 @@ func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, s
 	return t, nil
 }
 
-func (t *topology) storeName(s *slot) string { return fmt.Sprintf("store-%d", s.idx) }
+func (t *Topology) storeName(s *slot) string { return fmt.Sprintf("store-%d", s.idx) }
 
-func (t *topology) taskDir(s *slot) string {
+func (t *Topology) taskDir(s *slot) string {
 	return filepath.Join(t.root, fmt.Sprintf("task-%d", s.task), fmt.Sprintf("gen-%d", s.gen))
 }
 
-func (t *topology) storeConfig(s *slot) lifecycle.Config {
+func (t *Topology) storeConfig(s *slot) lifecycle.Config {
 	layout := lifecycle.KV
 	switch t.sc.Store {
 	case scenarios.StoreMigrating:
@@ -194,7 +221,7 @@ func (t *topology) storeConfig(s *slot) lifecycle.Config {
 	}
 }
 
-func (t *topology) windowConfig(s *slot) lifecycle.WindowConfig {
+func (t *Topology) windowConfig(s *slot) lifecycle.WindowConfig {
 	cfg := t.storeConfig(s)
 	cfg.Path = ""
 	return lifecycle.WindowConfig{Dir: t.taskDir(s), Name: t.storeName(s),
@@ -202,7 +229,7 @@ func (t *topology) windowConfig(s *slot) lifecycle.WindowConfig {
 }
 
 // start opens every store of every task, each with an empty changelog.
-func (t *topology) start(ctx context.Context) error {
+func (t *Topology) start(ctx context.Context) error {
 	for _, tk := range t.tasks {
 		for _, s := range tk.stores {
 			if ctx.Err() != nil {
@@ -225,7 +252,7 @@ func (t *topology) start(ctx context.Context) error {
 
 // seedOldFormat writes every key once in the pre-upgrade format, so that the
 // migrating store starts with old data and uses the dual accessor.
-func (t *topology) seedOldFormat(s *slot) error {
+func (t *Topology) seedOldFormat(s *slot) error {
 	env := lifecycle.NewEnv(nil) // setup, not the run under measurement
 	cfg := t.storeConfig(s)
 	cfg.Layout, cfg.Model, cfg.ExactlyOnce = lifecycle.KV, lifecycle.Fixed, false
@@ -255,13 +282,16 @@ func (t *topology) seedOldFormat(s *slot) error {
 // value is the value of changelog record r of store s: deterministic, so the
 // changelog keeps only keys, timestamps and versions and the harness can
 // verify and replay (workload.RecordValue, which the JVM child computes too).
-func (t *topology) value(s *slot, r changelog.Record) []byte {
+func (t *Topology) value(s *slot, r changelog.Record) []byte {
+	if t.hooks.Value != nil {
+		return t.hooks.Value(s.id(), r)
+	}
 	return workload.RecordValue(t.seed, t.sc.ValueBytes, s.task, s.idx, r.Key, r.Ts, r.Ver)
 }
 
 // openLog starts the writer of s's changelog file, whose s.offset records are
 // already there.
-func (t *topology) openLog(s *slot) error {
+func (t *Topology) openLog(s *slot) error {
 	w, err := changelog.OpenWriter(changelog.Path(t.logRoot, s.task, s.idx), s.offset)
 	if err != nil {
 		return fmt.Errorf("changelog: %w", err)
@@ -272,7 +302,7 @@ func (t *topology) openLog(s *slot) error {
 
 // logFailed records a failure to write or read a changelog file; the first
 // one stops the run (see RunChild).
-func (t *topology) logFailed(err error) {
+func (t *Topology) logFailed(err error) {
 	if t.logErr == nil {
 		t.logErr = fmt.Errorf("changelog: %w", err)
 	}
@@ -280,7 +310,7 @@ func (t *topology) logFailed(err error) {
 
 // flushLog commits s's changelog: its records written since the last flush
 // go to its file.
-func (t *topology) flushLog(s *slot) {
+func (t *Topology) flushLog(s *slot) {
 	if s.clog != nil {
 		if err := s.clog.Flush(); err != nil {
 			t.logFailed(err)
@@ -289,7 +319,7 @@ func (t *topology) flushLog(s *slot) {
 }
 
 // closeLogs flushes every changelog and lets its writer go.
-func (t *topology) closeLogs() {
+func (t *Topology) closeLogs() {
 	for _, tk := range t.tasks {
 		for _, s := range tk.stores {
 			if s.clog != nil {
@@ -308,7 +338,7 @@ func (t *topology) closeLogs() {
 // no-safety-net, a pinned DB holds its LOCK) is a task error, after which the
 // task moves the store to a fresh directory and restores it there. Injected
 // init failures are retried.
-func (t *topology) open(s *slot) {
+func (t *Topology) open(s *slot) {
 	if s.wiped {
 		s.wiped = false
 		t.restore(s, false)
@@ -339,7 +369,7 @@ func (t *topology) open(s *slot) {
 // close may still hold files in that directory, so the task's stores move to
 // a fresh directory instead (the harness's stand-in for a wipe it cannot do
 // safely: Kafka on RocksJava never meets it).
-func (t *topology) corruptTask(s *slot) {
+func (t *Topology) corruptTask(s *slot) {
 	tk := t.tasks[s.task]
 	var reopen []*slot
 	for _, o := range tk.stores {
@@ -366,7 +396,7 @@ func (t *topology) corruptTask(s *slot) {
 	}
 }
 
-func (t *topology) tryOpen(s *slot, streamTime int64) error {
+func (t *Topology) tryOpen(s *slot, streamTime int64) error {
 	if t.sc.Store == scenarios.StoreWindow {
 		w, err := lifecycle.OpenWindow(t.env, t.windowConfig(s), streamTime)
 		if err != nil {
@@ -387,7 +417,7 @@ func (t *topology) tryOpen(s *slot, streamTime int64) error {
 	return nil
 }
 
-func (t *topology) taskError(s *slot, err error) {
+func (t *Topology) taskError(s *slot, err error) {
 	t.taskErrors++
 	if len(t.taskErrorEx) < maxTaskErrorExamples {
 		t.taskErrorEx = append(t.taskErrorEx, fmt.Sprintf("task %d %s: %v", s.task, t.storeName(s), err))
@@ -400,7 +430,7 @@ func (t *topology) taskError(s *slot, err error) {
 // stream time −1 and replays its changelog in restore batches, creating and
 // expiring segments as the batches advance its stream time; those segment
 // lifecycles are counted apart.
-func (t *topology) restore(s *slot, moveAway bool) {
+func (t *Topology) restore(s *slot, moveAway bool) {
 	begin := time.Now()
 	scratch := lifecycle.NewScratch(t.sc.RestoreScratchBytes)
 	defer scratch.Free()
@@ -431,13 +461,13 @@ func (t *topology) restore(s *slot, moveAway bool) {
 }
 
 // restoreDone counts a restore that took d.
-func (t *topology) restoreDone(d time.Duration) {
+func (t *Topology) restoreDone(d time.Duration) {
 	if err := t.restoreLog.add(d); err != nil {
 		t.logFailed(err)
 	}
 }
 
-func (t *topology) storePath(s *slot) string {
+func (t *Topology) storePath(s *slot) string {
 	if t.sc.Store == scenarios.StoreWindow {
 		return filepath.Join(t.taskDir(s), t.storeName(s))
 	}
@@ -454,7 +484,7 @@ const maxReplayErrors = 3
 // replayed whole, as an uncompacted changelog topic is: every record, not
 // only each key's latest; a window store skips the records older than the
 // topic's retention (see scanLog).
-func (t *topology) replay(s *slot) (int64, error) {
+func (t *Topology) replay(s *slot) (int64, error) {
 	size := max(t.sc.RestoreBatchRecords, 1)
 	value := func(r changelog.Record) []byte { return t.value(s, r) }
 	var n, failed int64
@@ -492,7 +522,7 @@ func (t *topology) replay(s *slot) (int64, error) {
 // store's reader skips the records older than the changelog topic's
 // retention: stream time − retention − windowstore.changelog.additional.retention.ms
 // (cleanup.policy compact,delete; the broker would have deleted them).
-func (t *topology) scanLog(s *slot, fn func(changelog.Entry)) error {
+func (t *Topology) scanLog(s *slot, fn func(changelog.Entry)) error {
 	t.flushLog(s)
 	floor := int64(math.MinInt64)
 	if t.sc.Store == scenarios.StoreWindow {
@@ -509,7 +539,7 @@ func (t *topology) scanLog(s *slot, fn func(changelog.Entry)) error {
 // live reports whether store s should hold a record at stream time ts: what
 // its open store says; with none open, a window store's records in the
 // segments live at the topology's stream time.
-func (t *topology) live(s *slot, ts int64) bool {
+func (t *Topology) live(s *slot, ts int64) bool {
 	if s.store != nil {
 		return s.store.live(ts)
 	}
@@ -526,7 +556,7 @@ func (t *topology) live(s *slot, ts int64) bool {
 // holds and it is transient: reused from call to call, it holds at most
 // key_spread entries for a kv store and the records of the live segments for
 // a window store, whatever the run's length.
-func (t *topology) latestLive(s *slot) error {
+func (t *Topology) latestLive(s *slot) error {
 	clear(t.latest)
 	err := t.scanLog(s, func(e changelog.Entry) {
 		if t.live(s, e.Ts) {
@@ -545,7 +575,7 @@ func (t *topology) latestLive(s *slot) error {
 // flushed, its committed changelog offset included. Kafka sees this through
 // the stale persisted offset and restores from it (KAFKA-20663); the harness
 // sees it by reading the latest records back.
-func (t *topology) stale(s *slot) bool {
+func (t *Topology) stale(s *slot) bool {
 	if s.store == nil || t.latestLive(s) != nil {
 		return false
 	}
@@ -561,7 +591,7 @@ func (t *topology) stale(s *slot) bool {
 
 // catchUp replays the changelog into a store that reopened behind it (the
 // restore from a stale checkpointed offset), counted as a restore.
-func (t *topology) catchUp(s *slot) {
+func (t *Topology) catchUp(s *slot) {
 	begin := time.Now()
 	n, err := t.replay(s)
 	if err != nil {
@@ -573,10 +603,10 @@ func (t *topology) catchUp(s *slot) {
 
 // verify reads back the latest changelog record of every key the store
 // should hold (see latestLive) and counts the ones missing or wrong.
-func (t *topology) verify(s *slot) { t.verifyInto(s, &t.lost) }
+func (t *Topology) verify(s *slot) { t.verifyInto(s, &t.lost) }
 
 // verifyInto is verify counting the missing or wrong records in *missing.
-func (t *topology) verifyInto(s *slot, missing *int64) {
+func (t *Topology) verifyInto(s *slot, missing *int64) {
 	if t.latestLive(s) != nil {
 		return
 	}
@@ -618,7 +648,7 @@ func nonMarker(err error) error {
 // step advances stream time by one step: every store of every task gets its
 // records (window stores roll their segments as they go), then commits; every
 // RebalanceEverySteps steps a share of the tasks is moved.
-func (t *topology) step(ctx context.Context) {
+func (t *Topology) step(ctx context.Context) {
 	t.steps++
 	prev := t.streamTime
 	t.streamTime += t.sc.StepMs
@@ -634,7 +664,7 @@ func (t *topology) step(ctx context.Context) {
 
 // stepTask gives every store of tk its records from stream time prev to
 // t.streamTime, then commits them; false when ctx was cancelled midway.
-func (t *topology) stepTask(ctx context.Context, tk *task, prev int64) bool {
+func (t *Topology) stepTask(ctx context.Context, tk *task, prev int64) bool {
 	cascade := t.sc.Cascade && t.sc.Store == scenarios.StoreWindow && t.rolls(prev, t.streamTime)
 	if cascade {
 		t.armTask(tk)
@@ -659,7 +689,7 @@ func (t *topology) stepTask(ctx context.Context, tk *task, prev int64) bool {
 }
 
 // rolls reports whether stream time moving from prev to now expires a segment.
-func (t *topology) rolls(prev, now int64) bool {
+func (t *Topology) rolls(prev, now int64) bool {
 	iv := t.sc.SegmentInterval()
 	minLive := func(st int64) int64 { return max(st-t.sc.RetentionMs, 0) / iv }
 	return minLive(now) != minLive(prev)
@@ -667,7 +697,7 @@ func (t *topology) rolls(prev, now int64) bool {
 
 // armTask draws one close fault per store of the task; under the cascade, one
 // failure fails the close of every store of the task in this step.
-func (t *topology) armTask(tk *task) {
+func (t *Topology) armTask(tk *task) {
 	f := lifecycle.NoFault
 	for range tk.stores {
 		if d := t.faults.NextClose(); d != lifecycle.NoFault {
@@ -682,41 +712,40 @@ func (t *topology) armTask(tk *task) {
 }
 
 // write puts the step's records into s; each one the store accepted is
-// appended to its changelog. A record's version is the count of puts over
-// the run (the schedule's numbering), or, in a fleet, a function of the
-// task's input position (the same whichever instance writes it).
-func (t *topology) write(s *slot, from int64) {
+// appended to its changelog. A record's key is drawn from the topology's
+// random stream and its version is the count of puts over the run (the
+// schedule's numbering), unless hooks.Record names them.
+func (t *Topology) write(s *slot, from int64) {
 	n := t.sc.RecordsPerStep
 	for i := range n {
 		ts := from + int64(i+1)*t.sc.StepMs/int64(n)
 		var key string
-		if t.instance {
-			key = workload.Key(int(recordKeyHash(t.seed, s.task, s.idx, ts) % uint64(t.sc.KeySpread)))
+		var ver int64
+		if t.hooks.Record != nil {
+			key, ver = t.hooks.Record(s.id(), from, ts, i, n)
 		} else {
 			key = workload.Key(t.rng.IntN(t.sc.KeySpread))
 		}
 		if s.store == nil {
 			return // the store could not be opened; its task error is counted
 		}
-		r := changelog.Record{Key: key, Ts: ts}
-		if t.instance {
-			r.Ver = fleetVersion(from/t.sc.StepMs, n, i)
-		} else {
+		if t.hooks.Record == nil {
 			t.ver++
-			r.Ver = t.ver
+			ver = t.ver
 		}
-		if t.put(s, r, 0) && t.onWrite != nil {
-			t.onWrite(s, r)
+		r := changelog.Record{Key: key, Ts: ts, Ver: ver}
+		if t.put(s, r, 0) && t.hooks.Written != nil {
+			t.hooks.Written(s.id(), r)
 		}
 	}
 }
 
-func (t *topology) commit(s *slot) {
+func (t *Topology) commit(s *slot) {
 	offsets := make(map[string]int64, t.sc.ChangelogPartitions)
 	switch {
-	case t.instance:
-		// One changelog partition per store: the task's.
-		offsets[t.changelogKey(s)] = s.offset
+	case t.hooks.Partition != nil:
+		// One changelog partition per store.
+		offsets[t.hooks.Partition(s.id())] = s.offset
 	default:
 		for p := range t.sc.ChangelogPartitions {
 			// The store's records are spread over its changelog partitions.
@@ -733,7 +762,7 @@ func (t *topology) commit(s *slot) {
 
 // rebalance closes every store of a share of the tasks and reopens them, as
 // a task moving away and back (or a restart) does.
-func (t *topology) rebalance(ctx context.Context) {
+func (t *Topology) rebalance(ctx context.Context) {
 	t.rebalances++
 	n := int(math.Ceil(t.sc.RebalanceTasks * float64(len(t.tasks))))
 	perm := t.rng.Perm(len(t.tasks))[:n]
@@ -747,7 +776,7 @@ func (t *topology) rebalance(ctx context.Context) {
 
 // reopenTask closes every store of tk and reopens them; false when ctx was
 // cancelled midway.
-func (t *topology) reopenTask(ctx context.Context, tk *task) bool {
+func (t *Topology) reopenTask(ctx context.Context, tk *task) bool {
 	if t.sc.Cascade {
 		t.armTask(tk)
 	}
@@ -764,17 +793,17 @@ func (t *topology) reopenTask(ctx context.Context, tk *task) bool {
 	return true
 }
 
-func (t *topology) closeSlot(s *slot) {
+func (t *Topology) closeSlot(s *slot) {
 	if s.store != nil {
 		_ = s.store.close()
 		s.store = nil
 	}
 }
 
-// stop closes every store as the model closes it, then drops the shared
+// Stop closes every store as the model closes it, then drops the shared
 // bounded-memory objects (after the stores, as the config setter's close
 // leaves them to the application).
-func (t *topology) stop() {
+func (t *Topology) Stop() {
 	for _, tk := range t.tasks {
 		for _, s := range tk.stores {
 			t.closeSlot(s)

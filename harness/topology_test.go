@@ -39,7 +39,7 @@ func TestCorruptionWipesTheWholeTaskAndRestoresFromMinusOne(t *testing.T) {
 			for range 2*sc.RebalanceEverySteps + 1 {
 				topo.step(ctx)
 			}
-			topo.stop()
+			topo.Stop()
 			rs := topo.restoreStats()
 			assert.Zero(t, topo.lost)
 			assert.Zero(t, topo.taskErrors)
@@ -132,7 +132,7 @@ func TestRestoresReplayTheChangelogFile(t *testing.T) {
 			}
 			assert.LessOrEqual(t, len(topo.latest), bound, "the transient view of the changelog is bounded")
 			assert.Less(t, len(topo.latest), len(recs), "and smaller than the changelog")
-			topo.stop()
+			topo.Stop()
 			rs := topo.restoreStats()
 			assert.Equal(t, int64(restores), rs.Count)
 			assert.Positive(t, rs.P50Ns, "the restores' durations are read back from their file")

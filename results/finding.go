@@ -23,10 +23,11 @@ func modelLabel(m string) string {
 // Finding is the run's answer in a few sentences, the first lines of the
 // summary and of report.md: per model, its verdict with the native heap's
 // growth per lifecycle and its 95% interval (for an inconclusive verdict,
-// what would settle it); and, when leaky and fixed both ran, what the fix
-// removes: the difference leaky − fixed of their native heaps' growth per
-// lifecycle with its 95% interval (the comparison of the two runs' fits),
-// said to be removed only when that interval lies above zero.
+// what would settle it); and, when leaky and fixed both ran (or Kafka's
+// 4.3.0 and 4.3.1 jars, kafka-4.3.0 and kafka-4.3.1), what the fix removes:
+// the difference leaky − fixed of their native heaps' growth per lifecycle
+// with its 95% interval (the comparison of the two runs' fits), said to be
+// removed only when that interval lies above zero.
 func Finding(r *schema.Result) []string {
 	var out []string
 	for _, m := range r.Models {
@@ -54,16 +55,22 @@ func Finding(r *schema.Result) []string {
 		}
 	}
 	for _, c := range r.Comparisons {
-		if c.A != "leaky" || c.B != "fixed" || c.Signal != analysis.SignalNativeHeap {
+		if !fixPair(c.A, c.B) || c.Signal != analysis.SignalNativeHeap {
 			continue
 		}
 		d := c.Difference
 		switch {
 		case d.Valid && d.Low > 0:
-			out = append(out, fmt.Sprintf("The fix removes %s of native heap per lifecycle (leaky − fixed, 95%% CI).", fmtEst(d, "bytes", false)))
+			out = append(out, fmt.Sprintf("The fix removes %s of native heap per lifecycle (%s − %s, 95%% CI).", fmtEst(d, "bytes", false), c.A, c.B))
 		default:
-			out = append(out, fmt.Sprintf("What the fix removes is not yet told from zero: leaky − fixed, native heap %s per lifecycle (95%% CI).", fmtEst(d, "bytes", true)))
+			out = append(out, fmt.Sprintf("What the fix removes is not yet told from zero: %s − %s, native heap %s per lifecycle (95%% CI).", c.A, c.B, fmtEst(d, "bytes", true)))
 		}
 	}
 	return out
+}
+
+// fixPair reports whether a − b is 4.3.0 against 4.3.1: the Go engine's
+// models (leaky, fixed) or Kafka's own jars (kafka-4.3.0, kafka-4.3.1).
+func fixPair(a, b string) bool {
+	return (a == "leaky" && b == "fixed") || (a == "kafka-4.3.0" && b == "kafka-4.3.1")
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/schema"
@@ -36,4 +37,15 @@ func TestFinding(t *testing.T) {
 	}, Finding(r))
 	r.Comparisons = diff(500, -100, 1100)
 	assert.Contains(t, Finding(r)[2], "not yet told from zero")
+
+	// Kafka's own jars: kafka-4.3.0 − kafka-4.3.1 is the same fix; any other pair says nothing of it.
+	r.Models = []string{"kafka-4.3.0", "kafka-4.3.1"}
+	r.Runs = map[string]*schema.Run{"kafka-4.3.0": r.Runs["leaky"], "kafka-4.3.1": r.Runs["fixed"]}
+	r.Comparisons = diff(29500, 28800, 30200)
+	r.Comparisons[0].A, r.Comparisons[0].B = "kafka-4.3.0", "kafka-4.3.1"
+	got := Finding(r)
+	require.Len(t, got, 3)
+	assert.Equal(t, "The fix removes 28.8 KiB [28.1 KiB, 29.5 KiB] of native heap per lifecycle (kafka-4.3.0 − kafka-4.3.1, 95% CI).", got[2])
+	r.Comparisons[0].A, r.Comparisons[0].B = "kafka-4.3.0", "kafka-4.3.2"
+	assert.Len(t, Finding(r), 2, "no fix line for another pair")
 }

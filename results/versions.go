@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/table"
+	"github.com/rocksleak/rocksleak/jvm/kafkaversions"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
 )
@@ -34,8 +35,13 @@ type VersionRow struct {
 	// OptionsLive and ReadOptionsLive are the ledger's live offsets-CF
 	// options and RocksDB.defaultReadOptions_ at the end.
 	OptionsLive, ReadOptionsLive int64
-	Verdict                      string // "leak", "no leak", "inconclusive", or "not analysed"
-	Error                        string // what ended the run early, if anything
+	// NoOffsetsCF is set for a version of jvm/kafkaversions/versions.tsv
+	// without the offsets column family (4.0 to 4.2, read from their jars):
+	// it has no offsets-CF options to leak and no status write at close, so
+	// OptionsLive is not applicable and no close can fail.
+	NoOffsetsCF bool
+	Verdict     string // "leak", "no leak", "inconclusive", or "not analysed"
+	Error       string // what ended the run early, if anything
 }
 
 // VersionRows returns one row per kafka-<version> model of r, in run order;
@@ -51,6 +57,9 @@ func VersionRows(r *schema.Result) []VersionRow {
 		row := VersionRow{Kafka: rn.KafkaVersion, Model: m, RocksDBJNI: run.RocksDBVersion, Lifecycles: run.Lifecycles,
 			FailedCloses: run.FailedCloses, OptionsLive: run.LedgerAtEnd["options"],
 			ReadOptionsLive: run.LedgerAtEnd["read_options"], Verdict: verdictWord(run), Error: run.Error}
+		if v, ok := kafkaversions.Lookup(rn.KafkaVersion); ok && !v.OffsetsCF {
+			row.NoOffsetsCF = true
+		}
 		if f, ok := run.Fits[analysis.SignalNativeHeap]; ok {
 			two := f
 			row.PerFailedClose = &two
@@ -103,8 +112,12 @@ func versionsTable(rows []VersionRow) *table.Table {
 		if row.Error != "" {
 			verdict += " (run failed: " + row.Error + ")"
 		}
+		options := i(row.OptionsLive)
+		if row.NoOffsetsCF {
+			options = "n/a"
+		}
 		t.Add(row.Kafka, orDash(row.RocksDBJNI), i(row.Lifecycles), i(row.FailedCloses), native, perFC, rss, vs,
-			i(row.OptionsLive), i(row.ReadOptionsLive), verdict)
+			options, i(row.ReadOptionsLive), verdict)
 	}
 	return t
 }
@@ -113,24 +126,39 @@ func versionsTable(rows []VersionRow) *table.Table {
 // under it saying what each column is. Lines end in "\n".
 func VersionsText(r *schema.Result) string {
 	var b strings.Builder
-	versionsTable(VersionRows(r)).Text(&b)
-	b.WriteString(versionsLegend(r))
+	rows := VersionRows(r)
+	versionsTable(rows).Text(&b)
+	b.WriteString(versionsLegend(r, rows))
 	return b.String()
 }
 
 // VersionsMarkdown renders the same table as Markdown.
 func VersionsMarkdown(r *schema.Result) string {
 	var buf bytes.Buffer
-	versionsTable(VersionRows(r)).Markdown(&buf)
-	buf.WriteString("\n" + versionsLegend(r))
+	rows := VersionRows(r)
+	versionsTable(rows).Markdown(&buf)
+	buf.WriteString("\n" + versionsLegend(r, rows))
 	return buf.String()
 }
 
-func versionsLegend(r *schema.Result) string {
+func versionsLegend(r *schema.Result, rows []VersionRow) string {
+	var pre []string
+	for _, row := range rows {
+		if row.NoOffsetsCF {
+			pre = append(pre, row.Kafka)
+		}
+	}
+	note := ""
+	if len(pre) > 0 {
+		note = fmt.Sprintf("offsets options n/a: no offsets column family in %s (jvm/kafkaversions/versions.tsv, read from "+
+			"the jars), so neither KAFKA-20616 leak exists there and no close writes a status that could fail; lifecycles "+
+			"are counted as for 4.3 (store closes, segments expired by Kafka's own segmented store).\n",
+			strings.Join(pre, ", "))
+	}
 	return fmt.Sprintf("\nper lifecycle: the whole growth per store lifecycle (the fit the verdict is decided on); per failed close: "+
 		"the native heap's extra growth per failed close (fit on lifecycles and failed closes together); vs next version: "+
 		"this version minus the next newer one of the run, sampled at the same lifecycle counts; live: the ownership ledger "+
 		"at the end (Kafka's objects, isOwningHandle()); verdict: the run's own, against floors native heap %s, RSS %s "+
 		"per lifecycle; inconclusive means the intervals do not settle it.\n",
-		fmtQty(r.Floors.NativeHeap, "bytes"), fmtQty(r.Floors.RSS, "bytes"))
+		fmtQty(r.Floors.NativeHeap, "bytes"), fmtQty(r.Floors.RSS, "bytes")) + note
 }

@@ -25,10 +25,17 @@ func versionsResult() *schema.Result {
 		return schema.SignalFit{PerFailedClose: perFC, Total: &schema.SignalFit{PerLifecycle: total}}
 	}
 	return &schema.Result{SchemaVersion: schema.SchemaVersion, Status: schema.StatusComplete,
-		Models: []string{"leaky", "kafka-4.3.0", "kafka-4.3.1", "kafka-4.3.1+synthetic"},
+		Models: []string{"leaky", "kafka-4.2.2", "kafka-4.3.0", "kafka-4.3.1", "kafka-4.3.1+synthetic"},
 		Floors: schema.VerdictFloors{NativeHeap: 2048, RSS: 2048},
 		Runs: map[string]*schema.Run{
 			"leaky": {Summary: schema.Summary{Lifecycles: 10}},
+			"kafka-4.2.2": {Summary: schema.Summary{Lifecycles: 1031,
+				LedgerAtEnd: map[string]int64{"read_options": 1033}}, RocksDBVersion: "10.1.3",
+				Fits: map[string]schema.SignalFit{
+					analysis.SignalNativeHeap: fit(est(700, -1500, 2900), stats.Estimate{}),
+					analysis.SignalRSS:        fit(est(300, -1200, 1800), stats.Estimate{}),
+				},
+				Verdict: &schema.Verdict{Leak: nil, Reason: "inconclusive: …"}},
 			"kafka-4.3.0": {Summary: schema.Summary{Lifecycles: 1031, FailedCloses: 43,
 				LedgerAtEnd: map[string]int64{"options": 1033, "read_options": 1033}}, RocksDBVersion: "10.1.3",
 				Fits: map[string]schema.SignalFit{
@@ -57,10 +64,15 @@ func versionsResult() *schema.Result {
 }
 
 func TestVersionRowsAreTheJVMVersionsOnly(t *testing.T) {
-	rows := VersionRows(versionsResult())
-	require.Len(t, rows, 2)
+	all := VersionRows(versionsResult())
+	require.Len(t, all, 3)
+	assert.Equal(t, "4.2.2", all[0].Kafka)
+	assert.True(t, all[0].NoOffsetsCF, "4.2.2 has no offsets column family (versions.tsv)")
+	assert.Equal(t, int64(1033), all[0].ReadOptionsLive)
+	rows := all[1:]
 	assert.Equal(t, "4.3.0", rows[0].Kafka)
 	assert.Equal(t, "4.3.1", rows[1].Kafka)
+	assert.False(t, rows[0].NoOffsetsCF || rows[1].NoOffsetsCF)
 	require.NotNil(t, rows[0].VsNext, "4.3.0 is judged against the next version of the run")
 	assert.Equal(t, analysis.SignalNativeHeap, rows[0].VsNext.Signal)
 	assert.Nil(t, rows[1].VsNext, "the newest version has no next one; the synthetic pair is not a version pair")

@@ -11,6 +11,15 @@ import (
 // model without the suffix).
 const SyntheticSuffix = "+synthetic"
 
+// ReadOptionsFixSuffix marks a JVM engine run of a Kafka version with
+// RocksJava's read-options fix applied ("kafka-4.3.1+read-options-fix"):
+// every RocksDB object's defaultReadOptions_ is closed right after Kafka
+// closes the DB, as facebook/rocksdb#15069 (open, not in any rocksdbjni
+// release) makes RocksDB.close() do. Its control is the same version
+// without the suffix. The Go engine spells the same fix as its
+// read-options-fix model instead.
+const ReadOptionsFixSuffix = "+read-options-fix"
+
 // RunName is one entry of a scenario's models list, parsed: an ownership
 // model of the Go engine or a Kafka version the JVM engine runs
 // ("kafka-4.3.0"), optionally with the scenario's synthetic leak
@@ -19,7 +28,10 @@ const SyntheticSuffix = "+synthetic"
 type RunName struct {
 	Model     string // one of the known models given to ParseRunName, or "kafka-<version>"
 	Synthetic bool
-	Allocator Allocator
+	// ReadOptionsFix is a JVM run with RocksJava's read-options fix
+	// (ReadOptionsFixSuffix); never set for the Go engine's models.
+	ReadOptionsFix bool
+	Allocator      Allocator
 	// KafkaVersion is the version a "kafka-<version>" model runs (see
 	// KafkaVersion); empty for the Go engine's models.
 	KafkaVersion string
@@ -32,6 +44,9 @@ func (n RunName) JVM() bool { return n.KafkaVersion != "" }
 // when it is not glibc.
 func (n RunName) String() string {
 	s := n.Model
+	if n.ReadOptionsFix {
+		s += ReadOptionsFixSuffix
+	}
 	if n.Synthetic {
 		s += SyntheticSuffix
 	}
@@ -41,8 +56,9 @@ func (n RunName) String() string {
 	return s
 }
 
-// ParseRunName parses "<model>[+synthetic][@glibc|@jemalloc]", where model is
-// one of models or "kafka-<version>" (see KafkaVersion). The error names the
+// ParseRunName parses "<model>[+read-options-fix][+synthetic][@glibc|@jemalloc]",
+// where model is one of models or "kafka-<version>" (see KafkaVersion), and
+// +read-options-fix is for a kafka-<version> model only. The error names the
 // bad value and the known ones.
 func ParseRunName(name string, models []string) (RunName, error) {
 	rn := RunName{Allocator: AllocatorGlibc}
@@ -55,7 +71,12 @@ func ParseRunName(name string, models []string) (RunName, error) {
 		rn.Allocator, rest = a, rest[:i]
 	}
 	rest, rn.Synthetic = strings.CutSuffix(rest, SyntheticSuffix)
+	rest, rn.ReadOptionsFix = strings.CutSuffix(rest, ReadOptionsFixSuffix)
 	v, kafka := KafkaVersion(rest)
+	if rn.ReadOptionsFix && !kafka {
+		return rn, fmt.Errorf("%q: %q is for the JVM engine's %s<version> models (the Go engine's model with that fix is read-options-fix)",
+			name, ReadOptionsFixSuffix, KafkaPrefix)
+	}
 	if !kafka && !slices.Contains(models, rest) {
 		return rn, fmt.Errorf("%q is not a model (known: %s, or %s<version> such as %s4.3.0; each optionally with %q and @%s or @%s)",
 			name, strings.Join(models, ", "), KafkaPrefix, KafkaPrefix, SyntheticSuffix, AllocatorGlibc, AllocatorJemalloc)

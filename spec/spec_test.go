@@ -72,6 +72,9 @@ func TestParseRunName(t *testing.T) {
 		{in: "kafka-latest", wantErr: `"kafka-latest" is not a model`},
 		{in: "sloppy", wantErr: `"sloppy" is not a model (known: leaky, fixed, or kafka-<version> such as kafka-4.3.0; each optionally with "+synthetic" and @glibc or @jemalloc)`},
 		{in: "leaky+synthetic+synthetic", wantErr: `"leaky+synthetic+synthetic" is not a model`},
+		{in: "kafka-4.3.1+read-options-fix", want: RunName{Model: "kafka-4.3.1", ReadOptionsFix: true, Allocator: AllocatorGlibc, KafkaVersion: "4.3.1"}},
+		{in: "kafka-4.3.1+read-options-fix+synthetic@jemalloc", want: RunName{Model: "kafka-4.3.1", ReadOptionsFix: true, Synthetic: true, Allocator: AllocatorJemalloc, KafkaVersion: "4.3.1"}},
+		{in: "fixed+read-options-fix", wantErr: `"+read-options-fix" is for the JVM engine's kafka-<version> models`},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			got, err := ParseRunName(tc.in, models)
@@ -87,7 +90,7 @@ func TestParseRunName(t *testing.T) {
 
 func TestRunNameStringRoundTrips(t *testing.T) {
 	models := []string{"leaky", "fixed"}
-	for _, name := range []string{"leaky", "fixed+synthetic", "leaky@jemalloc", "fixed+synthetic@jemalloc", "kafka-4.3.0", "kafka-4.3.1+synthetic@jemalloc"} {
+	for _, name := range []string{"leaky", "fixed+synthetic", "leaky@jemalloc", "fixed+synthetic@jemalloc", "kafka-4.3.0", "kafka-4.3.1+synthetic@jemalloc", "kafka-4.3.1+read-options-fix", "kafka-4.3.1+read-options-fix+synthetic"} {
 		rn, err := ParseRunName(name, models)
 		require.NoError(t, err)
 		assert.Equal(t, name, rn.String())

@@ -148,6 +148,10 @@ func (d *Comparison) decide(opt CompareOptions) {
 	case m > 0 && d.Estimate.Low > -m && d.Estimate.High < m:
 		d.Verdict = VerdictNoLeak
 		d.Reason = fmt.Sprintf("no difference from the control: %s lies within ±%s/lifecycle", desc, units.FormatBytes(m))
+	case d.Estimate.High < -m:
+		// Not a leak, and not "no difference" either: the model grows less than the control.
+		d.Reason = fmt.Sprintf("inconclusive against the control: %s lies below %s/lifecycle: the model grows less than the control",
+			desc, units.FormatSignedBytes(-m))
 	default:
 		d.Reason = fmt.Sprintf("inconclusive against the control: %s includes %s/lifecycle", desc, units.FormatBytes(m))
 	}

@@ -165,6 +165,13 @@ func TestCompareFits(t *testing.T) {
 	aa := CompareFits(fitWith(-30, 50, 50), fitWith(-40, 40, 80), CompareOptions{})
 	assert.Equal(t, VerdictInconclusive, aa.Verdict, aa.Reason)
 	assert.Contains(t, aa.Reason, "includes 0 B/lifecycle")
+	// The model growing less than the control: no call, and the reason says where the interval lies (it does not
+	// include the margin).
+	less := CompareFits(fitWith(-40, 40, 80), model, CompareOptions{})
+	assert.Equal(t, VerdictInconclusive, less.Verdict, less.Reason)
+	assert.Less(t, less.Estimate.High, 0.0)
+	assert.Contains(t, less.Reason, "lies below")
+	assert.NotContains(t, less.Reason, "includes")
 	// Equivalence within a margin.
 	eq := CompareFits(fitWith(-30, 50, 50), fitWith(-40, 40, 80), CompareOptions{Margin: 200})
 	assert.Equal(t, VerdictNoLeak, eq.Verdict, eq.Reason)

@@ -10,25 +10,30 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/rocksleak/rocksleak/fleet"
 	"github.com/rocksleak/rocksleak/harness"
 )
 
 // This file and run.go, reliability.go and rehearse.go are the run half of
-// the CLI: they drive RocksDB through package harness (cgo). A binary built
-// with CGO_ENABLED=0 gets engine_nocgo.go instead.
+// the CLI: they drive RocksDB through packages harness and fleet (cgo). A
+// binary built with CGO_ENABLED=0 gets engine_nocgo.go instead.
 
 // isChild reports whether this process is a model's child (a re-exec by
-// harness.Run).
+// harness.Run) or a fleet instance's (a re-exec by fleet.Rehearse).
 func isChild(args []string) bool {
-	return os.Getenv(harness.ChildEnvVar) == "1" && len(args) > 1 && args[1] == "__child"
+	return os.Getenv(harness.ChildEnvVar) == "1" && len(args) > 1 && (args[1] == "__child" || args[1] == fleet.InstanceArg)
 }
 
-// childMain is a model's child process: job on stdin, events on fd 3.
+// childMain is a child process (see isChild): job on stdin, events on fd 3.
 func childMain() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	events := os.NewFile(3, "events")
-	if err := harness.RunChild(ctx, os.Stdin, events); err != nil {
+	runChild := harness.RunChild
+	if os.Args[1] == fleet.InstanceArg {
+		runChild = fleet.RunInstance
+	}
+	if err := runChild(ctx, os.Stdin, events); err != nil {
 		fmt.Fprintf(os.Stderr, "rocksleak child: %v\n", err)
 		return 1
 	}

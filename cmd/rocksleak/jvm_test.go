@@ -81,3 +81,32 @@ func TestJVMKafka430LeaksAnd431DoesNot(t *testing.T) {
 		"4.3.0 leaves every open's offsets-CF options owning their native object")
 	assert.Zero(t, fixed.LedgerAtEnd["options"], "4.3.1 closes them")
 }
+
+// TestJVMKafka422CountsLifecyclesAndReadsTheLedger runs Kafka 4.2.2's own jars
+// (no offsets column family, no StateStore.commit(Map): the child flushes on
+// commit, as 4.2's task commit does) on the default workload, 300 lifecycles at
+// 2 records per step. The lifecycles are counted as under 4.3: window segments
+// expired by Kafka's own TimestampedSegments (4.2 creates them in
+// getOrCreateSegment, not through 4.3's createSegment) and store closes, so the
+// run reaches its lifecycle count; no close fails (4.2 writes no status at
+// close); the ledger, read from the real RocksDB objects, holds RocksJava's
+// defaultReadOptions_ live, one per opened DB, and no offsets-CF options.
+func TestJVMKafka422CountsLifecyclesAndReadsTheLedger(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a JVM run of 300 lifecycles takes about 30 seconds")
+	}
+	requireJVM(t, "4.2.2")
+	res := analyse(t, "kafka-20616", "models=kafka-4.2.2", "records_per_step=2", "lifecycles=300")
+	r := res.Runs["kafka-4.2.2"]
+	require.NotNil(t, r)
+	require.Empty(t, r.Error)
+	assert.Equal(t, "10.1.3", r.RocksDBVersion, "the rocksdbjni 4.2.2's pom names")
+	assert.GreaterOrEqual(t, r.Lifecycles, int64(300), "segment expiries and store closes counted")
+	assert.Zero(t, r.FailedCloses, "4.2.2's RocksDBStore.close() writes no status, so no close can fail")
+	assert.Zero(t, r.TaskErrors)
+	assert.GreaterOrEqual(t, r.LedgerAtEnd["read_options"], r.Lifecycles,
+		"every closed DB's defaultReadOptions_ still owns its native object (RocksDB.close() never closes it)")
+	assert.Zero(t, r.LedgerAtEnd["options"], "no offsets column family, so no offsets-CF options")
+	require.NotNil(t, r.Verdict)
+	t.Logf("kafka-4.2.2: %d lifecycles, ledger %v, %s", r.Lifecycles, r.LedgerAtEnd, r.Verdict.Reason)
+}

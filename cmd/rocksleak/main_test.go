@@ -29,7 +29,7 @@ import (
 // model's child (the harness re-executes os.Executable()) and, with
 // ROCKSLEAK_MAIN=1, as the whole command.
 func TestMain(m *testing.M) {
-	if os.Getenv(harness.ChildEnvVar) == "1" && len(os.Args) > 1 && os.Args[1] == "__child" {
+	if isChild(os.Args) {
 		os.Exit(childMain())
 	}
 	if os.Getenv("ROCKSLEAK_MAIN") == "1" {

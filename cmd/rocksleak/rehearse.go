@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/fleet"
 	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/results/gate"
@@ -120,8 +120,8 @@ func rehearseCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	if o.seed >= 0 {
 		sc.Seed = o.seed
 	}
-	if err := (harness.RehearsalConfig{From: o.from, To: o.to}).ValidateModels(); err != nil {
-		return usagef("%v", strings.TrimPrefix(err.Error(), harness.ErrRehearsalConfig.Error()+": "))
+	if err := (fleet.RehearsalConfig{From: o.from, To: o.to}).ValidateModels(); err != nil {
+		return usagef("%v", strings.TrimPrefix(err.Error(), fleet.ErrRehearsalConfig.Error()+": "))
 	}
 	sc.Models = []string{o.from, o.to}
 	if err := sc.Validate(); err != nil {
@@ -142,7 +142,7 @@ func rehearseCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	if _, err := os.Stat(outDir); err == nil {
 		return usagef("--out: %s already exists", outDir)
 	}
-	cfg := harness.RehearsalConfig{
+	cfg := fleet.RehearsalConfig{
 		Scenario: sc, From: o.from, To: o.to, Instances: o.instances, Domains: o.domains, MaxRestarts: o.maxRestarts,
 		WindowMs: o.window.Milliseconds(), Seed: sc.Seed, Policy: policyText, StateRoot: o.stateRoot,
 		Stderr: stderr, Log: stderr,
@@ -151,13 +151,13 @@ func rehearseCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 		},
 	}
 	if err := cfg.Validate(); err != nil {
-		return usagef("%v", strings.TrimPrefix(err.Error(), harness.ErrRehearsalConfig.Error()+": "))
+		return usagef("%v", strings.TrimPrefix(err.Error(), fleet.ErrRehearsalConfig.Error()+": "))
 	}
 	fmt.Fprintf(stdout, "rocksleak: rehearsing %s → %s on %d instances in %d failure domains, scenario %s, window %s (simulated), seed %d\n",
 		o.from, o.to, o.instances, o.domains, sc.Name, o.window, sc.Seed)
-	rec, err := harness.Rehearse(ctx, cfg)
+	rec, err := fleet.Rehearse(ctx, cfg)
 	if err != nil {
-		if errors.Is(err, harness.ErrRehearsalConfig) {
+		if errors.Is(err, fleet.ErrRehearsalConfig) {
 			return usagef("%v", err)
 		}
 		return err

@@ -29,7 +29,7 @@ func versionsCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	var lifecycles int
 	var seed int64
 	var sets []string
-	fs.StringVar(&list, "versions", "", "comma-separated Kafka versions of jvm/kafkaversions/versions.tsv (default: every one with the offsets column family, 4.3.0 on); each needs make jvm KAFKA_VERSIONS=\"...\" (make versions builds them all)")
+	fs.StringVar(&list, "versions", "", "comma-separated Kafka versions of jvm/kafkaversions/versions.tsv (default: every one); each needs make jvm KAFKA_VERSIONS=\"...\" (make versions builds them all)")
 	fs.IntVar(&lifecycles, "lifecycles", 400, "lifecycles per version")
 	fs.Int64Var(&seed, "seed", -1, "seed (default: the scenario's)")
 	fs.StringVar(&scenario, "scenario", "", "scenario name or YAML file (default: the default scenario)")
@@ -88,8 +88,6 @@ func versionsCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	}
 	fmt.Fprintf(stdout, "\nwhich versions leak, and how much (%s):\n", out)
 	fmt.Fprint(stdout, results.VersionsText(r))
-	fmt.Fprintf(stdout, "not run: %s: no offsets column family in the jar (jvm/kafkaversions/versions.tsv), so neither KAFKA-20616 leak exists there\n",
-		strings.Join(preOffsetsCF(), ", "))
 	if err := os.WriteFile(filepath.Join(out, "versions.md"), []byte(results.VersionsMarkdown(r)), 0o644); err != nil {
 		return err
 	}
@@ -101,11 +99,9 @@ func versionsCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 func versionModels(list string) ([]string, error) {
 	all := kafkaversions.All()
 	if list == "" {
-		var models []string
-		for _, v := range all {
-			if v.OffsetsCF {
-				models = append(models, v.ModelName())
-			}
+		models := make([]string, len(all))
+		for i, v := range all {
+			models[i] = v.ModelName()
 		}
 		return models, nil
 	}
@@ -119,11 +115,6 @@ func versionModels(list string) ([]string, error) {
 			}
 			return nil, usagef("--versions: %q is not in jvm/kafkaversions/versions.tsv (%s)", s, strings.Join(known, ", "))
 		}
-		if v, _ := kafkaversions.Lookup(s); !v.OffsetsCF {
-			return nil, usagef("--versions: %s has no offsets column family (jvm/kafkaversions/versions.tsv, read from its jar), "+
-				"so neither KAFKA-20616 leak exists in it; the JVM child drives Kafka 4.3's store API "+
-				"(StateStore.commit(Map), KIP-1035) and does not run it", s)
-		}
 		want[s] = true
 	}
 	var models []string
@@ -133,15 +124,4 @@ func versionModels(list string) ([]string, error) {
 		}
 	}
 	return models, nil
-}
-
-// preOffsetsCF lists the table's versions without an offsets column family.
-func preOffsetsCF() []string {
-	var out []string
-	for _, v := range kafkaversions.All() {
-		if !v.OffsetsCF {
-			out = append(out, v.Kafka)
-		}
-	}
-	return out
 }

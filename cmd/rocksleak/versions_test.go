@@ -20,7 +20,6 @@ func TestVersionsBadInput(t *testing.T) {
 	}{
 		{[]string{"--versions", "4.3.0,9.9.9"}, "--versions"},
 		{[]string{"--versions", "4.3.0", "--lifecycles", "0"}, "--lifecycles"},
-		{[]string{"--versions", "4.2.2,4.3.0"}, "--versions"},
 		{[]string{"--result", "/nonexistent/result.json"}, "result"},
 		{[]string{"--bogus"}, "bogus"},
 	} {
@@ -34,12 +33,13 @@ func TestVersionsBadInput(t *testing.T) {
 // TestVersionModelsOldestFirst: --versions picks rows of the table, oldest first whatever the order given, and
 // accepts the model spelling.
 func TestVersionModelsOldestFirst(t *testing.T) {
-	got, err := versionModels("4.4.0,kafka-4.3.1,4.3.0")
+	got, err := versionModels("4.4.0,kafka-4.3.1,4.2.2,4.3.0")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"kafka-4.3.0", "kafka-4.3.1", "kafka-4.4.0"}, got)
+	assert.Equal(t, []string{"kafka-4.2.2", "kafka-4.3.0", "kafka-4.3.1", "kafka-4.4.0"}, got)
 	all, err := versionModels("")
 	require.NoError(t, err)
-	assert.Equal(t, "kafka-4.3.0", all[0], "the default starts at the first version with the offsets CF")
+	assert.Equal(t, "kafka-4.0.0", all[0], "the default is every row of versions.tsv, from the first")
+	assert.Contains(t, all, "kafka-4.2.2")
 	assert.Contains(t, all, "kafka-4.3.1")
 }
 

@@ -65,7 +65,6 @@ final class Executor {
     String firstCloseError;
 
     private static final Field DEFAULT_READ_OPTIONS = defaultReadOptionsField();
-    private Method commitMethod;
 
     Executor(final Job job, final boolean instrumented) throws IOException {
         this.job = job;
@@ -168,6 +167,14 @@ final class Executor {
         @Override
         public void closed(final RocksDB db, final String statusWriteError, final int releasedLate) {
             openDbs.remove(db);
+            if (job.readOptionsFix) {
+                // facebook/rocksdb#15069 (open): RocksDB.close() also closes defaultReadOptions_. Kafka has just closed
+                // the DB; close its read options as that fix would.
+                final ReadOptions ro = defaultReadOptions(db);
+                if (ro != null) {
+                    ro.close();
+                }
+            }
             if (!counted) {
                 return;
             }
@@ -543,8 +550,11 @@ final class Executor {
 
     /**
      * commit: every open store of the task commits its changelog offsets (the records appended, spread over
-     * changelog_partitions offset keys), with no flush (Kafka 4.3's StateStore.commit(Map)); the task's stores are
-     * disarmed first.
+     * changelog_partitions offset keys), with no flush (Kafka 4.3's StateStore.commit(Map), KIP-1035); the task's
+     * stores are disarmed first. Kafka 4.0 to 4.2 have no commit(Map): their task commit flushes every store
+     * (ProcessorStateManager.flush calls StateStore.flush(); RocksDBStore.flush flushes the memtable to an SST
+     * file) and writes the offsets to the task's .checkpoint file, which is the state manager's, not the store's,
+     * and is not written here.
      */
     private void commit(final int task) throws Exception {
         for (final Slot s : slots[task]) {
@@ -563,17 +573,25 @@ final class Executor {
         }
     }
 
-    private void commitStore(final StateStore store, final Map<TopicPartition, Long> offsets) throws Exception {
-        if (commitMethod == null) {
-            try {
-                commitMethod = StateStore.class.getMethod("commit", Map.class);
-            } catch (final NoSuchMethodException e) {
-                throw new UnsupportedOperationException("this Kafka version's StateStore has no commit(Map) "
-                    + "(KIP-1035): the JVM child runs Kafka 4.3 and later");
-            }
+    /** StateStore.commit(Map) where the Kafka jar has it (4.3 on), else null: the store is flushed (4.0 to 4.2). */
+    private static final Method COMMIT = commitMethod();
+
+    private static Method commitMethod() {
+        try {
+            return StateStore.class.getMethod("commit", Map.class);
+        } catch (final NoSuchMethodException e) {
+            return null;
+        }
+    }
+
+    @SuppressWarnings("deprecation")
+    private static void commitStore(final StateStore store, final Map<TopicPartition, Long> offsets) throws Exception {
+        if (COMMIT == null) {
+            store.flush();
+            return;
         }
         try {
-            commitMethod.invoke(store, offsets);
+            COMMIT.invoke(store, offsets);
         } catch (final java.lang.reflect.InvocationTargetException e) {
             if (e.getCause() instanceof Exception) {
                 throw (Exception) e.getCause();

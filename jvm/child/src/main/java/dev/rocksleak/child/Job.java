@@ -23,6 +23,8 @@ final class Job {
     int ops;
     String kafkaVersion;
     boolean synthetic;
+    /** RocksJava's read-options fix (facebook/rocksdb#15069): close each DB's defaultReadOptions_ after its close. */
+    boolean readOptionsFix;
     String allocator;
     String changelogDir;
 
@@ -55,6 +57,7 @@ final class Job {
         job.ops = (int) num(j, "ops", false);
         job.kafkaVersion = str(j, "kafka_version", false);
         job.synthetic = bool(j, "synthetic");
+        job.readOptionsFix = bool(j, "read_options_fix");
         job.allocator = str(j, "allocator", false);
         if (job.allocator == null || job.allocator.isEmpty()) {
             job.allocator = "glibc";

@@ -1,14 +1,20 @@
 package dev.rocksleak.child;
 
+import java.util.function.Supplier;
+
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompactionStyle;
 import org.rocksdb.CompressionType;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksObject;
 import org.rocksdb.RocksDB;
 
 /**
  * What one offsets column-family options object costs in C memory on the rocksdbjni on the classpath: n objects
  * built as Kafka 4.3.0's static createOffsetsCFOptions() builds them (and as 4.3.1's openDB does), the C allocator's
- * bytes in use read before and after (the Sampler's native heap), then the same after closing them.
+ * bytes in use read before and after (the Sampler's native heap), then the same after closing them. Then the same for
+ * RocksJava's {@code ReadOptions}, as {@code new RocksDB(handle)} builds its {@code defaultReadOptions_} (a plain
+ * {@code new ReadOptions()}, which RocksDB.close() never closes): what each opened DB leaves behind.
  *
  * <p>{@code java -cp build/jvm/rocksleak-child.jar:$(cat build/jvm/classpath-4.3.0.txt) dev.rocksleak.child.OptionsProbe [n]}
  */
@@ -24,21 +30,29 @@ public final class OptionsProbe {
             build(true).close(); // warm the allocator and the JNI paths
         }
         for (final boolean v430 : new boolean[] {true, false}) {
-            final ColumnFamilyOptions[] keep = new ColumnFamilyOptions[n];
-            final long h0 = s.nativeHeap();
-            for (int i = 0; i < n; i++) {
-                keep[i] = build(v430);
-            }
-            final long h1 = s.nativeHeap();
-            for (final ColumnFamilyOptions o : keep) {
-                o.close();
-            }
-            final long h2 = s.nativeHeap();
+            final double[] b = perObject(s, n, () -> build(v430));
             System.out.printf("rocksdbjni %s, offsets-CF options as %s builds them: %.0f B each while owned, "
                     + "%.0f B each after close (%d objects; native heap)%n", RocksDB.rocksdbVersion(),
-                v430 ? "4.3.0's createOffsetsCFOptions()" : "4.3.1's openDB", (h1 - h0) / (double) n,
-                (h2 - h0) / (double) n, n);
+                v430 ? "4.3.0's createOffsetsCFOptions()" : "4.3.1's openDB", b[0], b[1], n);
         }
+        final double[] b = perObject(s, n, ReadOptions::new);
+        System.out.printf("rocksdbjni %s, ReadOptions as RocksDB's constructor builds defaultReadOptions_: %.0f B each "
+            + "while owned, %.0f B each after close (%d objects; native heap)%n", RocksDB.rocksdbVersion(), b[0], b[1], n);
+    }
+
+    /** The native heap's growth per object while n objects made by make are owned, and after they are closed. */
+    private static double[] perObject(final Sampler s, final int n, final Supplier<RocksObject> make) {
+        final RocksObject[] keep = new RocksObject[n];
+        final long h0 = s.nativeHeap();
+        for (int i = 0; i < n; i++) {
+            keep[i] = make.get();
+        }
+        final long h1 = s.nativeHeap();
+        for (final RocksObject o : keep) {
+            o.close();
+        }
+        final long h2 = s.nativeHeap();
+        return new double[] {(h1 - h0) / (double) n, (h2 - h0) / (double) n};
     }
 
     static ColumnFamilyOptions build(final boolean v430) {

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.internals.metrics.RocksDBMetricsRecorder;
@@ -36,6 +37,13 @@ import org.rocksdb.RocksDB;
  * {@code disableWAL = true}) before Kafka's close runs, so the accessor's {@code put(offsets, status, CLOSED)} is
  * refused by RocksDB with "Invalid argument: Sync writes has to enable WAL.". Kafka's close catches it, as it
  * catches any RocksDBException there, and goes on.
+ *
+ * <p>The same classes, compiled against 4.3.1, run Kafka 4.0 to 4.2 too (their jars on the classpath instead): the
+ * hooked members (openRocksDB's signature, the db, wOptions and dbAccessor fields, TimestampedSegment's constructor,
+ * TimestampedSegments' constructor and metricsRecorder) are the same there, and the segment creation, which 4.0 to
+ * 4.2 do inside TimestampedSegments.getOrCreateSegment rather than through createSegment, is hooked in
+ * {@link Segments#getOrCreateSegment}. Those versions have no offsets column family and write nothing at close, so
+ * an armed close does not fail there: there is no status write for RocksDB to refuse.
  */
 public final class RocksleakStores {
     private RocksleakStores() {
@@ -126,6 +134,45 @@ public final class RocksleakStores {
         @Override
         protected TimestampedSegment createSegment(final long segmentId, final String segmentName) {
             return new Segment(segmentName, name, segmentId, position, recorder, hooks);
+        }
+
+        /**
+         * Kafka 4.3 and later create a segment through AbstractSegments.getOrCreateSegment, which calls
+         * createSegment (above) and openSegmentDB: this defers to it. Kafka 4.0 to 4.2 have no createSegment:
+         * TimestampedSegments.getOrCreateSegment builds {@code new TimestampedSegment(...)} itself, so there it is
+         * that method as their jars have it (same map, same error, same {@code openDB(appConfigs, stateDir)}), with
+         * the hooked segment class. Their getOrCreateSegmentIfLive and openExisting call it, as 4.3's call theirs.
+         */
+        @Override
+        public TimestampedSegment getOrCreateSegment(final long segmentId, final StateStoreContext context) {
+            if (CREATE_SEGMENT_HOOK) {
+                return super.getOrCreateSegment(segmentId, context);
+            }
+            if (segments.containsKey(segmentId)) {
+                return segments.get(segmentId);
+            }
+            final TimestampedSegment newSegment = createSegment(segmentId, segmentName(segmentId));
+            if (segments.put(segmentId, newSegment) != null) {
+                throw new IllegalStateException("TimestampedSegment already exists. Possible concurrent access.");
+            }
+            newSegment.openDB(context.appConfigs(), context.stateDir());
+            return newSegment;
+        }
+    }
+
+    /**
+     * Whether the Kafka jar on the classpath creates segments through {@code AbstractSegments.createSegment} (4.3
+     * and later) rather than inside {@code TimestampedSegments.getOrCreateSegment} (4.0 to 4.2).
+     */
+    static final boolean CREATE_SEGMENT_HOOK = declares(AbstractSegments.class, "createSegment", long.class,
+        String.class);
+
+    private static boolean declares(final Class<?> c, final String method, final Class<?>... params) {
+        try {
+            c.getDeclaredMethod(method, params);
+            return true;
+        } catch (final NoSuchMethodException e) {
+            return false;
         }
     }
 

@@ -1,4 +1,4 @@
-package harness
+package fleet
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
@@ -45,7 +46,8 @@ type RehearsalConfig struct {
 	// Policy is the gate policy's YAML text, recorded as used.
 	Policy string
 	Gate   GateFunc
-	// As in Config: how children start, where state goes, their stderr.
+	// As in harness.Config: how children start (ChildArgs defaults to
+	// InstanceArg), where state goes, their stderr.
 	Exe       string
 	ChildArgs []string
 	ChildEnv  []string
@@ -188,7 +190,7 @@ func Rehearse(ctx context.Context, cfg RehearsalConfig) (*schema.Rehearsal, erro
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := Preflight(cfg.Scenario); err != nil {
+	if err := harness.Preflight(cfg.Scenario); err != nil {
 		return nil, err
 	}
 	a, err := NewAssignment(cfg.Instances, cfg.Scenario.Tasks, cfg.Domains)
@@ -205,7 +207,7 @@ func Rehearse(ctx context.Context, cfg RehearsalConfig) (*schema.Rehearsal, erro
 		}
 	}
 	if f.childArgs == nil {
-		f.childArgs = []string{"__child"}
+		f.childArgs = []string{InstanceArg}
 	}
 	if f.stderr == nil {
 		f.stderr = io.Discard
@@ -215,7 +217,7 @@ func Rehearse(ctx context.Context, cfg RehearsalConfig) (*schema.Rehearsal, erro
 	}
 	stateRoot := cfg.StateRoot
 	if stateRoot == "" {
-		stateRoot = DefaultStateRoot()
+		stateRoot = harness.DefaultStateRoot()
 	}
 	if f.root, err = os.MkdirTemp(stateRoot, "rocksleak-rehearsal-"); err != nil {
 		return nil, err
@@ -338,12 +340,12 @@ func (f *fleetRuntime) launch(i int, model string) (*instProc, error) {
 		positions[k] = f.pos[k]
 	}
 	f.incarn[i]++
-	job := Job{Scenario: f.cfg.Scenario, Model: model, Seed: f.cfg.Seed + 7919*int64(i+1) + 104729*int64(f.incarn[i]),
-		StateDir: f.instanceDir(i),
+	job := Job{Job: harness.Job{Scenario: f.cfg.Scenario, Model: model, Seed: f.cfg.Seed + 7919*int64(i+1) + 104729*int64(f.incarn[i]),
+		StateDir: f.instanceDir(i)},
 		Instance: &InstanceJob{ID: i, Tasks: f.assign.Tasks(i), Positions: positions, FleetRoot: f.root, FleetSeed: f.cfg.Seed}}
 	var env []string
 	if rn, err := spec.ParseRunName(model, scenarios.ModelNames()); err == nil && rn.Allocator == spec.AllocatorJemalloc {
-		lib, err := JemallocPath()
+		lib, err := harness.JemallocPath()
 		if err != nil {
 			return nil, err
 		}
@@ -425,13 +427,13 @@ func (f *fleetRuntime) restartAll(ctx context.Context, phase string, ids []int, 
 	return nil
 }
 
-func storeHows(ss []StoreOpen) string {
+func storeHows(ss []harness.StoreOpen) string {
 	n := map[string]int{}
 	for _, s := range ss {
 		n[s.How]++
 	}
 	var parts []string
-	for _, h := range []string{StoreReopened, StoreCaughtUp, StoreRestored, StoreNew} {
+	for _, h := range []string{harness.StoreReopened, harness.StoreCaughtUp, harness.StoreRestored, harness.StoreNew} {
 		if n[h] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[h], h))
 		}

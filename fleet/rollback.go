@@ -1,4 +1,4 @@
-package harness
+package fleet
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rocksleak/rocksleak/changelog"
+	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -78,11 +79,11 @@ func (f *fleetRuntime) verifyRollback(ids []int) []schema.RollbackCheck {
 		taskErrs += int(r.TaskErrors)
 		for _, s := range r.Stores {
 			switch s.How {
-			case StoreReopened:
+			case harness.StoreReopened:
 				reopened++
-			case StoreCaughtUp:
+			case harness.StoreCaughtUp:
 				caughtUp++
-			case StoreRestored:
+			case harness.StoreRestored:
 				restored++
 			default:
 				fresh++
@@ -102,7 +103,7 @@ func (f *fleetRuntime) verifyRollback(ids []int) []schema.RollbackCheck {
 	var checked, files int
 	var diffs []string
 	for _, i := range ids {
-		before := map[[2]int]StoreOpen{}
+		before := map[[2]int]harness.StoreOpen{}
 		if st := f.stopped[i]; st != nil {
 			for _, s := range st.Stores {
 				before[[2]int{s.Task, s.Store}] = s
@@ -127,7 +128,7 @@ func (f *fleetRuntime) verifyRollback(ids []int) []schema.RollbackCheck {
 					s.Task, s.Store, len(recs), want, err))
 			}
 			files++
-			if s.How != StoreReopened {
+			if s.How != harness.StoreReopened {
 				continue // rebuilt or caught up: its offset is the changelog's end once it commits
 			}
 			checked++

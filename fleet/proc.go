@@ -1,4 +1,4 @@
-package harness
+package fleet
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -25,7 +26,7 @@ type instProc struct {
 	stdin   io.WriteCloser
 	events  chan Event
 	readErr error // set before events closes
-	tail    *tailBuffer
+	tail    *harness.TailBuffer
 	waited  bool
 	waitErr error
 
@@ -49,7 +50,7 @@ func startInstance(cfg *fleetRuntime, job Job, env []string) (*instProc, error) 
 	if err != nil {
 		return nil, err
 	}
-	p := &instProc{id: job.Instance.ID, model: job.Model, tail: &tailBuffer{max: 4096}, events: make(chan Event, 256)}
+	p := &instProc{id: job.Instance.ID, model: job.Model, tail: harness.NewTailBuffer(4096), events: make(chan Event, 256)}
 	cmd := exec.Command(cfg.exe, cfg.childArgs...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -60,7 +61,7 @@ func startInstance(cfg *fleetRuntime, job Job, env []string) (*instProc, error) 
 	cmd.Stdout = io.MultiWriter(cfg.stderr, p.tail)
 	cmd.Stderr = io.MultiWriter(cfg.stderr, p.tail)
 	cmd.ExtraFiles = []*os.File{pw}
-	cmd.Env = append(append(append(os.Environ(), ChildEnvVar+"=1"), cfg.childEnv...), env...)
+	cmd.Env = append(append(append(os.Environ(), harness.ChildEnvVar+"=1"), cfg.childEnv...), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		pr.Close()
@@ -71,7 +72,7 @@ func startInstance(cfg *fleetRuntime, job Job, env []string) (*instProc, error) 
 	p.cmd, p.stdin, p.enc = cmd, stdin, json.NewEncoder(stdin)
 	go func() {
 		defer pr.Close()
-		p.readErr = decodeEvents(pr, func(e Event) { p.events <- e })
+		p.readErr = harness.DecodeEvents(pr, func(e Event) { p.events <- e })
 		close(p.events)
 	}()
 	if _, err := stdin.Write(append(b, '\n')); err != nil {
@@ -119,13 +120,13 @@ func (p *instProc) ended() error {
 	case p.summary != nil && p.summary.Error != "":
 		msg = p.summary.Error
 	case p.waitErr != nil:
-		msg = "process " + describeExit(p.waitErr)
+		msg = "process " + harness.DescribeExit(p.waitErr)
 	case p.readErr != nil:
 		msg = "reading its events: " + p.readErr.Error()
 	default:
 		msg = "it exited"
 	}
-	return fmt.Errorf("%w: instance %d (%s): %s%s", errInstanceEnded, p.id, p.model, msg, lastLines(p.tail.String()))
+	return fmt.Errorf("%w: instance %d (%s): %s%s", errInstanceEnded, p.id, p.model, msg, harness.LastLines(p.tail.String()))
 }
 
 func (p *instProc) wait() {

@@ -1,4 +1,4 @@
-package harness
+package fleet
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/scenarios"
 )
 
@@ -18,14 +19,14 @@ func runInstanceJob(t *testing.T, sc scenarios.Scenario, model string, ij Instan
 	t.Helper()
 	var in bytes.Buffer
 	enc := json.NewEncoder(&in)
-	require.NoError(t, enc.Encode(Job{Scenario: sc, Model: model, Seed: 1 + int64(ij.ID), StateDir: stateDir, Instance: &ij}))
+	require.NoError(t, enc.Encode(Job{Job: harness.Job{Scenario: sc, Model: model, Seed: 1 + int64(ij.ID), StateDir: stateDir}, Instance: &ij}))
 	for _, c := range cmds {
 		require.NoError(t, enc.Encode(c))
 	}
 	var out bytes.Buffer
-	require.NoError(t, RunChild(context.Background(), &in, &out))
+	require.NoError(t, RunInstance(context.Background(), &in, &out))
 	var events []Event
-	require.NoError(t, decodeEvents(&out, func(e Event) { events = append(events, e) }))
+	require.NoError(t, harness.DecodeEvents(&out, func(e Event) { events = append(events, e) }))
 	return events
 }
 
@@ -82,7 +83,7 @@ func TestInstanceRestartReopensAndMovedTaskRestores(t *testing.T) {
 	first := runInstanceJob(t, sc, "leaky", InstanceJob{ID: 0, Tasks: []int{0, 1}, FleetRoot: root, FleetSeed: 99}, state0,
 		tick(30), end, stop)
 	for _, s := range findReady(t, first).Stores {
-		assert.Equal(t, StoreNew, s.How)
+		assert.Equal(t, harness.StoreNew, s.How)
 	}
 	pes := phaseEnds(first)
 	require.Len(t, pes, 1)
@@ -96,7 +97,7 @@ func TestInstanceRestartReopensAndMovedTaskRestores(t *testing.T) {
 	assert.Zero(t, r.TaskErrors)
 	require.Len(t, r.Stores, 4)
 	for _, s := range r.Stores {
-		assert.Equal(t, StoreReopened, s.How, "task %d store %d", s.Task, s.Store)
+		assert.Equal(t, harness.StoreReopened, s.How, "task %d store %d", s.Task, s.Store)
 		assert.True(t, s.HasCommitted)
 		assert.Equal(t, int64(30*sc.RecordsPerStep), s.Committed, "the offset committed before the restart")
 		assert.Equal(t, s.ChangelogEnd, s.Committed)
@@ -117,7 +118,7 @@ func TestInstanceRestartReopensAndMovedTaskRestores(t *testing.T) {
 	r = findReady(t, third)
 	assert.Zero(t, r.Lost)
 	for _, s := range r.Stores {
-		assert.Equal(t, StoreRestored, s.How, "task 1 store %d restores from the changelog", s.Store)
+		assert.Equal(t, harness.StoreRestored, s.How, "task 1 store %d restores from the changelog", s.Store)
 	}
 	assert.Positive(t, r.Verified, "the restored records were read back")
 	pes = phaseEnds(third)
