@@ -11,6 +11,11 @@ REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # race detector cannot see a race there; cmd/rocksleak's goroutines (seeds in parallel, progress) drive child
 # processes, which a -race binary would re-exec slowly, and its -short tests start few.
 RACE    := ./measure ./harness ./fleet ./lifecycle ./heapprof
+# Of those, the ones whose -short tests read memory run alone after the real runs: measure's and harness's retention
+# tests assert RSS after a trim, lifecycle's the native heap per lifecycle. fleet's (assignment, a child, the reference
+# replay, a rollback's checks) and heapprof's read none: they overlap the other stages that read none.
+RACE_ALONE  := ./measure ./harness ./lifecycle
+RACE_SHARED := ./fleet ./heapprof
 ARGS    ?=
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
 FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./schema:FuzzParseSamplesCSV \
@@ -62,18 +67,41 @@ run: deps build
 	./$(BIN) run $(ARGS)
 
 ## test: every test, plus the packages with goroutines under -race -short (their long real runs already ran in the
-## main pass) and every fuzz target briefly.
-## The packages with real runs (cgo: RocksDB, children, samplers) run one at a time (-p 1): the real runs'
-## verdicts read RSS, and glibc's RSS retention grows when other test binaries compete for the two cores.
-## The pure packages read no memory: they run (and build) on both cores, before the real ones start.
-# make test also runs the Java child's own JUnit tests (build.sh -t).
-test: JVM_TESTS := -t
-test: deps jvm
-	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 15m $(PURE)
+## main pass) and every fuzz target briefly, in two stages.
+## First the stages that read no memory overlap, three at a time (make -j3; each prints its output whole when it ends,
+## and a failure fails make test once the running ones end): the Java child's build with its JUnit tests
+## (build.sh -t), go vet, the pure packages' tests, heapprof under -race -short, the brief fuzzing, and the compile
+## of the real packages' test binaries and of the binary without cgo their tests build (into the build cache).
+## Then the packages with real runs (cgo: RocksDB, children, samplers), alone and one at a time (-p 1): the real
+## runs' verdicts read RSS, and glibc's RSS retention grows when other processes compete for the two cores. Inside
+## cmd/rocksleak the tests that read no memory run two at a time after its serial ones (docs/developing.md, "Tests
+## and their timings"). Last, alone too, the race detector on the packages whose -short tests read memory.
+test: deps
+	@$(MAKE) --no-print-directory -j3 --output-sync=target test-jvm test-vet test-pure test-race-shared test-fuzz test-compile
 	$(JVM_TEST_ENV) $(GO) test -p 1 -count=1 -timeout 25m $(REAL)
-	$(GO) test -p 1 -count=1 -race -short -timeout 10m $(RACE)
+	$(GO) test -p 1 -count=1 -race -short -timeout 10m $(RACE_ALONE)
+
+# make test's first stage, one target each (they read no memory, so they may share the cores; `make test` runs them).
+.PHONY: test-jvm test-vet test-pure test-race-shared test-fuzz test-compile
+# The Java child with its own JUnit tests (build.sh -t); the real stage's JVM tests use what it builds.
+test-jvm:
+ifneq ($(wildcard $(JVM_POM)),)
+	MVN=$(MVN) jvm/child/build.sh -t $(JVM_DIR) $(KAFKA_VERSIONS)
+endif
+test-vet:
+	$(GO) vet ./...
+test-pure:
+	$(GO) test -count=1 -timeout 15m $(PURE)
+test-race-shared:
+	$(GO) test -count=1 -race -short -timeout 10m $(RACE_SHARED)
+test-fuzz:
 	@$(MAKE) --no-print-directory fuzz $(TESTFUZZ)
+# Compiles (runs no test of) the real packages' test binaries, and the CGO_ENABLED=0 binary cmd/rocksleak's tests
+# build, so the stage that runs them alone only links; its output is shown only when something fails to build.
+test-compile:
+	@out=$$($(GO) test -count=1 -run '^$$' $(REAL) 2>&1 && CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/rocksleak 2>&1) || \
+	  { echo "$$out"; exit 1; }
+	@echo "compiled the real packages' tests"
 
 ## test-short: the edit loop, under 2 minutes (91 s on a shared 2-core machine; no RocksDB, nothing installed):
 ## the pure packages vetted, then their tests with -short, which skips their long Monte Carlo runs (the

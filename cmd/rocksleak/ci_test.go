@@ -19,6 +19,9 @@ import (
 // the same bytes to bmf.json, and `report --format bmf` on the result prints
 // them again.
 func TestRunFormatBMF(t *testing.T) {
+	// It asserts the BMF document's shape (one benchmark per model, each bound on its side of the value), not what
+	// the slopes are: it shares the cores.
+	sharesTheCores(t)
 	out := filepath.Join(t.TempDir(), "run")
 	stdout, stderr, code := runCLI(t, "run", "--scenario", "smoke", "--lifecycles", "60", "--out", out,
 		"--state-dir", stateRoot(t), "--format", "bmf")

@@ -72,22 +72,29 @@ func tinyArgs(t *testing.T, args []string) []string {
 
 // runExampleShard runs one shard command of an example (tiny) and checks it
 // ran the shard it says.
-func runExampleShard(t *testing.T, args []string, k, n int) {
+func runExampleShard(t *testing.T, dir string, args []string, k, n int) {
 	t.Helper()
 	require.Equal(t, "reliability", args[0], "%q", args)
 	require.Equal(t, fmt.Sprintf("%d/%d", k, n), flagValue(args, "shard"), "shard %d of %d", k, n)
-	stdout, stderr, code := runCLI(t, tinyArgs(t, args)...)
+	args = tinyArgs(t, args)
+	// The command runs in this process, whose working directory the test leaves alone (it runs beside others):
+	// a relative --out is taken from dir, where the example's shell runs it.
+	if i := slices.Index(args, "--out"); i >= 0 && i+1 < len(args) && !filepath.IsAbs(args[i+1]) {
+		args[i+1] = filepath.Join(dir, args[i+1])
+	}
+	stdout, stderr, code := runCLI(t, args...)
 	require.Equal(t, 0, code, "%q\nstdout: %s\nstderr: %s", args, stdout, stderr)
 }
 
 // runExampleMerge runs a merge command of an example with a binary built
 // without cgo (merge only reads results) and checks the merged report holds
 // the whole sweep.
-func runExampleMerge(t *testing.T, pure string, args []string, mergedDir string) {
+func runExampleMerge(t *testing.T, pure, dir string, args []string, mergedDir string) {
 	t.Helper()
 	require.Equal(t, "merge", args[0], "%q", args)
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(pure, args...)
+	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	var exit *exec.ExitError
@@ -109,6 +116,9 @@ func runExampleMerge(t *testing.T, pure string, args []string, mergedDir string)
 // job wrote it): each matrix entry's shard (tiny), then the merge job's merge
 // with a CGO_ENABLED=0 binary, as the merge job builds it.
 func TestGitHubActionsExample(t *testing.T) {
+	// It asserts the example's commands and the merged sweep's seeds and models, no verdict or memory figure: it
+	// shares the cores (most of its time is the CGO_ENABLED=0 build).
+	sharesTheCores(t)
 	raw, err := os.ReadFile(filepath.Join("..", "..", "examples", "github-actions-reliability.yml"))
 	require.NoError(t, err)
 	var wf struct {
@@ -151,21 +161,20 @@ func TestGitHubActionsExample(t *testing.T) {
 	assert.Contains(t, step(mergeJob.Steps, "go build"), "CGO_ENABLED=0", "the merge job builds without cgo")
 
 	tmp := t.TempDir()
-	pure := buildBinary(t, "0") // before Chdir: it builds "."
+	pure := buildBinary(t, "0")
 	work := filepath.Join(tmp, "work")
 	require.NoError(t, os.Mkdir(work, 0o755))
-	t.Chdir(work)
 	shardRun := step(shardJob.Steps, "rocksleak reliability")
 	for _, k := range matrix {
 		script := strings.ReplaceAll(shardRun, "${{ matrix.shard }}", strconv.Itoa(k))
 		calls := shellCommands(t, work, script)
 		require.Len(t, calls, 1)
-		runExampleShard(t, calls[0], k, n)
+		runExampleShard(t, work, calls[0], k, n)
 	}
 	calls := shellCommands(t, work, step(mergeJob.Steps, "rocksleak merge"))
 	require.Len(t, calls, 1)
 	require.Equal(t, n, len(calls[0])-3, "merge gets every shard directory: %q", calls[0])
-	runExampleMerge(t, pure, calls[0], filepath.Join(work, flagValue(calls[0], "out")))
+	runExampleMerge(t, pure, work, calls[0], filepath.Join(work, flagValue(calls[0], "out")))
 }
 
 // TestKubernetesIndexedJobExample parses examples/k8s-reliability-job.yaml
@@ -174,6 +183,8 @@ func TestGitHubActionsExample(t *testing.T) {
 // expands it into --shard), then the merge Job's with a CGO_ENABLED=0 binary.
 // The shared volume /results is a temporary directory.
 func TestKubernetesIndexedJobExample(t *testing.T) {
+	// As TestGitHubActionsExample: commands, seeds and models, no verdict or memory figure.
+	sharesTheCores(t)
 	f, err := os.Open(filepath.Join("..", "..", "examples", "k8s-reliability-job.yaml"))
 	require.NoError(t, err)
 	defer f.Close()
@@ -225,10 +236,10 @@ func TestKubernetesIndexedJobExample(t *testing.T) {
 	for idx := 0; idx < n; idx++ {
 		calls := shellCommands(t, tmp, onVolume(script(sweep)), fmt.Sprintf("JOB_COMPLETION_INDEX=%d", idx))
 		require.Len(t, calls, 1)
-		runExampleShard(t, calls[0], idx+1, n)
+		runExampleShard(t, tmp, calls[0], idx+1, n)
 	}
 	calls := shellCommands(t, tmp, onVolume(script(merge)))
 	require.Len(t, calls, 1)
 	require.Equal(t, n, len(calls[0])-3, "merge gets every shard directory: %q", calls[0])
-	runExampleMerge(t, pure, calls[0], flagValue(calls[0], "out"))
+	runExampleMerge(t, pure, tmp, calls[0], flagValue(calls[0], "out"))
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,19 +16,29 @@ import (
 	"github.com/rocksleak/rocksleak/schema"
 )
 
+// jvmDir names the JVM engine's build for the whole test binary: make test
+// sets ROCKSLEAK_JVM_DIR; without it, the repository's build/jvm (make jvm).
+// It sets the process's environment once (os.Setenv: a test that shares the
+// cores may not call t.Setenv), and every JVM test wants the same value.
+var jvmDir = sync.OnceValue(func() string {
+	if dir := os.Getenv(harness.JVMDirEnvVar); dir != "" {
+		return dir
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "..", "build", "jvm"))
+	if err != nil {
+		return "" // no working directory: the JVM build is then not found, as requireJVM says
+	}
+	_ = os.Setenv(harness.JVMDirEnvVar, dir)
+	return dir
+})
+
 // requireJVM points the harness at the JVM engine's build (make jvm) for
 // Kafka versions vs. Without it the test is skipped, unless
 // ROCKSLEAK_REQUIRE_JVM=1 (make test sets it once jvm/child exists), which
 // fails it: a JVM test that silently skips proves nothing.
 func requireJVM(t *testing.T, vs ...string) {
 	t.Helper()
-	dir := os.Getenv(harness.JVMDirEnvVar)
-	if dir == "" {
-		abs, err := filepath.Abs(filepath.Join("..", "..", "build", "jvm"))
-		require.NoError(t, err)
-		dir = abs
-		t.Setenv(harness.JVMDirEnvVar, dir)
-	}
+	dir := jvmDir()
 	j := harness.JVM{Dir: dir}
 	for _, v := range vs {
 		if _, err := j.Command(v, t.TempDir()); err != nil {
@@ -95,6 +106,9 @@ func TestJVMKafka422CountsLifecyclesAndReadsTheLedger(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a JVM run of 300 lifecycles takes about 30 seconds")
 	}
+	// It asserts counts, the RocksDB version and the ledger, no memory figure (the verdict is only logged): it
+	// shares the cores.
+	sharesTheCores(t)
 	requireJVM(t, "4.2.2")
 	res := analyse(t, "kafka-20616", "models=kafka-4.2.2", "records_per_step=2", "lifecycles=300")
 	r := res.Runs["kafka-4.2.2"]

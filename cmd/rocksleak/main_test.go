@@ -133,17 +133,6 @@ func stateRoot(t *testing.T) string {
 	return dir
 }
 
-// sharesTheCores marks a test that runs real children but asserts nothing a
-// busy machine changes (heap profiles, ledgers, the bookkeeping of sweeps, not
-// RSS or a verdict that reads it) as parallel: such tests run together, after
-// every other test of the package has finished, one per core. The tests whose
-// verdicts read RSS stay serial and alone, as the Makefile runs this package
-// alone (-p 1): glibc's RSS retention grows when the cores are contended.
-func sharesTheCores(t *testing.T) {
-	t.Helper()
-	t.Parallel()
-}
-
 // minStateFree is the space stateRoot wants free: the largest test state
 // (the four-instance rehearsal) peaks at about 250 MB.
 const minStateFree = 1 << 30
@@ -151,6 +140,9 @@ const minStateFree = 1 << 30
 // TestShortRunPerStoreKind runs every store kind for real, leaky and fixed,
 // with close and init failures injected.
 func TestShortRunPerStoreKind(t *testing.T) {
+	// Counts, ledgers and files (failed closes, records, live natives, samples.csv rows), no memory figure: it
+	// shares the cores.
+	sharesTheCores(t)
 	for _, tc := range []struct{ kind, failure, cascade string }{
 		{"window", "transient", "false"}, {"kv", "sticky", "false"}, {"migrating", "sticky", "true"},
 	} {

@@ -14,6 +14,18 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// sharesTheCores marks a test that runs real children (or builds) but asserts
+// nothing a busy machine changes (heap profiles, ledgers, the bookkeeping of
+// sweeps, builds, output formats; not RSS or a verdict that reads it) as
+// parallel: such tests run together, after every other test of the package
+// has finished, one per core. The tests whose verdicts read RSS stay serial
+// and alone, as the Makefile runs this package alone (-p 1): glibc's RSS
+// retention grows when the cores are contended.
+func sharesTheCores(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+}
+
 // builtBinaries are the rocksleak binaries buildBinary built, by CGO_ENABLED
 // value, in one directory for the whole test binary: the tests that need a
 // binary without cgo (TestBinaryWithoutCgo and the two examples' merge jobs)
@@ -110,6 +122,8 @@ func TestBinaryWithoutCgo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary twice")
 	}
+	// Two builds and commands on the repository's result files: exit codes and output, nothing measured.
+	sharesTheCores(t)
 	pure, full := buildBinary(t, "0"), buildBinary(t, "1")
 
 	for _, cmd := range []string{"run", "reliability", "rehearse"} {
