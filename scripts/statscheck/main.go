@@ -204,7 +204,8 @@ func spreads(glob string) error {
 	fmt.Println("fit: total = Y ~ 1 + lifecycles (the growth per lifecycle the verdict reads); +failed closes = the lifecycle slope of Y ~ 1 + lifecycles + failed closes.")
 	fmt.Println("legacy = Cochrane–Orcutt FGLS + Newey–West; tool = what the tool uses (analysis.OptionsFor): RegressRobust (GLS, profile-likelihood interval)")
 	fmt.Println("for the native heap, RegressRobustBatch (the wider of that interval and a batch-means one) for RSS; profile-only = RegressRobust for both.")
-	fmt.Println("RSS fits take restored records as a regressor (samples.csv without the column: none); the start sample is left out, as the tool does.")
+	fmt.Println("RSS is the code's RSS the verdicts read (RSS less the instrument's runtime, runtime_bytes, where samples.csv has it),")
+	fmt.Println("with restored records as a regressor (samples.csv without the column: none); the start sample is left out, as the tool does.")
 	fmt.Println("rw = seeds whose error model allows a random walk (FlagRandomWalkModelled); flagged = seeds with a blocking flag (tool).")
 	fmt.Fprintln(w, "run\tmodel\tsignal\tfit\tseeds\tmean slope\tSD\t|\tlegacy SE\tratio\t|\ttool SE\tratio\t|\tprofile-only SE\tratio\trw\tflagged\t")
 	for _, d := range dirs {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/stats/simulate"
 )
@@ -33,6 +34,7 @@ func readSamplesCSV(r io.Reader) ([]simulate.Series, error) {
 			s.RestoredRecords = append(s.RestoredRecords, float64(x.RestoredRecords))
 			s.NativeHeap = append(s.NativeHeap, float64(x.NativeHeap))
 			s.RSS = append(s.RSS, float64(x.RSS))
+			s.CodeRSS = append(s.CodeRSS, analysis.SignalValue(x, analysis.SignalRSS))
 			s.GoHeap = append(s.GoHeap, float64(x.GoHeap))
 		}
 		out = append(out, s)

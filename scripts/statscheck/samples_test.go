@@ -1,13 +1,16 @@
 package main
 
 import (
+	"encoding/csv"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/internal/montecarlo"
+	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/stats/simulate"
 )
 
@@ -76,4 +79,27 @@ func TestRunBootstrap(t *testing.T) {
 		}
 		assert.Zero(t, r.FalseCalls, c.Name)
 	}
+}
+
+// TestReadSamplesCSVCodeRSS: the RSS statscheck -real fits is the code's RSS
+// the verdicts read (RSS less runtime_bytes, analysis.SignalValue), not the
+// raw RSS, which carries the instrument's own runtime. Shown failing with
+// Series.Input("rss") reading RSS.
+func TestReadSamplesCSVCodeRSS(t *testing.T) {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	require.NoError(t, w.Write(schema.CSVHeader(nil)))
+	for i := range 3 {
+		s := schema.Sample{Model: "fixed", Seq: i, Trigger: schema.TriggerLifecycle, Lifecycles: int64(i + 1)}
+		s.RSS = 100 << 20
+		s.RuntimeBytes = int64(10+i) << 20
+		require.NoError(t, w.Write(s.CSVRow(nil)))
+	}
+	w.Flush()
+	ss, err := readSamplesCSV(strings.NewReader(b.String()))
+	require.NoError(t, err)
+	require.Len(t, ss, 1)
+	in := ss[0].Input("rss")
+	assert.Equal(t, []float64{90 << 20, 89 << 20, 88 << 20}, in.Y, "the code's RSS")
+	assert.Equal(t, []float64{100 << 20, 100 << 20, 100 << 20}, ss[0].RSS, "the raw RSS is kept")
 }

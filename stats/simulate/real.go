@@ -15,6 +15,11 @@ type Series struct {
 	// replayed by restores (zeros in files written before it was recorded).
 	RestoredRecords []float64
 	NativeHeap, RSS []float64
+	// CodeRSS is the RSS the verdicts read, sample by sample: the code
+	// under test's, RSS less what the instrument's runtime holds
+	// (analysis.SignalValue of "rss"). Nil in series built without it
+	// (Input then takes RSS).
+	CodeRSS []float64
 	// GoHeap is the child's Go heap (the instrument's own memory inside the
 	// measured process; CleanRSS takes it out of RSS).
 	GoHeap []float64
@@ -35,12 +40,16 @@ func (s Series) CleanRSS() []float64 {
 }
 
 // Input returns the stats.Input of one signal ("native_heap" or "rss"), as
-// analysis.FitSamples builds it: RSS with restored records as a regressor.
+// analysis.FitSamples builds it: RSS (CodeRSS when the series has it, the
+// RSS the verdicts read) with restored records as a regressor.
 func (s Series) Input(signal string) stats.Input {
 	in := stats.Input{Lifecycles: s.Lifecycles, FailedCloses: s.FailedCloses, Records: s.Records, Unit: "B"}
 	switch signal {
 	case "rss":
 		in.Y = s.RSS
+		if len(s.CodeRSS) == len(s.RSS) {
+			in.Y = s.CodeRSS
+		}
 		in.RestoredRecords = s.RestoredRecords
 	default:
 		in.Y = s.NativeHeap
