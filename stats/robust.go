@@ -252,9 +252,14 @@ func RegressRobust(X *mat.Dense, y []float64, confidence float64) (Regression, e
 // robustConfig selects the parts of regressRobust: the batch-means
 // widening (RegressRobustBatch) and the integrated-AR(1) error family (on
 // in both exported functions; off only in tests, as the negative control
-// that shows what the family buys).
+// that shows what the family buys); likeliest takes every standard error
+// under the likeliest error model of either family (never below the
+// estimate's own GLS standard error), not the largest over the likelihood
+// region: the curvature test of FlagSlows (slows), whose false rate on
+// straight leaks is measured, not the intervals.
 type robustConfig struct {
 	batches, integrated bool
+	likeliest           bool
 }
 
 // maxIntegratedPhi bounds φ in the integrated family (grid values 0.2 to
@@ -366,10 +371,15 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 	// model, so that a near-unit-root series the likelihood cannot tell
 	// from a random walk gets the random walk's error.
 	var region []point
+	if cfg.likeliest {
+		region = []point{pts[best]}
+	}
 	rwPlausible := false
 	for _, p := range pts {
 		if pts[best].ll-p.ll <= regionCutoff(p.errorModel) {
-			region = append(region, p)
+			if !cfg.likeliest {
+				region = append(region, p)
+			}
 			if p.r >= 0.5 || p.phi >= 0.995 {
 				rwPlausible = true
 			}
