@@ -9,12 +9,12 @@ REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # samplers, the memory guard, the fleet's children, the native-object ledger, the profile symbolizer), run again
 # under the race detector with -short. The pure packages start no goroutine and their tests none either, so the
 # race detector cannot see a race there; cmd/rocksleak's goroutines (seeds in parallel, progress) drive child
-# processes, which a -race binary would re-exec slowly, and its -short tests start few.
-RACE    := ./measure ./harness ./fleet ./lifecycle ./heapprof
-# Of those, the ones whose -short tests read memory run alone after the real runs: measure's and harness's retention
-# tests assert RSS after a trim, lifecycle's the native heap per lifecycle. fleet's (assignment, a child, the reference
-# replay, a rollback's checks) and heapprof's read none: they overlap the other stages that read none.
-RACE_ALONE  := ./measure ./harness ./lifecycle
+# processes, which a -race binary would re-exec slowly, and its -short tests start few. RACE_MEM are those whose
+# -short tests read memory (measure's and harness's retention tests assert RSS after a trim, lifecycle's the native
+# heap per lifecycle): they run one at a time (-p 1). RACE_SHARED's (fleet: assignment, a child, the reference
+# replay, a rollback's checks; heapprof) read none. Both run in make test's lane beside the real runs, at the lowest
+# CPU priority: RACE_MEM's -short tests passed so, beside two default runs at once, twice on 2026-12-03.
+RACE_MEM    := ./measure ./harness ./lifecycle
 RACE_SHARED := ./fleet ./heapprof
 ARGS    ?=
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
@@ -70,18 +70,17 @@ run: deps build
 ## main pass) and every fuzz target briefly, in two lanes side by side (make -j2; each lane's output is printed whole
 ## when it ends, and a failure fails make test once the other lane ends), after the JVM child's build:
 ## - test-alone: the packages with real runs (cgo: RocksDB, children, samplers), one package at a time (-p 1); inside
-##   cmd/rocksleak the real runs go two at a time (each keeps about one core busy); then, alone too, the race detector
-##   on the packages whose -short tests read memory.
-## - test-beside, at the lowest CPU priority (nice -n 19), so that it takes only the CPU test-alone leaves idle: what
-##   reads no memory, two at a time: the Java child's JUnit tests, go vet, the pure packages' tests, fleet and
-##   heapprof under -race -short, and the brief fuzzing.
+##   cmd/rocksleak the real runs go two at a time (each keeps about one core busy).
+## - test-beside, at the lowest CPU priority (nice -n 19), so that it takes only the CPU test-alone leaves idle, two at
+##   a time: the Java child's JUnit tests, go vet, the pure packages' tests, the race detector on the packages with
+##   goroutines (-short), and the brief fuzzing.
 ## docs/developing.md ("Tests and their timings") says how long each part takes and why.
 test: deps
 	@$(MAKE) --no-print-directory test-jvm-build
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-alone test-beside
 
 # make test's parts (`make test` runs them).
-.PHONY: test-jvm-build test-alone test-beside test-jvm test-vet test-pure test-race-shared test-fuzz
+.PHONY: test-jvm-build test-alone test-beside test-jvm test-vet test-pure test-race-mem test-race-shared test-fuzz
 # The JVM child and its classpaths (no tests), which test-alone's JVM runs read from $(JVM_DIR).
 test-jvm-build:
 ifneq ($(wildcard $(JVM_POM)),)
@@ -89,9 +88,8 @@ ifneq ($(wildcard $(JVM_POM)),)
 endif
 test-alone:
 	$(JVM_TEST_ENV) $(GO) test -p 1 -count=1 -timeout 25m $(REAL)
-	$(GO) test -p 1 -count=1 -race -short -timeout 10m $(RACE_ALONE)
 test-beside:
-	@MAKEFLAGS= nice -n 19 $(MAKE) --no-print-directory -j2 --output-sync=target test-jvm test-vet test-pure test-race-shared test-fuzz
+	@MAKEFLAGS= nice -n 19 $(MAKE) --no-print-directory -j2 --output-sync=target test-race-mem test-jvm test-vet test-pure test-race-shared test-fuzz
 # The Java child with its own JUnit tests (build.sh -t), built into a directory of its own ($(JVM_DIR)-junit), so
 # that test-alone's JVM runs keep reading the build in $(JVM_DIR).
 test-jvm:
@@ -102,6 +100,8 @@ test-vet:
 	$(GO) vet ./...
 test-pure:
 	$(GO) test -count=1 -timeout 15m $(PURE)
+test-race-mem:
+	$(GO) test -p 1 -count=1 -race -short -timeout 10m $(RACE_MEM)
 test-race-shared:
 	$(GO) test -count=1 -race -short -timeout 10m $(RACE_SHARED)
 test-fuzz:
