@@ -54,7 +54,7 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/rocksleak
 
 ## jvm: build the JVM engine's child and each KAFKA_VERSIONS' classpath into build/jvm (jvm/child/build.sh: Maven
-## offline first, online only for what ~/.m2 lacks).
+## offline first, online only for what ~/.m2 lacks; JVM_TESTS=-t runs its JUnit tests too).
 jvm: deps
 ifeq ($(wildcard $(JVM_POM)),)
 	@echo "make jvm: $(JVM_POM) is not there yet, so the kafka-<version> models cannot run"
@@ -76,26 +76,19 @@ run: deps build
 ##   goroutines (-short), and the brief fuzzing.
 ## docs/developing.md ("Tests and their timings") says how long each part takes and why.
 test: deps
-	@$(MAKE) --no-print-directory test-jvm-build
+	@$(MAKE) --no-print-directory jvm
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-alone test-beside
 
 # make test's parts (`make test` runs them).
-.PHONY: test-jvm-build test-alone test-beside test-jvm test-vet test-pure test-race-mem test-race-shared test-fuzz
-# The JVM child and its classpaths (no tests), which test-alone's JVM runs read from $(JVM_DIR).
-test-jvm-build:
-ifneq ($(wildcard $(JVM_POM)),)
-	MVN=$(MVN) jvm/child/build.sh $(JVM_DIR) $(KAFKA_VERSIONS)
-endif
+.PHONY: test-alone test-beside test-jvm test-vet test-pure test-race-mem test-race-shared test-fuzz
 test-alone:
 	$(JVM_TEST_ENV) $(GO) test -p 1 -count=1 -timeout 25m $(REAL)
 test-beside:
 	@MAKEFLAGS= nice -n 19 $(MAKE) --no-print-directory -j2 --output-sync=target test-race-mem test-jvm test-vet test-pure test-race-shared test-fuzz
-# The Java child with its own JUnit tests (build.sh -t), built into a directory of its own ($(JVM_DIR)-junit), so
-# that test-alone's JVM runs keep reading the build in $(JVM_DIR).
+# The Java child with its own JUnit tests (make jvm with build.sh -t), built into a directory of its own
+# ($(JVM_DIR)-junit), so that test-alone's JVM runs keep reading the build make test made first in $(JVM_DIR).
 test-jvm:
-ifneq ($(wildcard $(JVM_POM)),)
-	MVN=$(MVN) jvm/child/build.sh -t $(JVM_DIR)-junit $(KAFKA_VERSIONS)
-endif
+	@$(MAKE) --no-print-directory jvm JVM_TESTS=-t JVM_DIR=$(JVM_DIR)-junit
 test-vet:
 	$(GO) vet ./...
 test-pure:
