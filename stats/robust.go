@@ -369,21 +369,20 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 	// Standard errors: the largest over the likelihood-ratio confidence
 	// region of (φ, r) of the estimate's standard error under that error
 	// model, so that a near-unit-root series the likelihood cannot tell
-	// from a random walk gets the random walk's error.
+	// from a random walk gets the random walk's error (cfg.likeliest: the
+	// likeliest model's alone).
 	var region []point
-	if cfg.likeliest {
-		region = []point{pts[best]}
-	}
 	rwPlausible := false
 	for _, p := range pts {
 		if pts[best].ll-p.ll <= regionCutoff(p.errorModel) {
-			if !cfg.likeliest {
-				region = append(region, p)
-			}
+			region = append(region, p)
 			if p.r >= 0.5 || p.phi >= 0.995 {
 				rwPlausible = true
 			}
 		}
+	}
+	if cfg.likeliest {
+		region = []point{pts[best]}
 	}
 	scale := make([]float64, kq)
 	acf := estimatorAutocorr(g, errorModel{bPhi, bR, false})
