@@ -9,12 +9,12 @@ REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # samplers, the memory guard, the fleet's children, the native-object ledger, the profile symbolizer), run again
 # under the race detector with -short. The pure packages start no goroutine and their tests none either, so the
 # race detector cannot see a race there; cmd/rocksleak's goroutines (seeds in parallel, progress) drive child
-# processes, which a -race binary would re-exec slowly, and its -short tests start few.
-RACE    := ./measure ./harness ./fleet ./lifecycle ./heapprof
-# Of those, the ones whose -short tests read memory run alone after the real runs: measure's and harness's retention
-# tests assert RSS after a trim, lifecycle's the native heap per lifecycle. fleet's (assignment, a child, the reference
-# replay, a rollback's checks) and heapprof's read none: they overlap the other stages that read none.
-RACE_ALONE  := ./measure ./harness ./lifecycle
+# processes, which a -race binary would re-exec slowly, and its -short tests start few. RACE_MEM are those whose
+# -short tests read memory (measure's and harness's retention tests assert RSS after a trim, lifecycle's the native
+# heap per lifecycle): they run one at a time (-p 1). RACE_SHARED's (fleet: assignment, a child, the reference
+# replay, a rollback's checks; heapprof) read none. Both run in make test's lane beside the real runs, at the lowest
+# CPU priority: RACE_MEM's -short tests passed so, beside two default runs at once, twice on 2026-12-03.
+RACE_MEM    := ./measure ./harness ./lifecycle
 RACE_SHARED := ./fleet ./heapprof
 ARGS    ?=
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
@@ -54,7 +54,7 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/rocksleak
 
 ## jvm: build the JVM engine's child and each KAFKA_VERSIONS' classpath into build/jvm (jvm/child/build.sh: Maven
-## offline first, online only for what ~/.m2 lacks).
+## offline first, online only for what ~/.m2 lacks; JVM_TESTS=-t runs its JUnit tests too).
 jvm: deps
 ifeq ($(wildcard $(JVM_POM)),)
 	@echo "make jvm: $(JVM_POM) is not there yet, so the kafka-<version> models cannot run"
@@ -67,41 +67,38 @@ run: deps build
 	./$(BIN) run $(ARGS)
 
 ## test: every test, plus the packages with goroutines under -race -short (their long real runs already ran in the
-## main pass) and every fuzz target briefly, in two stages.
-## First the stages that read no memory overlap, three at a time (make -j3; each prints its output whole when it ends,
-## and a failure fails make test once the running ones end): the Java child's build with its JUnit tests
-## (build.sh -t), go vet, the pure packages' tests, heapprof under -race -short, the brief fuzzing, and the compile
-## of the real packages' test binaries and of the binary without cgo their tests build (into the build cache).
-## Then the packages with real runs (cgo: RocksDB, children, samplers), alone and one at a time (-p 1): the real
-## runs' verdicts read RSS, and glibc's RSS retention grows when other processes compete for the two cores. Inside
-## cmd/rocksleak the tests that read no memory run two at a time after its serial ones (docs/developing.md, "Tests
-## and their timings"). Last, alone too, the race detector on the packages whose -short tests read memory.
+## main pass) and every fuzz target briefly, in two lanes side by side (make -j2; each lane's output is printed whole
+## when it ends, and a failure fails make test once the other lane ends), after the JVM child's build:
+## - test-alone: the packages with real runs (cgo: RocksDB, children, samplers), one package at a time (-p 1); inside
+##   cmd/rocksleak the real runs go two at a time (each keeps about one core busy).
+## - test-beside, at the lowest CPU priority (nice -n 19), so that it takes only the CPU test-alone leaves idle, two at
+##   a time: the Java child's JUnit tests, go vet, the pure packages' tests, the race detector on the packages with
+##   goroutines (-short), and the brief fuzzing.
+## docs/developing.md ("Tests and their timings") says how long each part takes and why.
 test: deps
-	@$(MAKE) --no-print-directory -j3 --output-sync=target test-jvm test-vet test-pure test-race-shared test-fuzz test-compile
-	$(JVM_TEST_ENV) $(GO) test -p 1 -count=1 -timeout 25m $(REAL)
-	$(GO) test -p 1 -count=1 -race -short -timeout 10m $(RACE_ALONE)
+	@$(MAKE) --no-print-directory jvm
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-alone test-beside
 
-# make test's first stage, one target each (they read no memory, so they may share the cores; `make test` runs them).
-.PHONY: test-jvm test-vet test-pure test-race-shared test-fuzz test-compile
-# The Java child with its own JUnit tests (build.sh -t); the real stage's JVM tests use what it builds.
+# make test's parts (`make test` runs them).
+.PHONY: test-alone test-beside test-jvm test-vet test-pure test-race-mem test-race-shared test-fuzz
+test-alone:
+	$(JVM_TEST_ENV) $(GO) test -p 1 -count=1 -timeout 25m $(REAL)
+test-beside:
+	@MAKEFLAGS= nice -n 19 $(MAKE) --no-print-directory -j2 --output-sync=target test-race-mem test-jvm test-vet test-pure test-race-shared test-fuzz
+# The Java child with its own JUnit tests (make jvm with build.sh -t), built into a directory of its own
+# ($(JVM_DIR)-junit), so that test-alone's JVM runs keep reading the build make test made first in $(JVM_DIR).
 test-jvm:
-ifneq ($(wildcard $(JVM_POM)),)
-	MVN=$(MVN) jvm/child/build.sh -t $(JVM_DIR) $(KAFKA_VERSIONS)
-endif
+	@$(MAKE) --no-print-directory jvm JVM_TESTS=-t JVM_DIR=$(JVM_DIR)-junit
 test-vet:
 	$(GO) vet ./...
 test-pure:
 	$(GO) test -count=1 -timeout 15m $(PURE)
+test-race-mem:
+	$(GO) test -p 1 -count=1 -race -short -timeout 10m $(RACE_MEM)
 test-race-shared:
 	$(GO) test -count=1 -race -short -timeout 10m $(RACE_SHARED)
 test-fuzz:
 	@$(MAKE) --no-print-directory fuzz $(TESTFUZZ)
-# Compiles (runs no test of) the real packages' test binaries, and the CGO_ENABLED=0 binary cmd/rocksleak's tests
-# build, so the stage that runs them alone only links; its output is shown only when something fails to build.
-test-compile:
-	@out=$$($(GO) test -count=1 -run '^$$' $(REAL) 2>&1 && CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/rocksleak 2>&1) || \
-	  { echo "$$out"; exit 1; }
-	@echo "compiled the real packages' tests"
 
 ## test-short: the edit loop, under 2 minutes (91 s on a shared 2-core machine; no RocksDB, nothing installed):
 ## the pure packages vetted, then their tests with -short, which skips their long Monte Carlo runs (the

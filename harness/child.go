@@ -218,8 +218,6 @@ func (c *Child) Close() {
 	c.sampler.Close()
 }
 
-// recorder takes the samples: after every SampleEveryLifecycles lifecycles and
-// whenever the timer period has passed since the last sample.
 // startChild makes the job's state directory, opens the sampler and emits
 // the child's Info (PID, RocksDB's version, allocator): the start every child
 // shares. The caller closes the sampler; out writes the events to events.
@@ -252,6 +250,8 @@ func newRecorder(j Job, topo *Topology, sampler *measure.Sampler, out *eventWrit
 		interval: time.Duration(max(j.Scenario.SampleIntervalMs, 1)) * time.Millisecond}
 }
 
+// recorder takes the samples: after every SampleEveryLifecycles lifecycles and
+// whenever the timer period has passed since the last sample.
 type recorder struct {
 	topo     *Topology
 	sampler  *measure.Sampler

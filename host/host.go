@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shirou/gopsutil/v4/cpu"
-	gohost "github.com/shirou/gopsutil/v4/host"
-	"github.com/shirou/gopsutil/v4/mem"
-	"github.com/shirou/gopsutil/v4/process"
+	"github.com/shirou/gopsutil/v3/cpu"
+	gohost "github.com/shirou/gopsutil/v3/host"
+	"github.com/shirou/gopsutil/v3/mem"
+	"github.com/shirou/gopsutil/v3/process"
 
 	"github.com/rocksleak/rocksleak/schema"
 )

@@ -328,6 +328,21 @@ func instrumentOf(run *schema.Run) (share, goHeap string, ok bool) {
 	return share, goHeap, true
 }
 
+// fitTitleNote is what a fit's heading adds to its signal's title: for the native heap, when a run read its
+// runtime's own mallocs (a JVM child's runtime_malloc), that the fit reads the heap less those, as
+// analysis.SignalValue does; otherwise nothing.
+func fitTitleNote(r *schema.Result, sig string) string {
+	if sig != analysis.SignalNativeHeap {
+		return ""
+	}
+	for _, m := range r.Models {
+		if run := r.Runs[m]; run != nil && run.RuntimeMallocEnd > 0 {
+			return ", less the JVM's own mallocs where read (runtime_malloc)"
+		}
+	}
+	return ""
+}
+
 func startEnd(samples int, start, end int64) string {
 	if samples == 0 {
 		return "—"
@@ -337,7 +352,7 @@ func startEnd(samples int, start, end int64) string {
 
 func reportFit(b *bytes.Buffer, r *schema.Result, sig string) {
 	unit := analysis.Describe(sig).Unit
-	fmt.Fprintf(b, "### %s\n\n", analysis.Describe(sig).Title)
+	fmt.Fprintf(b, "### %s%s\n\n", analysis.Describe(sig).Title, fitTitleNote(r, sig))
 	t := table.New("l|r|r|r|r|r|r|l|r|r", "model", "per lifecycle [95% CI]", "two-counter: per lifecycle [95% CI]",
 		"two-counter: per failed close [95% CI]", "per 10⁶ records [95% CI]", "R²", "used / cut",
 		"warm-up", "Theil–Sen", "Mann–Kendall p")

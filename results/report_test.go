@@ -200,6 +200,7 @@ func TestRSSByOwnerOnlyWhenRecorded(t *testing.T) {
 	sum := Summary(smoke)
 	assert.Contains(t, sum, "fixed: 6.00 MiB → 10.0 MiB (+4.00 MiB), 25% of RSS 40.0 MiB; Go heap 1.00 MiB → 2.00 MiB (+1.00 MiB)")
 	assert.NotContains(t, md, "the JVM's own mallocs", "no run read its runtime's mallocs: no native heap split")
+	assert.Contains(t, md, "### Native heap in use (C allocator)\n", "the native heap's fit has its plain title")
 
 	// A JVM child's run: its own mallocs split out of the native heap, in the report and the summary.
 	run.GoHeapStart, run.GoHeapEnd = schema.Unavailable, schema.Unavailable
@@ -209,4 +210,6 @@ func TestRSSByOwnerOnlyWhenRecorded(t *testing.T) {
 	assert.Contains(t, md, "| fixed | 12.0 MiB → 30.0 MiB (+18.0 MiB) | 7.00 MiB → 16.0 MiB (+9.00 MiB) | "+
 		"5.00 MiB → 14.0 MiB (+9.00 MiB) |")
 	assert.Contains(t, Summary(smoke), "fixed: 6.00 MiB → 10.0 MiB (+4.00 MiB), 25% of RSS 40.0 MiB; its own mallocs 7.00 MiB → 16.0 MiB (+9.00 MiB)")
+	assert.Contains(t, md, "### Native heap in use (C allocator), less the JVM's own mallocs where read (runtime_malloc)\n",
+		"the native heap's fit says what it reads")
 }

@@ -420,3 +420,56 @@ func TestDecideSignalsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestDecideSlowPlateauNotALeak: the hardest cell of issue 29's plateau
+// family, P = 5 MiB levelling off with τ the whole run (150 samples, 2
+// lifecycles a sample, native heap AR(1), RSS a random walk, as
+// stats/simulate's PlateauSuite), still rises 6.5 KiB/lifecycle at the end,
+// three times the native floor, and the warm-up cut takes about a third of
+// the run. The curvature test of FlagSlows takes the quadratic's standard
+// error under the likeliest error model (curvatureRegress): with the
+// largest over the likelihood region, as the slope's interval takes it,
+// this cell was called a leak in 25 of 100 seeds here (0.19 of 400 runs in
+// statscheck), now in 10 (0.07 of 400 runs); the bound is 12. The issue's
+// 5% is not reached: docs/methods.md has the frontier. Negative control: a
+// straight leak at the leaky model's rate under the same noise is still
+// called a leak.
+func TestDecideSlowPlateauNotALeak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 seeded fits of 150 samples")
+	}
+	const n, seeds = 150, 100
+	nat := Options{Interval: IntervalRobust}
+	rss := Options{Interval: IntervalRobustBatch}
+	leaks := func(shape func(i int) float64, slope float64) (calls int) {
+		for s := range seeds {
+			r := seeded(uint64(500 + s))
+			ni := Input{Y: ar1(r, n, 0.75, 30e3), Lifecycles: make([]float64, n)}
+			ri := Input{Y: make([]float64, n), Lifecycles: ni.Lifecycles}
+			var w float64
+			for i := range n {
+				L := 2 * float64(i)
+				w += r.NormFloat64() * 20e3
+				ni.Lifecycles[i] = L
+				ni.Y[i] += shape(i) + slope*L
+				ri.Y[i] = shape(i) + slope*L + w
+			}
+			nf, err := FitSignal(ni, nat)
+			require.NoError(t, err)
+			rf, err := FitSignal(ri, rss)
+			require.NoError(t, err)
+			if DecideSignals(nf, rf, DecideOptions{}).Verdict == VerdictLeak {
+				calls++
+			}
+		}
+		return calls
+	}
+	plateau := func(i int) float64 { return 5 << 20 * (1 - math.Exp(-float64(i)/(n-1))) }
+	got := leaks(plateau, 0)
+	t.Logf("plateau 5 MiB, τ = the run, n = %d: leak in %d of %d seeds", n, got, seeds)
+	assert.LessOrEqual(t, got, seeds*12/100, "bounded growth called a leak")
+	flat := func(int) float64 { return 0 }
+	got = leaks(flat, 11<<10)
+	t.Logf("straight leak of 11 KiB/lifecycle, n = %d: leak in %d of %d seeds", n, got, seeds)
+	assert.GreaterOrEqual(t, got, seeds*9/10, "straight leak not called a leak")
+}

@@ -262,9 +262,14 @@ func RegressRobust(X *mat.Dense, y []float64, confidence float64) (Regression, e
 // robustConfig selects the parts of regressRobust: the batch-means
 // widening (RegressRobustBatch) and the integrated-AR(1) error family (on
 // in both exported functions; off only in tests, as the negative control
-// that shows what the family buys).
+// that shows what the family buys); likeliest takes every standard error
+// under the likeliest error model of either family (never below the
+// estimate's own GLS standard error), not the largest over the likelihood
+// region: the curvature test of FlagSlows (slows), whose false rate on
+// straight leaks is measured, not the intervals.
 type robustConfig struct {
 	batches, integrated bool
+	likeliest           bool
 	// calibrated replaces (not widens) each column's interval by the
 	// batch-means one (RegressCalibrated).
 	calibrated bool
@@ -414,7 +419,8 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 	// Standard errors: the largest over the likelihood-ratio confidence
 	// region of (φ, r) of the estimate's standard error under that error
 	// model, so that a near-unit-root series the likelihood cannot tell
-	// from a random walk gets the random walk's error.
+	// from a random walk gets the random walk's error (cfg.likeliest: the
+	// likeliest model's alone).
 	var region []point
 	rwPlausible := false
 	for _, p := range pts {
@@ -424,6 +430,9 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 				rwPlausible = true
 			}
 		}
+	}
+	if cfg.likeliest {
+		region = []point{pts[best]}
 	}
 	scale := make([]float64, kq)
 	acf := estimatorAutocorr(g, errorModel{bPhi, bR, false})

@@ -63,6 +63,8 @@ func TestJVMKafka430LeaksAnd431DoesNot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two JVM runs of 1,000 lifecycles take about 3 minutes")
 	}
+	// Its verdicts read memory; it runs beside one other test at most (sharesTheCores says why that is safe).
+	sharesTheCores(t)
 	requireJVM(t, "4.3.0", "4.3.1")
 	res := analyse(t, "kafka-20616", "models=kafka-4.3.0,kafka-4.3.1", "records_per_step=2", "lifecycles=1000")
 	old, fixed := res.Runs["kafka-4.3.0"], res.Runs["kafka-4.3.1"]

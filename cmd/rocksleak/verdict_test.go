@@ -32,6 +32,8 @@ func analyse(t *testing.T, name string, sets ...string) *schema.Result {
 // known answer: 64 KiB per lifecycle, malloc'd and touched in C, recovered
 // within ±2% from the native heap and ±10% from RSS against the control run.
 func TestCalibrationRecoversKnownLeak(t *testing.T) {
+	// Its verdicts read memory; it runs beside one other test at most (sharesTheCores says why that is safe).
+	sharesTheCores(t)
 	res := analyse(t, "calibration")
 	require.Len(t, res.Calibration, 1)
 	c := res.Calibration[0]
@@ -87,6 +89,8 @@ func TestKafka20616Verdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a full default run takes about a minute")
 	}
+	// Its verdicts read memory; it runs beside one other test at most (sharesTheCores says why that is safe).
+	sharesTheCores(t)
 	res := analyse(t, "kafka-20616")
 	leaky, fixed := res.Runs["leaky"], res.Runs["fixed"]
 	require.NotNil(t, leaky.Verdict.Leak, leaky.Verdict.Reason)
@@ -128,6 +132,8 @@ func TestNoSafetyNetPinsDBs(t *testing.T) {
 // TestRestorePeakIsNotALeak: large transient allocations during restores (a
 // negative control) are not called a leak.
 func TestRestorePeakIsNotALeak(t *testing.T) {
+	// Its verdicts read memory; it runs beside one other test at most (sharesTheCores says why that is safe).
+	sharesTheCores(t)
 	res := analyse(t, "restore-peak")
 	run := res.Runs["fixed"]
 	assert.Positive(t, run.Restore.Count, "restores happened")

@@ -36,15 +36,8 @@ func TestReadSamplesCSV(t *testing.T) {
 		assert.Len(t, s.Records, n)
 		assert.Len(t, s.RestoredRecords, n) // zeros: the file predates the column
 	}
-	_, err = readSamplesCSV(stringsReader("model,seq\nx,1\n"))
+	_, err = readSamplesCSV(strings.NewReader("model,seq\nx,1\n"))
 	assert.Error(t, err)
-}
-
-func stringsReader(s string) *os.File {
-	f, _ := os.CreateTemp("", "samples")
-	_, _ = f.WriteString(s)
-	_, _ = f.Seek(0, 0)
-	return f
 }
 
 // TestRunBootstrap: the real-residual cases on the fixed model of the
