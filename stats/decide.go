@@ -127,8 +127,6 @@ func at(e Estimate, alpha float64) Estimate {
 	return e
 }
 
-// pct renders a level as a percentage with at most 6 significant digits.
-
 // DecideSignals combines the native-heap and RSS fits of one model into a
 // Decision by two one-sided tests per signal, each at level opt.Alpha:
 //
@@ -367,20 +365,7 @@ func (d *Decision) leakOnRSSDirection(native, rss Fit, opt DecideOptions, natDes
 	if blocking(native, "") != "" || native.HasFlag(FlagSlows) || rss.HasFlag(FlagSlows) || !(d.Native.Low > opt.NativeFloor) {
 		return false
 	}
-	var why []string
-	for _, k := range blockingFlags {
-		if !rss.HasFlag(k) {
-			continue
-		}
-		switch k {
-		case FlagSlopeNotConstant:
-			why = append(why, "not at a constant rate")
-		case FlagWarmupAtLimit:
-			why = append(why, "with its warm-up cut at its limit")
-		default:
-			return false
-		}
-	}
+	why := rssDirectionOnly(rss)
 	if len(why) == 0 {
 		return false
 	}
@@ -401,6 +386,27 @@ func (d *Decision) leakOnRSSDirection(native, rss Fit, opt DecideOptions, natDes
 	d.Verdict = VerdictLeak
 	d.Reason = fmt.Sprintf("%s in both halves of its used samples: %s then %s%s", lead, describe(first, 0), describe(second, 0), conf)
 	return true
+}
+
+// rssDirectionOnly describes rss's blocking flags when they are all among
+// rssDirectionFlags ("not at a constant rate", "with its warm-up cut at its
+// limit"), and returns nil when it has none or another blocking flag.
+func rssDirectionOnly(rss Fit) []string {
+	var why []string
+	for _, k := range blockingFlags {
+		if !rss.HasFlag(k) {
+			continue
+		}
+		switch k {
+		case FlagSlopeNotConstant:
+			why = append(why, "not at a constant rate")
+		case FlagWarmupAtLimit:
+			why = append(why, "with its warm-up cut at its limit")
+		default:
+			return nil
+		}
+	}
+	return why
 }
 
 // bounded decides inconclusive for a signal whose growth slows (FlagSlows):
