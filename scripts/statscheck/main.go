@@ -199,11 +199,12 @@ func spreads(glob string) error {
 		return err
 	}
 	sort.Strings(dirs)
-	fmt.Println("\nAcross-seed spread of the per-lifecycle slope on real runs: SD of the seeds' slopes / median reported SE (goal ≤ 1.5).")
+	fmt.Println("\nAcross-seed spread of the per-lifecycle slope on real runs: SD of the seeds' slopes / median reported SE (goal 0.75–1.33 for both signals).")
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Println("fit: total = Y ~ 1 + lifecycles (the growth per lifecycle the verdict reads); +failed closes = the lifecycle slope of Y ~ 1 + lifecycles + failed closes.")
-	fmt.Println("legacy = Cochrane–Orcutt FGLS + Newey–West; tool = what the tool uses (analysis.OptionsFor): RegressRobust (GLS, profile-likelihood interval)")
-	fmt.Println("for the native heap, RegressRobustBatch (the wider of that interval and a batch-means one) for RSS; profile-only = RegressRobust for both.")
+	fmt.Println("legacy = Cochrane–Orcutt FGLS + Newey–West; tool = what the tool uses (analysis.OptionsFor): RegressCalibrated (batch means where the")
+	fmt.Println("likelihood region does not widen RegressRobust's GLS profile-likelihood interval) for the native heap, RegressRobustBatch (the wider of that")
+	fmt.Println("interval and a batch-means one) for RSS; profile-only = RegressRobust for both (the native heap's interval before the calibrated one).")
 	fmt.Println("RSS is the code's RSS the verdicts read (RSS less the instrument's runtime, runtime_bytes, where samples.csv has it),")
 	fmt.Println("with restored records as a regressor (samples.csv without the column: none); the start sample is left out, as the tool does.")
 	fmt.Println("rw = seeds whose error model allows a random walk (FlagRandomWalkModelled); flagged = seeds with a blocking flag (tool).")
