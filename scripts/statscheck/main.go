@@ -199,7 +199,7 @@ func spreads(glob string) error {
 		return err
 	}
 	sort.Strings(dirs)
-	fmt.Println("\nAcross-seed spread of the per-lifecycle slope on real runs: SD of the seeds' slopes / median reported SE (goal 0.75–1.33 for both signals).")
+	fmt.Println("\nAcross-seed spread of the per-lifecycle slope on real runs: SD of the seeds' slopes / median reported SE (goal 0.75–1.33 for both signals; ratios to 3 places, to be read against those edges).")
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Println("fit: total = Y ~ 1 + lifecycles (the growth per lifecycle the verdict reads); +failed closes = the lifecycle slope of Y ~ 1 + lifecycles + failed closes.")
 	fmt.Println("legacy = Cochrane–Orcutt FGLS + Newey–West; tool = what the tool uses (analysis.OptionsFor): RegressCalibrated (batch means where the")
@@ -247,7 +247,7 @@ func spreads(glob string) error {
 					if !total {
 						fit = "+failed closes"
 					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%.0f\t%.0f\t|\t%.0f\t%.2f\t|\t%.0f\t%.2f\t|\t%.0f\t%.2f\t%d\t%d\t\n", b.Run, m, sig, fit, b.Seeds, b.MeanSlope, b.SD, a.MedianSE, a.Ratio, b.MedianSE, b.Ratio, p.MedianSE, p.Ratio, b.RandomWalk, b.Flagged)
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%.0f\t%.0f\t|\t%.0f\t%.3f\t|\t%.0f\t%.3f\t|\t%.0f\t%.3f\t%d\t%d\t\n", b.Run, m, sig, fit, b.Seeds, b.MeanSlope, b.SD, a.MedianSE, a.Ratio, b.MedianSE, b.Ratio, p.MedianSE, p.Ratio, b.RandomWalk, b.Flagged)
 				}
 			}
 		}
