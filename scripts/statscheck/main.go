@@ -40,7 +40,7 @@ func main() {
 	seed := flag.Uint64("seed", 11, "seed of every simulation")
 	real := flag.String("real", "", "glob of reliability run directories (each with seed-*/samples.csv) for the across-seed spread")
 	sim := flag.Bool("sim", true, "run the simulation suite (-sim=false with -real: real runs only)")
-	only := flag.String("case", "", "regular expression: run only the per-case cells whose name matches (no early, controlled or paired tables)")
+	only := flag.String("case", "", "regular expression: run only the per-case cells whose name matches (no early, controlled or paired tables); with -frontier, only the frontier rows whose name (\"white noise / random walk, n=300\") matches, each cell's coverage then also printed to three places")
 	residuals := flag.String("residuals", "", "samples.csv of a rocksleak run: print only the real-residual table (its fixed model's residuals, block-bootstrapped, plus known slopes)")
 	frontierOnly := flag.Bool("frontier", false, "print only the coverage frontier tables (5 × reps series of each model per cell, the tool's coverage on reps of them)")
 	flag.Parse()
@@ -60,8 +60,20 @@ func main() {
 		if n == 0 {
 			n = defaultReps(*quick)
 		}
+		var rows *regexp.Regexp
+		if *only != "" {
+			re, err := regexp.Compile(*only)
+			if err == nil && len(frontierPairs(re)) == 0 {
+				err = fmt.Errorf("%q matches no frontier row (see the first three columns of its tables)", *only)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "statscheck: -case:", err)
+				os.Exit(2)
+			}
+			rows = re
+		}
 		start := time.Now()
-		if err := frontier(5*n, n, *seed); err != nil {
+		if err := frontier(5*n, n, *seed, rows); err != nil {
 			fmt.Fprintln(os.Stderr, "statscheck:", err)
 			os.Exit(1)
 		}
@@ -178,7 +190,7 @@ func run(quick, sim bool, reps int, seed uint64, real string, cases []simulate.C
 		fmt.Printf("\nstatscheck took %s\n", time.Since(start).Round(time.Second))
 		return nil
 	}
-	if err := frontier(5*reps, reps, seed); err != nil {
+	if err := frontier(5*reps, reps, seed, nil); err != nil {
 		return err
 	}
 	sequential(reps, seed)
@@ -344,11 +356,32 @@ func f2(v float64) string {
 	return fmt.Sprintf("%.2f", v)
 }
 
-// frontier prints the coverage frontier (simulate.RunFrontier) of every
-// pair of simulate.FrontierSuite at the per-case table's sizes, reps series
-// of each model per pair, and stats.RegressRobust's own coverage on the
-// first robustReps of them.
-func frontier(reps, robustReps int, seed uint64) error {
+// frontierPairs are the pairs of simulate.FrontierSuite at the per-case
+// table's sizes whose row name (frontierRow) rows matches (all when rows is
+// nil).
+func frontierPairs(rows *regexp.Regexp) []simulate.FrontierPair {
+	var out []simulate.FrontierPair
+	for _, p := range simulate.FrontierSuite(caseSizes) {
+		if rows == nil || rows.MatchString(frontierRow(p)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// frontierRow names a frontier table's row: "white noise / random walk,
+// n=300".
+func frontierRow(p simulate.FrontierPair) string {
+	return fmt.Sprintf("%s / %s, n=%d", p.Stationary, p.WalkName(), p.N)
+}
+
+// frontier prints the coverage frontier (simulate.RunFrontier) of the pairs
+// of simulate.FrontierSuite at the per-case table's sizes (the rows rows
+// matches; all when nil), reps series of each model per pair, and
+// stats.RegressRobust's and stats.RegressCalibrated's own coverage on the
+// first robustReps of them; with rows set, those two also to three places
+// with their Monte Carlo interval.
+func frontier(reps, robustReps int, seed uint64, rows *regexp.Regexp) error {
 	fmt.Printf("\nCoverage frontier: how close an interval can come to the goal (%s–%s) on a stationary model (S) and on the same plus a\n",
 		f2(simulate.GoalCoverLow), f2(simulate.GoalCoverHigh))
 	fmt.Println("walk (W) carrying a share r of the innovation variance, knowing that one of the two is the truth: each model's own 95%")
@@ -357,7 +390,7 @@ func frontier(reps, robustReps int, seed uint64) error {
 	fmt.Printf("best while W's is ≥ %s; × marks a pair with no threshold meeting both: covering S within the goal there means covering\n", f2(simulate.GoalCoverLow))
 	fmt.Println("a walk the data cannot tell from it below 0.90.")
 	var results []simulate.FrontierResult
-	for _, p := range simulate.FrontierSuite(caseSizes) {
+	for _, p := range frontierPairs(rows) {
 		res, err := simulate.RunFrontier(p, reps, robustReps, seed)
 		if err != nil {
 			return fmt.Errorf("frontier %s: %w", p.Stationary, err)
@@ -386,13 +419,24 @@ func frontier(reps, robustReps int, seed uint64) error {
 	}
 	fmt.Printf("\nThe calibrated interval's coverage (stats.RegressCalibrated, the native heap's interval: batch means where the likelihood\n")
 	fmt.Printf("region does not widen the interval, from %d samples on) of the same series: W/S (! marks a coverage below 0.90).\n", stats.CalibratedMinSamples)
-	return frontierGrid(results, func(r simulate.FrontierResult) string {
+	if err := frontierGrid(results, func(r simulate.FrontierResult) string {
 		mark := ""
 		if r.CalibratedWalk < simulate.GoalCoverLow || r.CalibratedStationary < simulate.GoalCoverLow {
 			mark = "!"
 		}
 		return f2(r.CalibratedWalk) + "/" + f2(r.CalibratedStationary) + mark
-	})
+	}); err != nil {
+		return err
+	}
+	if rows != nil {
+		fmt.Printf("\nTo three places, with the Monte Carlo 95%% interval (Wilson, %d series of each):\n", robustReps)
+		for _, r := range results {
+			fmt.Printf("  %s, r=%g: RegressRobust W %s, S %s; calibrated W %s, S %s\n", frontierRow(r.Pair), r.Pair.Share,
+				wilson(r.RobustWalk, r.RobustReps), wilson(r.RobustStationary, r.RobustReps),
+				wilson(r.CalibratedWalk, r.RobustReps), wilson(r.CalibratedStationary, r.RobustReps))
+		}
+	}
+	return nil
 }
 
 // frontierGrid prints results (simulate.FrontierSuite's order) as one row

@@ -45,3 +45,28 @@ func TestSelectCases(t *testing.T) {
 	assert.Len(t, selectCases(all, nil), len(all))
 	assert.Empty(t, selectCases(all, regexp.MustCompile(`no such case`)))
 }
+
+// TestFrontierPairs: a -frontier -case expression keeps whole rows of the
+// frontier tables (all walk shares of a stationary model, walk and n), so
+// that frontierGrid's rows stay whole: the white noise row at n = 300 is its
+// five pairs; the bursty walk's rows are not the random walk's; no
+// expression keeps every pair; one that matches nothing keeps none (main
+// then exits 2).
+func TestFrontierPairs(t *testing.T) {
+	got := frontierPairs(regexp.MustCompile(`^white noise / random walk, n=300$`))
+	if assert.Len(t, got, len(simulate.FrontierShares)) {
+		for i, p := range got {
+			assert.Equal(t, "white noise", p.Stationary)
+			assert.Equal(t, 300, p.N)
+			assert.False(t, p.Bursty)
+			assert.Equal(t, simulate.FrontierShares[i], p.Share)
+		}
+	}
+	bursty := frontierPairs(regexp.MustCompile(`bursty walk`))
+	assert.Len(t, bursty, len(caseSizes)*len(simulate.FrontierShares))
+	for _, p := range bursty {
+		assert.True(t, p.Bursty, "%+v", p)
+	}
+	assert.Len(t, frontierPairs(nil), len(simulate.FrontierSuite(caseSizes)))
+	assert.Empty(t, frontierPairs(regexp.MustCompile(`no such row`)))
+}
