@@ -101,7 +101,7 @@ func TestControlledPaired(t *testing.T) {
 		}
 		require.NotNil(t, nat)
 		assert.Equal(t, "fixed+synthetic", nat.Model)
-		assert.Contains(t, nat.Reason, "paired difference series (batch means)")
+		assert.Contains(t, nat.Reason, pairedMethod)
 		assert.Equal(t, int64(n), nat.Lifecycles)
 		assert.Equal(t, stats.PairedConfidence, nat.Confidence, "the paired verdict records its level")
 		assert.Contains(t, nat.Reason, "(99%)")

@@ -42,6 +42,7 @@ func main() {
 	sim := flag.Bool("sim", true, "run the simulation suite (-sim=false with -real: real runs only)")
 	only := flag.String("case", "", "regular expression: run only the per-case cells whose name matches (no early, controlled or paired tables)")
 	residuals := flag.String("residuals", "", "samples.csv of a rocksleak run: print only the real-residual table (its fixed model's residuals, block-bootstrapped, plus known slopes)")
+	pairedTimer := flag.String("paired-timer", "", "glob of reliability run directories of a synthetic-leak calibration with --replicate: print only the paired verdict's table (timer backlog as a regressor, and batch means before it) at lengths up to theirs")
 	frontierOnly := flag.Bool("frontier", false, "print only the coverage frontier tables (5 × reps series of each model per cell, the tool's coverage on reps of them)")
 	flag.Parse()
 	if *residuals != "" {
@@ -50,6 +51,20 @@ func main() {
 			n = defaultReps(*quick)
 		}
 		if err := bootstrap(*residuals, n, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "statscheck:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *pairedTimer != "" {
+		dirs, err := filepath.Glob(*pairedTimer)
+		if err == nil && len(dirs) == 0 {
+			err = fmt.Errorf("-paired-timer: %q matches no directory", *pairedTimer)
+		}
+		if err == nil {
+			err = realPairedTimer(dirs)
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "statscheck:", err)
 			os.Exit(1)
 		}
@@ -260,7 +275,10 @@ func spreads(glob string) error {
 	if err := realControlled(dirs); err != nil {
 		return err
 	}
-	return realPaired(dirs)
+	if err := realPaired(dirs); err != nil {
+		return err
+	}
+	return realPairedTimer(dirs)
 }
 
 // realControlled injects a 256 B/lifecycle leak into real fixed-model

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/stats"
+)
+
+// realPairedTimer prints, for every run directory of a synthetic-leak
+// calibration (seed-N with X+synthetic and X, and X's replicate in
+// seed-N/replicate), the controlled verdict on the native heap at each length
+// L by the tool's paired verdict (analysis.PairedTimerInput,
+// stats.ComparePairedCovariate: the difference less its fitted share of
+// RocksDB's timer backlog, then batch means) and,
+// for comparison, by the batch means of the raw difference
+// (stats.ComparePaired, the verdict before it): the leak found at how many
+// seeds, the A/A pairs called, the estimates' mean ± sd across seeds, their
+// median standard error and the 95% intervals' coverage of the leak as the
+// allocator counts it.
+func realPairedTimer(dirs []string) error {
+	type cell struct {
+		found, aaCalled, cover, n, aa int
+		est, se, aaEst, aaSE          []float64
+	}
+	type key struct {
+		L      int64
+		method string
+	}
+	fmt.Println("\nThe paired verdict less its fitted share of RocksDB's timer backlog (timer: the tool's, stats.ComparePairedCovariate) and")
+	fmt.Println("batch means of the raw difference (batch: stats.ComparePaired, before it), native heap, at the verdict's level (99%),")
+	fmt.Println("over the first L lifecycles of each seed. found = leak called on X+synthetic − X; A/A = X's replicate − X called a leak;")
+	fmt.Println("cover = 95% intervals containing the leak as the allocator counts it; SE = median standard error.")
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "run\tL\tmethod\tfound\tA/A\tcover\tsynthetic mean ± sd\tSE\tA/A mean ± sd\tSE\t")
+	for _, d := range dirs {
+		seedDirs, err := filepath.Glob(filepath.Join(d, "seed-*"))
+		if err != nil {
+			return err
+		}
+		sort.Slice(seedDirs, func(i, j int) bool { return seedNum(seedDirs[i]) < seedNum(seedDirs[j]) })
+		cells := map[key]*cell{}
+		var lens []int64
+		for _, sd := range seedDirs {
+			res, err := schema.Read(filepath.Join(sd, "result.json"))
+			if err != nil {
+				continue
+			}
+			samples, err := schema.ReadSamplesCSV(filepath.Join(sd, "samples.csv"))
+			if err != nil {
+				return err
+			}
+			var model, control string
+			for _, m := range res.Models {
+				if c, ok := strings.CutSuffix(m, spec.SyntheticSuffix); ok && samples[c] != nil {
+					model, control = m, c
+				}
+			}
+			if model == "" {
+				continue
+			}
+			known := chunkBytes(res.Scenario.SyntheticLeakBytes, res.Runs[model].Allocator)
+			var rep []schema.Sample
+			if rs, err := schema.ReadSamplesCSV(filepath.Join(sd, "replicate", "samples.csv")); err == nil {
+				rep = rs[control]
+			}
+			maxL := samples[control][len(samples[control])-1].Lifecycles
+			if lens == nil {
+				for _, L := range []int64{512, 1024, 1536, 2048, 3072, 4096} {
+					if L <= maxL {
+						lens = append(lens, L)
+					}
+				}
+			}
+			for _, L := range lens {
+				for _, method := range []string{"timer", "batch"} {
+					c := cells[key{L, method}]
+					if c == nil {
+						c = &cell{}
+						cells[key{L, method}] = c
+					}
+					p, ok := pairedBy(method, cut(samples[model], L), cut(samples[control], L))
+					if !ok {
+						continue
+					}
+					c.n++
+					if p.Verdict == stats.VerdictLeak {
+						c.found++
+					}
+					c.est, c.se = append(c.est, p.Estimate.Value), append(c.se, p.Estimate.SE)
+					if lo, hi, ok := p.Estimate.TInterval(0.95); ok && lo <= known && known <= hi {
+						c.cover++
+					}
+					if rep == nil {
+						continue
+					}
+					if a, ok := pairedBy(method, cut(rep, L), cut(samples[control], L)); ok {
+						c.aa++
+						if a.Verdict == stats.VerdictLeak {
+							c.aaCalled++
+						}
+						c.aaEst, c.aaSE = append(c.aaEst, a.Estimate.Value), append(c.aaSE, a.Estimate.SE)
+					}
+				}
+			}
+		}
+		for _, L := range lens {
+			for _, method := range []string{"timer", "batch"} {
+				c := cells[key{L, method}]
+				if c == nil || c.n == 0 {
+					continue
+				}
+				m, sd := stat.MeanStdDev(c.est, nil)
+				aa, aaSE := "—", "—"
+				if c.aa > 1 {
+					am, asd := stat.MeanStdDev(c.aaEst, nil)
+					aa, aaSE = fmt.Sprintf("%+.0f ± %.0f", am, asd), fmt.Sprintf("%.1f", stats.Median(c.aaSE))
+				}
+				fmt.Fprintf(w, "%s\t%d\t%s\t%d/%d\t%d/%d\t%d/%d\t%+.0f ± %.0f\t%.1f\t%s\t%s\t\n", filepath.Base(d), L, method,
+					c.found, c.n, c.aaCalled, c.aa, c.cover, c.n, m, sd, stats.Median(c.se), aa, aaSE)
+			}
+		}
+	}
+	return w.Flush()
+}
+
+// pairedBy is the paired controlled verdict of model against control on the
+// native heap by method "timer" (the tool's) or "batch" (batch means of the
+// raw difference); ok is false when the runs share too few lifecycle counts
+// or the verdict fails.
+func pairedBy(method string, model, control []schema.Sample) (stats.Comparison, bool) {
+	in, cov, ok := analysis.PairedTimerInput(model, control, analysis.SignalNativeHeap)
+	if !ok {
+		return stats.Comparison{}, false
+	}
+	var c stats.Comparison
+	var err error
+	if method == "timer" {
+		c, _, err = stats.ComparePairedCovariate(in, cov, analysis.Options(), stats.CompareOptions{})
+	} else {
+		c, _, err = stats.ComparePaired(in, analysis.Options(), stats.CompareOptions{})
+	}
+	return c, err == nil && c.Estimate.Valid
+}
