@@ -513,7 +513,8 @@ func realVerdicts(dirs []string) error {
 // X+synthetic (a calibration run), the synthetic model against its control
 // at each seed, over the first L lifecycles for several L: by the paired
 // difference series (analysis.PairedInput, stats.ComparePaired, what the tool
-// reports) and by the difference of the two fits (stats.CompareFits), native
+// reported before it took out RocksDB's timer backlog: see realPairedTimer)
+// and by the difference of the two fits (stats.CompareFits), native
 // heap. A replicate of the control (seed-N/replicate, written by rocksleak
 // reliability --replicate) gives the A/A pair by the same two methods.
 func realPaired(dirs []string) error {
