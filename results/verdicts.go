@@ -29,7 +29,10 @@ func howToRead(r *schema.Result) string {
 		"slows; no leak only when every interval lies below its "+
 		"floor (native heap below its floor and RSS below its floor of %s/lifecycle: equivalence, not the absence of a trend); "+
 		"otherwise inconclusive, saying what would settle it. A fit flag that undermines the fit (too few samples, warm-up "+
-		"cut at its limit, slope not constant, level shift) makes the verdict inconclusive. "+
+		"cut at its limit, slope not constant, level shift) makes the verdict inconclusive, with one exception: RSS's warm-up "+
+		"cut at its limit or changing slope does not when the native heap's fit is clean and RSS agrees with it: for a leak, "+
+		"each half of RSS's used samples reaches the native floor; for no leak, RSS lies below its floor over its used "+
+		"samples and over their later half. "+
 		"Verdicts use the lifecycle-only fit (column *per lifecycle*), which includes the failed closes at the run's rate; "+
 		"the two-counter fit separates the cost of a failed close. Controlled verdicts judge a model against a control in the "+
 		"same run that differs from it by one thing: they find leaks below any floor. Bytes are scaled by 1024 (KiB, MiB); "+

@@ -103,6 +103,35 @@ func TestDecideSignals(t *testing.T) {
 		{"RSS warm-up at limit and a level shift", fitWith(10000, 12000, 200),
 			withHalves(fitWith(20000, 30000, 200, FlagWarmupAtLimit, FlagStep), fitWith(5000, 15000, 100), fitWith(30000, 50000, 100)),
 			VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
+		// RSS's warm-up cut at its limit, but RSS below its floor over its
+		// used samples and their later half, the native heap clean and
+		// below its floor (the fixed model at kafka-20616's seed 1): no leak.
+		{"RSS warm-up at limit, below its floor", fitWith(-309, 1600, 200),
+			withHalves(fitWith(1900, 6300, 200, FlagWarmupAtLimit), fitWith(2900, 8200, 100), fitWith(-2000, 7400, 100)),
+			VerdictNoLeak, "though with its warm-up cut at its limit, lies below its floor 12.0 KiB/lifecycle over its used samples and their later half", ""},
+		{"RSS warm-up at limit and rate changes, below its floor", fitWith(-309, 1600, 200),
+			withHalves(fitWith(1900, 6300, 200, FlagWarmupAtLimit, FlagSlopeNotConstant), fitWith(6000, 9000, 100), fitWith(-2000, 3000, 100)),
+			VerdictNoLeak, "with its warm-up cut at its limit and not at a constant rate", ""},
+		// Negative controls: the later half reaching the floor, RSS over its
+		// whole used samples reaching it, another RSS flag, the native heap
+		// flagged or reaching its floor, or no halves keep it inconclusive.
+		{"RSS warm-up at limit, later half reaches its floor", fitWith(-309, 1600, 200),
+			withHalves(fitWith(1900, 11000, 200, FlagWarmupAtLimit), fitWith(-2000, 3000, 100), fitWith(4000, 13000, 100)),
+			VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
+		{"RSS warm-up at limit, reaches its floor", fitWith(-309, 1600, 200),
+			withHalves(fitWith(8000, 16000, 200, FlagWarmupAtLimit), fitWith(2900, 8200, 100), fitWith(-2000, 7400, 100)),
+			VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
+		{"RSS warm-up at limit and a level shift, below its floor", fitWith(-309, 1600, 200),
+			withHalves(fitWith(1900, 6300, 200, FlagWarmupAtLimit, FlagStep), fitWith(2900, 8200, 100), fitWith(-2000, 7400, 100)),
+			VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
+		{"RSS warm-up at limit, native flagged", fitWith(-309, 1600, 200, FlagRandomWalk),
+			withHalves(fitWith(1900, 6300, 200, FlagWarmupAtLimit), fitWith(2900, 8200, 100), fitWith(-2000, 7400, 100)),
+			VerdictInconclusive, "random walk", "--reanalyze"},
+		{"RSS warm-up at limit, native reaches its floor", fitWith(16, 2100, 200),
+			withHalves(fitWith(1900, 6300, 200, FlagWarmupAtLimit), fitWith(2900, 8200, 100), fitWith(-2000, 7400, 100)),
+			VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
+		{"RSS warm-up at limit, no halves", fitWith(-309, 1600, 200), fitWith(1900, 6300, 200, FlagWarmupAtLimit),
+			VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -430,10 +459,11 @@ func TestDecideSignalsBounded(t *testing.T) {
 // error under the likeliest error model (curvatureRegress): with the
 // largest over the likelihood region, as the slope's interval takes it,
 // this cell was called a leak in 25 of 100 seeds here (0.19 of 400 runs in
-// statscheck), now in 10 (0.07 of 400 runs); the bound is 12. The issue's
-// 5% is not reached: docs/methods.md has the frontier. Negative control: a
-// straight leak at the leaky model's rate under the same noise is still
-// called a leak.
+// statscheck); with the likeliest model's at the fit's one-sided 2.5% in 10
+// (0.07 of 400); at robustSlowsConfidence's one-sided 10% in 5 (0.04 of
+// 400, the bound 5%). The bound here is 7, which 2.5% fails.
+// Negative control: a straight leak at the leaky model's rate under the
+// same noise is still called a leak.
 func TestDecideSlowPlateauNotALeak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("200 seeded fits of 150 samples")
@@ -467,7 +497,7 @@ func TestDecideSlowPlateauNotALeak(t *testing.T) {
 	plateau := func(i int) float64 { return 5 << 20 * (1 - math.Exp(-float64(i)/(n-1))) }
 	got := leaks(plateau, 0)
 	t.Logf("plateau 5 MiB, τ = the run, n = %d: leak in %d of %d seeds", n, got, seeds)
-	assert.LessOrEqual(t, got, seeds*12/100, "bounded growth called a leak")
+	assert.LessOrEqual(t, got, seeds*7/100, "bounded growth called a leak")
 	flat := func(int) float64 { return 0 }
 	got = leaks(flat, 11<<10)
 	t.Logf("straight leak of 11 KiB/lifecycle, n = %d: leak in %d of %d seeds", n, got, seeds)
