@@ -137,7 +137,7 @@ func Controlled(r *schema.Result, samples map[string][]schema.Sample) []schema.C
 }
 
 // pairedMethod names the paired verdict's method in its Reason.
-const pairedMethod = "paired difference series less its fitted share of RocksDB's timer backlog (batch means)"
+const pairedMethod = "paired difference series less its fitted share of RocksDB's timer backlog (slopes between batch means)"
 
 // comparePair is the controlled verdict of one pair on one signal: paired
 // when the samples allow it (with the last shared lifecycle count), else the

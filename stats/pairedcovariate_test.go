@@ -94,3 +94,58 @@ func TestComparePairedCovariateRejectsMismatchedLengths(t *testing.T) {
 	_, _, err := ComparePairedCovariate(in, cov[:99], Options{}, CompareOptions{})
 	assert.Error(t, err)
 }
+
+func TestBatchMeanDifferencesByHand(t *testing.T) {
+	// Three batches of three: means (1, 11, 15) at lifecycles (1, 4, 7), so
+	// slopes 10/3 and 4/3 between them; their mean 7/3, SD √2, SD/√2 = 1,
+	// scaled for a random walk (K = 2, ρ = 1/4) by √((1 + 1/4)/(1 − 1/4)); 1 df.
+	in := Input{Lifecycles: []float64{0, 1, 2, 3, 4, 5, 6, 7, 8}, Y: []float64{0, 1, 2, 10, 11, 12, 14, 15, 16}}
+	e := BatchMeanDifferences(in, 3, 0.95)
+	require.True(t, e.Valid)
+	assert.InDelta(t, 7.0/3, e.Value, 1e-12)
+	scale := math.Sqrt(1.25 / 0.75)
+	assert.InDelta(t, scale, e.SE, 1e-12)
+	assert.Equal(t, 1.0, e.DF)
+	assert.InDelta(t, 7.0/3+12.706204736*scale, e.High, 1e-6) // t(1) at 97.5%
+
+	assert.False(t, BatchMeanDifferences(Input{Lifecycles: in.Lifecycles[:8], Y: in.Y[:8]}, 3, 0.95).Valid, "a batch of fewer than 3")
+}
+
+// TestBatchMeanDifferencesCoverage: the 95% interval covers the slope under
+// a random walk (its case for batches) and under noise that lasts a few
+// samples, where it is also narrower than the mean of the batches' own slopes.
+func TestBatchMeanDifferencesCoverage(t *testing.T) {
+	const n, reps, slope = 2048, 400, 80.0
+	r := rand.New(rand.NewPCG(29, 7))
+	for _, tc := range []struct {
+		name     string
+		phi, sd  float64 // AR(1) noise
+		walkStep float64 // random-walk steps
+	}{{"random walk", 0, 0, 400}, {"short noise", 0.6, 20 << 10, 0}, {"both", 0.6, 20 << 10, 200}} {
+		var cover int
+		var hwDiff, hwSlopes []float64
+		for range reps {
+			in := Input{Y: make([]float64, n), Lifecycles: make([]float64, n)}
+			var e, w float64
+			for i := range n {
+				e = tc.phi*e + math.Sqrt(1-tc.phi*tc.phi)*tc.sd*r.NormFloat64()
+				w += tc.walkStep * r.NormFloat64()
+				in.Lifecycles[i] = float64(i)
+				in.Y[i] = slope*float64(i) + e + w
+			}
+			d := BatchMeanDifferences(in, DefaultBatches, 0.95)
+			require.True(t, d.Valid)
+			if d.Low <= slope && slope <= d.High {
+				cover++
+			}
+			s := BatchMeansSlope(in, DefaultBatches, 0.95)
+			hwDiff, hwSlopes = append(hwDiff, (d.High-d.Low)/2), append(hwSlopes, (s.High-s.Low)/2)
+		}
+		c := float64(cover) / reps
+		assert.GreaterOrEqual(t, c, 0.93, "%s: coverage %.3f", tc.name, c)
+		if tc.sd > 0 {
+			assert.Less(t, Median(hwDiff), Median(hwSlopes)/1.5, "%s: median half-widths %.1f and %.1f", tc.name, Median(hwDiff), Median(hwSlopes))
+		}
+		t.Logf("%s: coverage %.3f, median half-width %.1f (batches' own slopes %.1f)", tc.name, c, Median(hwDiff), Median(hwSlopes))
+	}
+}
