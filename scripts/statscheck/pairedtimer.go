@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/rocksleak/rocksleak/analysis"
@@ -49,6 +51,7 @@ func realPairedTimer(dirs []string) error {
 		}
 		sort.Slice(seedDirs, func(i, j int) bool { return seedNum(seedDirs[i]) < seedNum(seedDirs[j]) })
 		cells := map[key]*cell{}
+		var resid residuals
 		var lens []int64
 		for _, sd := range seedDirs {
 			res, err := schema.Read(filepath.Join(sd, "result.json"))
@@ -72,6 +75,9 @@ func realPairedTimer(dirs []string) error {
 			var rep []schema.Sample
 			if rs, err := schema.ReadSamplesCSV(filepath.Join(sd, "replicate", "samples.csv")); err == nil {
 				rep = rs[control]
+			}
+			if rep != nil {
+				resid.add(rep, samples[control])
 			}
 			maxL := samples[control][len(samples[control])-1].Lifecycles
 			if lens == nil {
@@ -113,6 +119,10 @@ func realPairedTimer(dirs []string) error {
 				}
 			}
 		}
+		if len(resid.gamma) > 0 {
+			fmt.Fprintf(w, "%s	A/A at full length: timer backlog coefficient median %.0f B/entry [%.0f, %.0f]; residual sd median %.1f KiB, autocorrelation at lags 1-6 %s	\n",
+				filepath.Base(d), stats.Median(resid.gamma), minOf(resid.gamma), maxOf(resid.gamma), stats.Median(resid.sd)/1024, resid.acf())
+		}
 		for _, L := range lens {
 			for _, method := range []string{"timer", "batch"} {
 				c := cells[key{L, method}]
@@ -151,3 +161,56 @@ func pairedBy(method string, model, control []schema.Sample) (stats.Comparison, 
 	}
 	return c, err == nil && c.Estimate.Valid
 }
+
+// residuals gathers, over A/A pairs, the fitted timer-backlog coefficient of
+// the native heap's paired difference (least squares on 1, lifecycles and the
+// backlog difference, every sample), the residuals' sd and their
+// autocorrelations at lags 1-6.
+type residuals struct {
+	gamma, sd []float64
+	acfs      [][]float64
+}
+
+func (r *residuals) add(model, control []schema.Sample) {
+	in, cov, ok := analysis.PairedTimerInput(model, control, analysis.SignalNativeHeap)
+	if !ok || len(in.Y) < 50 {
+		return
+	}
+	n := len(in.Y)
+	X := mat.NewDense(n, 3, nil)
+	for i := range n {
+		X.Set(i, 0, 1)
+		X.Set(i, 1, in.Lifecycles[i])
+		X.Set(i, 2, cov[i])
+	}
+	var beta mat.VecDense
+	if err := beta.SolveVec(X, mat.NewVecDense(n, in.Y)); err != nil {
+		return
+	}
+	res := make([]float64, n)
+	for i := range n {
+		res[i] = in.Y[i] - beta.AtVec(0) - beta.AtVec(1)*in.Lifecycles[i] - beta.AtVec(2)*cov[i]
+	}
+	_, sd := stat.MeanStdDev(res, nil)
+	acf := make([]float64, 6)
+	for k := range acf {
+		acf[k] = stat.Correlation(res[:n-k-1], res[k+1:], nil)
+	}
+	r.gamma, r.sd, r.acfs = append(r.gamma, beta.AtVec(2)), append(r.sd, sd), append(r.acfs, acf)
+}
+
+// acf is the median autocorrelation at each lag, in words.
+func (r *residuals) acf() string {
+	var out []string
+	for k := range 6 {
+		var v []float64
+		for _, a := range r.acfs {
+			v = append(v, a[k])
+		}
+		out = append(out, fmt.Sprintf("%.2f", stats.Median(v)))
+	}
+	return strings.Join(out, ", ")
+}
+
+func minOf(x []float64) float64 { return floats.Min(x) }
+func maxOf(x []float64) float64 { return floats.Max(x) }
