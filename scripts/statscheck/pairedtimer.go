@@ -44,6 +44,7 @@ func realPairedTimer(dirs []string) error {
 	fmt.Println("cover = 95% intervals containing the leak as the allocator counts it; SE = median standard error.")
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "run\tL\tmethod\tfound\tA/A\tcover\tsynthetic mean ± sd\tSE\tA/A mean ± sd\tSE\t")
+	var notes []string
 	for _, d := range dirs {
 		seedDirs, err := filepath.Glob(filepath.Join(d, "seed-*"))
 		if err != nil {
@@ -120,8 +121,8 @@ func realPairedTimer(dirs []string) error {
 			}
 		}
 		if len(resid.gamma) > 0 {
-			fmt.Fprintf(w, "%s	A/A at full length: timer backlog coefficient median %.0f B/entry [%.0f, %.0f]; residual sd median %.1f KiB, autocorrelation at lags 1-6 %s	\n",
-				filepath.Base(d), stats.Median(resid.gamma), minOf(resid.gamma), maxOf(resid.gamma), stats.Median(resid.sd)/1024, resid.acf())
+			notes = append(notes, fmt.Sprintf("%s, A/A pairs at full length: timer backlog coefficient median %.0f B/entry [%.0f, %.0f]; residual sd median %.1f KiB, autocorrelation at lags 1-6 %s",
+				filepath.Base(d), stats.Median(resid.gamma), minOf(resid.gamma), maxOf(resid.gamma), stats.Median(resid.sd)/1024, resid.acf()))
 		}
 		for _, L := range lens {
 			for _, method := range []string{"timer", "batch"} {
@@ -140,7 +141,13 @@ func realPairedTimer(dirs []string) error {
 			}
 		}
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Println(n)
+	}
+	return nil
 }
 
 // pairedBy is the paired controlled verdict of model against control on the
