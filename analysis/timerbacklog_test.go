@@ -91,16 +91,7 @@ func TestControlledTakesOutTheTimerBacklog(t *testing.T) {
 			"fixed":           timerRun(n, 2, 0, 1),
 			"fixed+synthetic": timerRun(n, 10, tc.leak, 2),
 		}
-		res := &schema.Result{Models: []string{"fixed", "fixed+synthetic"},
-			Runs: map[string]*schema.Run{"fixed": {}, "fixed+synthetic": {}}}
-		require.NoError(t, Analyze(res, samples, DefaultFloors()))
-		var nat *schema.Controlled
-		for i, c := range res.Controlled {
-			if c.Signal == SignalNativeHeap {
-				nat = &res.Controlled[i]
-			}
-		}
-		require.NotNil(t, nat)
+		_, nat := analyzeSyntheticPair(t, samples)
 		assert.Equal(t, tc.want, nat.Verdict, "leak %v: %s", tc.leak, nat.Reason)
 		assert.True(t, nat.Difference.Low <= tc.leak && tc.leak <= nat.Difference.High, "leak %v: %s", tc.leak, nat.Reason)
 	}

@@ -534,28 +534,14 @@ func realPaired(dirs []string) error {
 		rows := map[int64]*row{}
 		var lens []int64
 		for _, sd := range seedDirs {
-			res, err := schema.Read(filepath.Join(sd, "result.json"))
-			if err != nil {
-				continue
-			}
-			samples, err := schema.ReadSamplesCSV(filepath.Join(sd, "samples.csv"))
+			cs, ok, err := readCalibrationSeed(sd)
 			if err != nil {
 				return err
 			}
-			var model, control string
-			for _, m := range res.Models {
-				if c, ok := strings.CutSuffix(m, spec.SyntheticSuffix); ok && samples[c] != nil {
-					model, control = m, c
-				}
-			}
-			if model == "" {
+			if !ok {
 				continue
 			}
-			known := chunkBytes(res.Scenario.SyntheticLeakBytes, res.Runs[model].Allocator)
-			var rep []schema.Sample
-			if rs, err := schema.ReadSamplesCSV(filepath.Join(sd, "replicate", "samples.csv")); err == nil {
-				rep = rs[control]
-			}
+			model, control, samples, rep, known := cs.model, cs.control, cs.samples, cs.rep, cs.known
 			if !header {
 				fmt.Printf("\nControlled verdicts on real calibration runs, native heap: %s against %s at each seed, over the first L lifecycles.\n", model, control)
 				fmt.Println("paired = slope of the series model − control at shared lifecycle counts (stats.ComparePaired); fits = difference of the two fits (stats.CompareFits).")

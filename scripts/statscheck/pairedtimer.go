@@ -55,28 +55,14 @@ func realPairedTimer(dirs []string) error {
 		var resid residuals
 		var lens []int64
 		for _, sd := range seedDirs {
-			res, err := schema.Read(filepath.Join(sd, "result.json"))
-			if err != nil {
-				continue
-			}
-			samples, err := schema.ReadSamplesCSV(filepath.Join(sd, "samples.csv"))
+			cs, ok, err := readCalibrationSeed(sd)
 			if err != nil {
 				return err
 			}
-			var model, control string
-			for _, m := range res.Models {
-				if c, ok := strings.CutSuffix(m, spec.SyntheticSuffix); ok && samples[c] != nil {
-					model, control = m, c
-				}
-			}
-			if model == "" {
+			if !ok {
 				continue
 			}
-			known := chunkBytes(res.Scenario.SyntheticLeakBytes, res.Runs[model].Allocator)
-			var rep []schema.Sample
-			if rs, err := schema.ReadSamplesCSV(filepath.Join(sd, "replicate", "samples.csv")); err == nil {
-				rep = rs[control]
-			}
+			model, control, samples, rep, known := cs.model, cs.control, cs.samples, cs.rep, cs.known
 			if rep != nil {
 				resid.add(rep, samples[control])
 			}
@@ -221,3 +207,39 @@ func (r *residuals) acf() string {
 
 func minOf(x []float64) float64 { return floats.Min(x) }
 func maxOf(x []float64) float64 { return floats.Max(x) }
+
+// calibrationSeed is one seed directory of a synthetic-leak calibration run:
+// the X+synthetic model and its control X, the seed's samples by model, X's
+// replicate's samples (nil without one) and the leak as the allocator
+// counts it.
+type calibrationSeed struct {
+	model, control string
+	samples        map[string][]schema.Sample
+	rep            []schema.Sample
+	known          float64
+}
+
+// readCalibrationSeed reads seed directory sd; ok is false when it has no
+// result or no X+synthetic model with its control.
+func readCalibrationSeed(sd string) (cs calibrationSeed, ok bool, err error) {
+	res, err := schema.Read(filepath.Join(sd, "result.json"))
+	if err != nil {
+		return cs, false, nil
+	}
+	if cs.samples, err = schema.ReadSamplesCSV(filepath.Join(sd, "samples.csv")); err != nil {
+		return cs, false, err
+	}
+	for _, m := range res.Models {
+		if c, found := strings.CutSuffix(m, spec.SyntheticSuffix); found && cs.samples[c] != nil {
+			cs.model, cs.control = m, c
+		}
+	}
+	if cs.model == "" {
+		return cs, false, nil
+	}
+	cs.known = chunkBytes(res.Scenario.SyntheticLeakBytes, res.Runs[cs.model].Allocator)
+	if rs, err := schema.ReadSamplesCSV(filepath.Join(sd, "replicate", "samples.csv")); err == nil {
+		cs.rep = rs[cs.control]
+	}
+	return cs, true, nil
+}
