@@ -30,10 +30,6 @@ import (
 // median standard error and the 95% intervals' coverage of the leak as the
 // allocator counts it.
 func realPairedTimer(dirs []string) error {
-	type cell struct {
-		found, aaCalled, cover, n, aa int
-		est, se, aaEst, aaSE          []float64
-	}
 	type key struct {
 		L      int64
 		method string
@@ -126,6 +122,7 @@ func realPairedTimer(dirs []string) error {
 					c.found, c.n, c.aaCalled, c.aa, c.cover, c.n, m, sd, stats.Median(c.se), aa, aaSE)
 			}
 		}
+		notes = append(notes, fewestLifecycles(filepath.Base(d), lens, func(L int64) *cell { return cells[key{L, "timer"}] }))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -134,6 +131,24 @@ func realPairedTimer(dirs []string) error {
 		fmt.Println(n)
 	}
 	return nil
+}
+
+// cell is one length and method of realPairedTimer's table.
+type cell struct {
+	found, aaCalled, cover, n, aa int
+	est, se, aaEst, aaSE          []float64
+}
+
+// fewestLifecycles says, for run directory name, the fewest of lens at which
+// the tool's paired verdict (cellAt) found the leak at every seed with no
+// A/A pair called: the sensitivity the run shows, or that no length did.
+func fewestLifecycles(name string, lens []int64, cellAt func(int64) *cell) string {
+	for _, L := range lens {
+		if c := cellAt(L); c != nil && c.n > 0 && c.found == c.n && c.aaCalled == 0 {
+			return fmt.Sprintf("%s: the tool's paired verdict finds the leak at all %d seeds, with %d of %d A/A pairs called, from %d lifecycles (of %v)", name, c.n, c.aaCalled, c.aa, L, lens)
+		}
+	}
+	return fmt.Sprintf("%s: the tool's paired verdict does not find the leak at every seed with no A/A pair called at any of %v lifecycles", name, lens)
 }
 
 // pairedBy is the paired controlled verdict of model against control on the
