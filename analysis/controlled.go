@@ -103,9 +103,12 @@ func ControlPairs(models []string) []ControlPair {
 // CompareFits' 95%.
 //
 // With both runs' samples (samples, by run name) the estimate is the paired
-// difference (PairedInput, stats.ComparePaired): the slope of model − control
-// sampled at the same lifecycle counts, so what both runs share cancels
-// (the two are the same scenario and seed, run one after the other); without
+// difference (PairedTimerInput, stats.ComparePairedCovariate): the slope of
+// model − control sampled at the same lifecycle counts, so what both runs
+// share cancels (the two are the same scenario and seed, run one after the
+// other), less its fitted share of the difference of the two runs' RocksDB
+// timer backlogs (TimerBacklog), which follows each run's wall-clock pace,
+// not its lifecycles; without
 // them, or when fewer than 3 lifecycle counts are shared, the difference of
 // the two lifecycle-only fits (stats.CompareFits). The Reason says which.
 func Controlled(r *schema.Result, samples map[string][]schema.Sample) []schema.Controlled {
@@ -133,13 +136,16 @@ func Controlled(r *schema.Result, samples map[string][]schema.Sample) []schema.C
 	return out
 }
 
+// pairedMethod names the paired verdict's method in its Reason.
+const pairedMethod = "paired difference series less its fitted share of RocksDB's timer backlog (slopes between batch means)"
+
 // comparePair is the controlled verdict of one pair on one signal: paired
 // when the samples allow it (with the last shared lifecycle count), else the
 // difference of the two fits (lifecycles 0).
 func comparePair(model, control []schema.Sample, sig string, fm, fc schema.SignalFit) (stats.Comparison, int64) {
-	if in, ok := PairedInput(model, control, sig); ok {
-		if c, _, err := stats.ComparePaired(in, Options(), stats.CompareOptions{}); err == nil {
-			c.Reason = "paired difference series (batch means), " + c.Reason
+	if in, cov, ok := PairedTimerInput(model, control, sig); ok {
+		if c, _, err := stats.ComparePairedCovariate(in, cov, Options(), stats.CompareOptions{}); err == nil {
+			c.Reason = pairedMethod + ", " + c.Reason
 			return c, int64(in.Lifecycles[len(in.Lifecycles)-1])
 		}
 	}
@@ -197,18 +203,18 @@ func CompareSignal(model, control schema.SignalFit, opt stats.CompareOptions) st
 func CompareReplicate(model string, replicate, first []schema.Sample) []schema.Controlled {
 	var out []schema.Controlled
 	for _, sig := range []string{SignalNativeHeap, SignalRSS} {
-		in, ok := PairedInput(replicate, first, sig)
+		in, cov, ok := PairedTimerInput(replicate, first, sig)
 		if !ok {
 			continue
 		}
 		c := schema.Controlled{Model: model + " (replicate)", Control: model, Differs: "nothing (A/A)", Signal: sig,
 			Lifecycles: int64(in.Lifecycles[len(in.Lifecycles)-1])}
-		cmp, _, err := stats.ComparePaired(in, Options(), stats.CompareOptions{})
+		cmp, _, err := stats.ComparePairedCovariate(in, cov, Options(), stats.CompareOptions{})
 		if err != nil {
 			c.Verdict, c.Reason = stats.VerdictInconclusive.String(), Describe(sig).Name+": "+err.Error()
 		} else {
 			c.Difference, c.Confidence, c.Verdict = cmp.Estimate, cmp.Confidence, cmp.Verdict.String()
-			c.Reason = Describe(sig).Name + ": paired difference series (batch means), " + strings.TrimSpace(cmp.Reason)
+			c.Reason = Describe(sig).Name + ": " + pairedMethod + ", " + strings.TrimSpace(cmp.Reason)
 		}
 		out = append(out, c)
 	}

@@ -57,6 +57,23 @@ func calibrationSamples(seed uint64, own *rand.Rand, n int, leak float64) []sche
 	return out
 }
 
+// analyzeSyntheticPair analyzes a run of "fixed" and "fixed+synthetic" from
+// samples and returns the result and its native-heap controlled verdict.
+func analyzeSyntheticPair(t *testing.T, samples map[string][]schema.Sample) (*schema.Result, *schema.Controlled) {
+	t.Helper()
+	res := &schema.Result{Models: []string{"fixed", "fixed+synthetic"},
+		Runs: map[string]*schema.Run{"fixed": {}, "fixed+synthetic": {}}}
+	require.NoError(t, Analyze(res, samples, DefaultFloors()))
+	var nat *schema.Controlled
+	for i, c := range res.Controlled {
+		if c.Signal == SignalNativeHeap {
+			nat = &res.Controlled[i]
+		}
+	}
+	require.NotNil(t, nat)
+	return res, nat
+}
+
 func TestPairedInput(t *testing.T) {
 	s := func(trig string, l, v int64) schema.Sample {
 		return schema.Sample{Trigger: trig, Lifecycles: l, Memory: schema.Memory{NativeHeap: v}}
@@ -90,18 +107,9 @@ func TestControlledPaired(t *testing.T) {
 			"fixed":           calibrationSamples(seed, r, n, 0),
 			"fixed+synthetic": calibrationSamples(seed, r, n, 256),
 		}
-		res := &schema.Result{Models: []string{"fixed", "fixed+synthetic"},
-			Runs: map[string]*schema.Run{"fixed": {}, "fixed+synthetic": {}}}
-		require.NoError(t, Analyze(res, samples, DefaultFloors()))
-		var nat *schema.Controlled
-		for i, c := range res.Controlled {
-			if c.Signal == SignalNativeHeap {
-				nat = &res.Controlled[i]
-			}
-		}
-		require.NotNil(t, nat)
+		res, nat := analyzeSyntheticPair(t, samples)
 		assert.Equal(t, "fixed+synthetic", nat.Model)
-		assert.Contains(t, nat.Reason, "paired difference series (batch means)")
+		assert.Contains(t, nat.Reason, pairedMethod)
 		assert.Equal(t, int64(n), nat.Lifecycles)
 		assert.Equal(t, stats.PairedConfidence, nat.Confidence, "the paired verdict records its level")
 		assert.Contains(t, nat.Reason, "(99%)")

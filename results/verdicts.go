@@ -106,7 +106,8 @@ func reportControlled(b *bytes.Buffer, r *schema.Result) {
 	fmt.Fprintf(b, "### Controlled verdicts\n\n")
 	fmt.Fprintf(b, "Each model judged against a control in the same run that differs from it by one thing (one fix, "+
 		"or the synthetic leak): the per-lifecycle slope of the difference model − control with its interval, from the "+
-		"paired difference series (batch means, %s interval) when both runs' samples are at hand, else the difference "+
+		"paired difference series (slopes between batch means, %s interval, less its fitted share of RocksDB's timer "+
+		"backlog, which follows each run's wall-clock pace) when both runs' samples are at hand, else the difference "+
 		"of the two fits (95%% interval, Welch–Satterthwaite df from the fits' effective df); each row gives its level. "+
 		"*leak* when the interval lies above 0: a one-sided test (%s at %s, 2.5%% at 95%%) that finds a leak below "+
 		"any absolute floor.\n\n", units.FormatPercent(stats.PairedConfidence), units.FormatPercent((1-stats.PairedConfidence)/2), units.FormatPercent(stats.PairedConfidence))

@@ -34,9 +34,8 @@ type Bound struct {
 // RegressRobust's for the calibrated one; its error model estimated with the
 // curvature in the mean, so that a bend is not read as a random walk) with
 // the standard error of curvatureRegress, has its interval at
-// opt.Confidence (robustSlowsConfidence where that method is IntervalRobust,
-// the native heap's) wholly below zero (one-sided at half the complement:
-// 2.5% at 95%), and the rate it implies at the last used sample is below
+// opt.Confidence wholly below zero (one-sided at half the complement: 2.5%
+// at 95%), and the rate it implies at the last used sample is below
 // slowsRatio times the rate at the first: a material slowing, not only a
 // significant one. It returns those two rates per lifecycle and whether the
 // growth slows.
@@ -57,12 +56,7 @@ func slows(y, L []float64, cols [][]float64, opt Options) (first, last float64, 
 		q[i] = z * z
 	}
 	X := design(append(append([][]float64{}, cols...), q)...)
-	m := diagnosticInterval(opt.Interval)
-	conf := opt.Confidence
-	if m == IntervalRobust {
-		conf = robustSlowsConfidence
-	}
-	r, err := curvatureRegress(m, X, y, conf)
+	r, err := curvatureRegress(diagnosticInterval(opt.Interval), X, y, opt.Confidence)
 	if err != nil || r.High == nil {
 		return 0, 0, false
 	}
@@ -95,19 +89,6 @@ func curvatureRegress(m IntervalMethod, X *mat.Dense, y []float64, conf float64)
 	}
 	return regressBy(m, X, y, conf)
 }
-
-// robustSlowsConfidence is the two-sided confidence of the native heap's
-// curvature test (IntervalRobust): its quadratic term's interval must lie
-// below zero at one-sided 10%, not at the fit's 2.5%. Issue 29 asks that
-// growth that levels off be called a leak in at most 5% of runs at every
-// level, time constant and length; the hardest plateau (5 MiB, τ the whole
-// run, 150 samples, the warm-up cut taking a third of it) was called a leak
-// in 0.07 of runs at 2.5% (statscheck -case plateau). The test only ever
-// turns a leak call into an inconclusive one; its cost is power on short
-// straight leaks (simulated 11 KiB/lifecycle at n = 100: 0.93 → 0.91).
-// RSS's test keeps the fit's level: its random-walk noise makes the
-// quadratic fire on straight leaks already (see curvatureRegress).
-const robustSlowsConfidence = 0.80
 
 // slowsRatio is how far the growth rate must fall over the used samples
 // (last/first, from the quadratic) for FlagSlows. Significance alone is not

@@ -214,6 +214,13 @@ func (e Estimate) TInterval(confidence float64) (low, high float64, ok bool) {
 // scenario and seed, not for runs of different seeds (use CompareFits with
 // BetweenRunSD there).
 func ComparePaired(in Input, fitOpt Options, opt CompareOptions) (Comparison, Fit, error) {
+	return comparePairedBy(in, fitOpt, opt, BatchMeansSlope)
+}
+
+// comparePairedBy is ComparePaired with the slope's estimator est (called
+// with the used samples, DefaultBatches and the level) in place of
+// BatchMeansSlope; est returns a Student-t estimate (Value, SE, DF).
+func comparePairedBy(in Input, fitOpt Options, opt CompareOptions, est func(Input, int, float64) Estimate) (Comparison, Fit, error) {
 	if opt.Confidence == 0 {
 		opt.Confidence = PairedConfidence
 	}
@@ -222,7 +229,7 @@ func ComparePaired(in Input, fitOpt Options, opt CompareOptions) (Comparison, Fi
 		return Comparison{Reason: "no paired difference: " + err.Error()}, f, err
 	}
 	used := Input{Y: in.Y[f.WarmupCut:], Lifecycles: in.Lifecycles[f.WarmupCut:], Unit: in.Unit}
-	e := BatchMeansSlope(used, DefaultBatches, opt.Confidence)
+	e := est(used, DefaultBatches, opt.Confidence)
 	d := Comparison{Estimate: Estimate{Value: e.Value}, Confidence: opt.Confidence}
 	if !e.Valid {
 		d.Estimate.Value = f.PerLifecycle.Value

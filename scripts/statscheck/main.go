@@ -42,6 +42,7 @@ func main() {
 	sim := flag.Bool("sim", true, "run the simulation suite (-sim=false with -real: real runs only)")
 	only := flag.String("case", "", "regular expression: run only the per-case cells whose name matches (no early, controlled or paired tables); with -frontier, only the frontier rows whose name (\"white noise / random walk, n=300\") matches, each cell's coverage then also printed to three places")
 	residuals := flag.String("residuals", "", "samples.csv of a rocksleak run: print only the real-residual table (its fixed model's residuals, block-bootstrapped, plus known slopes)")
+	pairedTimer := flag.String("paired-timer", "", "glob of reliability run directories of a synthetic-leak calibration with --replicate: print only the paired verdict's table (timer backlog as a regressor, and batch means before it) at lengths up to theirs")
 	frontierOnly := flag.Bool("frontier", false, "print only the coverage frontier tables (5 × reps series of each model per cell, the tool's coverage on reps of them)")
 	flag.Parse()
 	if *residuals != "" {
@@ -50,6 +51,20 @@ func main() {
 			n = defaultReps(*quick)
 		}
 		if err := bootstrap(*residuals, n, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "statscheck:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *pairedTimer != "" {
+		dirs, err := filepath.Glob(*pairedTimer)
+		if err == nil && len(dirs) == 0 {
+			err = fmt.Errorf("-paired-timer: %q matches no directory", *pairedTimer)
+		}
+		if err == nil {
+			err = realPairedTimer(dirs)
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "statscheck:", err)
 			os.Exit(1)
 		}
@@ -273,7 +288,10 @@ func spreads(glob string) error {
 	if err := realControlled(dirs); err != nil {
 		return err
 	}
-	return realPaired(dirs)
+	if err := realPaired(dirs); err != nil {
+		return err
+	}
+	return realPairedTimer(dirs)
 }
 
 // realControlled injects a 256 B/lifecycle leak into real fixed-model
@@ -551,7 +569,8 @@ func realVerdicts(dirs []string) error {
 // X+synthetic (a calibration run), the synthetic model against its control
 // at each seed, over the first L lifecycles for several L: by the paired
 // difference series (analysis.PairedInput, stats.ComparePaired, what the tool
-// reports) and by the difference of the two fits (stats.CompareFits), native
+// reported before it took out RocksDB's timer backlog: see realPairedTimer)
+// and by the difference of the two fits (stats.CompareFits), native
 // heap. A replicate of the control (seed-N/replicate, written by rocksleak
 // reliability --replicate) gives the A/A pair by the same two methods.
 func realPaired(dirs []string) error {
@@ -571,28 +590,14 @@ func realPaired(dirs []string) error {
 		rows := map[int64]*row{}
 		var lens []int64
 		for _, sd := range seedDirs {
-			res, err := schema.Read(filepath.Join(sd, "result.json"))
-			if err != nil {
-				continue
-			}
-			samples, err := schema.ReadSamplesCSV(filepath.Join(sd, "samples.csv"))
+			cs, ok, err := readCalibrationSeed(sd)
 			if err != nil {
 				return err
 			}
-			var model, control string
-			for _, m := range res.Models {
-				if c, ok := strings.CutSuffix(m, spec.SyntheticSuffix); ok && samples[c] != nil {
-					model, control = m, c
-				}
-			}
-			if model == "" {
+			if !ok {
 				continue
 			}
-			known := chunkBytes(res.Scenario.SyntheticLeakBytes, res.Runs[model].Allocator)
-			var rep []schema.Sample
-			if rs, err := schema.ReadSamplesCSV(filepath.Join(sd, "replicate", "samples.csv")); err == nil {
-				rep = rs[control]
-			}
+			model, control, samples, rep, known := cs.model, cs.control, cs.samples, cs.rep, cs.known
 			if !header {
 				fmt.Printf("\nControlled verdicts on real calibration runs, native heap: %s against %s at each seed, over the first L lifecycles.\n", model, control)
 				fmt.Println("paired = slope of the series model − control at shared lifecycle counts (stats.ComparePaired); fits = difference of the two fits (stats.CompareFits).")
