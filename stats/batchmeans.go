@@ -26,16 +26,11 @@ const DefaultBatches = 8
 // differs between runs it cannot see. It is !Valid when a batch has fewer
 // than 3 samples or its lifecycles do not vary (k < 2 means DefaultBatches).
 func BatchMeansSlope(in Input, k int, confidence float64) Estimate {
-	if k < 2 {
-		k = DefaultBatches
-	}
-	if !(confidence > 0 && confidence < 1) {
-		confidence = 0.95
-	}
-	n := len(in.Y)
-	if n < 3*k || len(in.Lifecycles) != n {
+	k, confidence, ok := batchArgs(in, k, 2, confidence)
+	if !ok {
 		return Estimate{}
 	}
+	n := len(in.Y)
 	slopes := make([]float64, k)
 	for b := range k {
 		lo, hi := b*n/k, (b+1)*n/k
@@ -55,9 +50,28 @@ func BatchMeansSlope(in Input, k int, confidence float64) Estimate {
 		ss += (s - mean) * (s - mean)
 	}
 	se := math.Sqrt(ss / float64(k-1) / float64(k))
-	df := float64(k - 1)
+	return tEstimate(mean, se, float64(k-1), confidence)
+}
+
+// batchArgs normalises a batch-means estimator's arguments: k below minK
+// means DefaultBatches, a confidence outside (0, 1) means 0.95. ok is false
+// when in has fewer than 3 samples a batch or its Lifecycles do not match Y.
+func batchArgs(in Input, k, minK int, confidence float64) (int, float64, bool) {
+	if k < minK {
+		k = DefaultBatches
+	}
+	if !(confidence > 0 && confidence < 1) {
+		confidence = 0.95
+	}
+	n := len(in.Y)
+	return k, confidence, n >= 3*k && len(in.Lifecycles) == n
+}
+
+// tEstimate is the Estimate m ± t·se at two-sided confidence with df
+// degrees of freedom (Student-t).
+func tEstimate(m, se, df, confidence float64) Estimate {
 	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.5 + confidence/2)
-	return Estimate{Value: mean, Low: mean - tq*se, High: mean + tq*se, SE: se, DF: df, Valid: true}
+	return Estimate{Value: m, Low: m - tq*se, High: m + tq*se, SE: se, DF: df, Valid: true}
 }
 
 // olsSlope is the least-squares slope of y on x (gonum's

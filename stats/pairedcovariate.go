@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // ComparePairedCovariate is the controlled verdict on a paired difference
@@ -68,16 +67,11 @@ func ComparePairedCovariate(in Input, cov []float64, fitOpt Options, opt Compare
 // !Valid when a batch has fewer than 3 samples or two consecutive batches'
 // mean lifecycles coincide.
 func BatchMeanDifferences(in Input, k int, confidence float64) Estimate {
-	if k < 3 {
-		k = DefaultBatches
-	}
-	if !(confidence > 0 && confidence < 1) {
-		confidence = 0.95
-	}
-	n := len(in.Y)
-	if n < 3*k || len(in.Lifecycles) != n {
+	k, confidence, ok := batchArgs(in, k, 3, confidence)
+	if !ok {
 		return Estimate{}
 	}
+	n := len(in.Y)
 	my, ml := make([]float64, k), make([]float64, k)
 	for b := range k {
 		lo, hi := b*n/k, (b+1)*n/k
@@ -94,9 +88,7 @@ func BatchMeanDifferences(in Input, k int, confidence float64) Estimate {
 	m, sd := stat.MeanStdDev(d, nil)
 	K, rho := float64(k-1), 0.25
 	se := sd / math.Sqrt(K) * math.Sqrt((1+2*rho*(K-1)/K)/(1-2*rho/K))
-	df := float64(k - 2)
-	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.5 + confidence/2)
-	return Estimate{Value: m, Low: m - tq*se, High: m + tq*se, SE: se, DF: df, Valid: true}
+	return tEstimate(m, se, float64(k-2), confidence)
 }
 
 // errOLSCovariate is olsCovariate's failure: too few samples, or lifecycles
