@@ -30,6 +30,13 @@ func withHalves(f, first, second Fit) Fit {
 	return f
 }
 
+// withRates sets f's curvature-test rates (as FitSignal does whenever the
+// test runs) at the first and last used sample.
+func withRates(f Fit, first, last float64) Fit {
+	f.Rates = []float64{first, last}
+	return f
+}
+
 func TestDecideSignals(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -438,6 +445,12 @@ func TestDecideSignalsBounded(t *testing.T) {
 		{"native still rising", withBound(leakN, rising), leakR, VerdictInconclusive, "its growth slows, so it may be bounded", "more lifecycles to see whether native heap levels off"},
 		{"native, no level", withBound(leakN, nil), leakR, VerdictInconclusive, "cannot be told from this run", "twice as long"},
 		{"RSS slows", leakN, withBound(leakR, rising), VerdictInconclusive, "RSS grows, but its growth slows", "RSS levels off"},
+		// RSS slows while the native heap holds its rate (the quadratic's
+		// last rate ≥ 0.8 of its first, not flagged): the allocator's
+		// warm-up, a leak. Negative control: the native heap's rate falls
+		// by half without reaching significance: still inconclusive.
+		{"RSS slows, native holds its rate", withRates(leakN, 11000, 10800), withBound(leakR, rising), VerdictLeak, "lies above its floor", ""},
+		{"RSS slows, native rate falls", withRates(leakN, 14000, 7000), withBound(leakR, rising), VerdictInconclusive, "RSS grows, but its growth slows", "RSS levels off"},
 		{"RSS above its floor, reached", fitWith(-300, 500, 200), withBound(fitWith(35e3, 99e3, 200), reached), VerdictInconclusive, "bounded, not a leak: RSS", "confirm"},
 		{"native slows below its floor", withBound(fitWith(-300, 500, 200), reached), fitWith(-2000, 3000, 200), VerdictNoLeak, "no leak", ""},
 	} {

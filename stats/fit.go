@@ -147,6 +147,10 @@ type Fit struct {
 	// FlagWarmupAtLimit: a rise that is significant in both halves is a
 	// rise, whatever its rate and however early its warm-up ended.
 	Halves []Estimate
+	// Rates are the growth rates per lifecycle at the first and the last
+	// used sample implied by the curvature test's quadratic (slows), set
+	// whenever that test ran, flagged or not; nil otherwise.
+	Rates []float64
 }
 
 // FitSignal estimates the per-lifecycle (and per-failed-close, per-record)
@@ -383,7 +387,11 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 			if useRR {
 				cols = append(cols, RR)
 			}
-			if first, last, ok := slows(y, L, cols, opt); ok && first > 0 {
+			first, last, ok := slows(y, L, cols, opt)
+			if first != 0 || last != 0 {
+				f.Rates = []float64{first, last}
+			}
+			if ok && first > 0 {
 				flag(FlagSlows)
 				f.Bound = fitBound(in.Y, in.Lifecycles)
 				warn("the growth slows: %s/lifecycle at the start of the used samples, %s/lifecycle at the end (the curvature's interval lies below zero); it may level off: %s",
