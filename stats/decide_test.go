@@ -517,3 +517,33 @@ func TestDecideSlowPlateauNotALeak(t *testing.T) {
 	t.Logf("straight leak of 11 KiB/lifecycle, n = %d: leak in %d of %d seeds", n, got, seeds)
 	assert.GreaterOrEqual(t, got, seeds*9/10, "straight leak not called a leak")
 }
+
+// TestHoldsItsRateOnFits: FitSignal keeps the curvature quadratic's rates
+// (Fit.Rates) whether or not the growth-slows flag fires, and holdsItsRate
+// reads them as DecideSignals does. Positive control: a straight 11
+// KiB/lifecycle leak under the native heap's AR(1) noise holds its rate at
+// every seed. Negative control: growth levelling off (20 MiB, τ a third of
+// the run) does not, at any seed.
+func TestHoldsItsRateOnFits(t *testing.T) {
+	const n = 300
+	nat := Options{Interval: IntervalCalibrated}
+	fit := func(seed uint64, shape func(L float64) float64) Fit {
+		r := seeded(seed)
+		in := Input{Y: ar1(r, n, 0.75, 30e3), Lifecycles: make([]float64, n)}
+		for i := range n {
+			L := 2 * float64(i)
+			in.Lifecycles[i] = L
+			in.Y[i] += shape(L)
+		}
+		f, err := FitSignal(in, nat)
+		require.NoError(t, err)
+		require.Len(t, f.Rates, 2)
+		return f
+	}
+	for s := range uint64(20) {
+		straight := fit(700+s, func(L float64) float64 { return 11 << 10 * L })
+		assert.True(t, holdsItsRate(straight), "straight leak, seed %d: rates %v", s, straight.Rates)
+		plateau := fit(700+s, func(L float64) float64 { return 20 << 20 * (1 - math.Exp(-L/(2*n/3))) })
+		assert.False(t, holdsItsRate(plateau), "plateau, seed %d: rates %v", s, plateau.Rates)
+	}
+}
