@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -102,45 +101,22 @@ func olsCovariate(x, z, y []float64) ([]float64, error) {
 	if n < 3 || len(x) != n || len(z) != n || !varies(x) {
 		return nil, errOLSCovariate
 	}
-	mx, mz := mean(x), mean(z)
-	fit := func(cols int) ([]float64, bool) {
-		X := mat.NewDense(n, cols, nil)
-		for i := range n {
-			X.Set(i, 0, 1)
-			X.Set(i, 1, x[i]-mx)
-			if cols == 3 {
-				X.Set(i, 2, z[i]-mz)
-			}
+	// design centres each column: report the intercept at x = z = 0.
+	fit := func(cols ...[]float64) ([]float64, error) {
+		r, err := OLS(design(cols...), y)
+		if err != nil {
+			return nil, err
 		}
-		var xtx mat.SymDense
-		xtx.SymOuterK(1, X.T())
-		var chol mat.Cholesky
-		if !chol.Factorize(&xtx) || chol.Cond() > 1e12 {
-			return nil, false
+		coef := r.Coef
+		for j, c := range cols {
+			coef[0] -= coef[j+1] * mean(c)
 		}
-		var xty, beta mat.VecDense
-		xty.MulVec(X.T(), mat.NewVecDense(n, y))
-		if err := chol.SolveVecTo(&beta, &xty); err != nil {
-			return nil, false
-		}
-		coef := make([]float64, cols)
-		for j := range cols {
-			coef[j] = beta.AtVec(j)
-		}
-		// The intercept is at the centred means; report it at x = z = 0.
-		coef[0] -= coef[1] * mx
-		if cols == 3 {
-			coef[0] -= coef[2] * mz
-		}
-		return coef, true
+		return coef, nil
 	}
 	if varies(z) {
-		if coef, ok := fit(3); ok {
+		if coef, err := fit(x, z); err == nil {
 			return coef, nil
 		}
 	}
-	if coef, ok := fit(2); ok {
-		return coef, nil
-	}
-	return nil, fmt.Errorf("%w: XᵀX is not positive definite", ErrSingular)
+	return fit(x)
 }
