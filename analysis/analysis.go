@@ -64,7 +64,10 @@ func Options() stats.Options {
 // stats.CalibratedMinSamples samples. On 20 seeds of kafka-20616 the native
 // heap's across-seed spread over its median SE was 0.46–0.47 with
 // RegressRobust's interval (twice as wide as the data need) and about 0.8
-// with the calibrated one (docs/findings.md, 2026-12-03, issue 29).
+// with the calibrated one (docs/findings.md, 2026-12-03, issue 29). Its
+// growth-slows test also runs over the whole run once the warm-up cut takes
+// stats.LongWarmupShare of the samples (Options.LongWarmupShare): growth
+// levelling off over the run is cut long, a leak's warm-up is short.
 func OptionsFor(sig string) stats.Options {
 	o := Options()
 	switch d := Describe(sig); {
@@ -72,6 +75,7 @@ func OptionsFor(sig string) stats.Options {
 		o.Interval = stats.IntervalRobustBatch
 	case d.calibrated:
 		o.Interval = stats.IntervalCalibrated
+		o.LongWarmupShare = stats.LongWarmupShare
 	}
 	return o
 }

@@ -472,10 +472,12 @@ func TestDecideSignalsBounded(t *testing.T) {
 // error under the likeliest error model (curvatureRegress): with the
 // largest over the likelihood region, as the slope's interval takes it,
 // this cell was called a leak in 25 of 100 seeds here (0.19 of 400 runs in
-// statscheck), now in 10 (0.07 of 400 runs); the bound is 12. The issue's
-// 5% is not reached: docs/methods.md has the frontier. The native heap is
-// fitted as the tool fits it (IntervalCalibrated, whose diagnostic tests run
-// at RegressRobust's, diagnosticInterval). Negative control: a straight
+// statscheck), with the likeliest model's in 10 to 12 (0.07-0.08 of
+// 200-400 runs), and since the whole-run test after a long warm-up cut
+// (Options.LongWarmupShare) in none; the bound is the issue's 5%. The
+// native heap is fitted as the tool fits it (IntervalCalibrated, whose
+// diagnostic tests run at RegressRobust's, diagnosticInterval, and
+// LongWarmupShare: analysis.OptionsFor). Negative control: a straight
 // leak at the leaky model's rate under the same noise is still called a
 // leak.
 func TestDecideSlowPlateauNotALeak(t *testing.T) {
@@ -483,7 +485,7 @@ func TestDecideSlowPlateauNotALeak(t *testing.T) {
 		t.Skip("200 seeded fits of 150 samples")
 	}
 	const n, seeds = 150, 100
-	nat := Options{Interval: IntervalCalibrated}
+	nat := Options{Interval: IntervalCalibrated, LongWarmupShare: LongWarmupShare}
 	rss := Options{Interval: IntervalRobustBatch}
 	leaks := func(shape func(i int) float64, slope float64) (calls int) {
 		for s := range seeds {
@@ -511,7 +513,7 @@ func TestDecideSlowPlateauNotALeak(t *testing.T) {
 	plateau := func(i int) float64 { return 5 << 20 * (1 - math.Exp(-float64(i)/(n-1))) }
 	got := leaks(plateau, 0)
 	t.Logf("plateau 5 MiB, τ = the run, n = %d: leak in %d of %d seeds", n, got, seeds)
-	assert.LessOrEqual(t, got, seeds*12/100, "bounded growth called a leak")
+	assert.LessOrEqual(t, got, seeds*5/100, "bounded growth called a leak")
 	flat := func(int) float64 { return 0 }
 	got = leaks(flat, 11<<10)
 	t.Logf("straight leak of 11 KiB/lifecycle, n = %d: leak in %d of %d seeds", n, got, seeds)
@@ -546,4 +548,99 @@ func TestHoldsItsRateOnFits(t *testing.T) {
 		plateau := fit(700+s, func(L float64) float64 { return 20 << 20 * (1 - math.Exp(-L/(2*n/3))) })
 		assert.False(t, holdsItsRate(plateau), "plateau, seed %d: rates %v", s, plateau.Rates)
 	}
+}
+
+// TestLongWarmupSlowsOverTheRun: with Options.LongWarmupShare, a native
+// heap whose warm-up cut takes a quarter of the run or more is tested for
+// growth that slows over all of its samples. Positive: issue 29's hard
+// plateau (5 MiB, τ the whole run, 150 samples) is flagged over the whole
+// run, and not called a leak, at every seed whose cut is that long.
+// Negative controls: the same series without the option (the cut's flatter
+// rest alone), and a straight leak of 11 KiB/lifecycle whose first third
+// rises a further 1 MiB and falls back (a long cut, no bend over the run),
+// which stays a leak.
+func TestLongWarmupSlowsOverTheRun(t *testing.T) {
+	const n, seeds = 150, 60
+	nat := Options{Interval: IntervalCalibrated, LongWarmupShare: LongWarmupShare}
+	off := nat
+	off.LongWarmupShare = 0
+	rss := Options{Interval: IntervalRobustBatch}
+	series := func(seed uint64, shape func(i int, L float64) float64) (Input, Input) {
+		r := seeded(seed)
+		ni := Input{Y: ar1(r, n, 0.75, 30e3), Lifecycles: make([]float64, n)}
+		ri := Input{Y: make([]float64, n), Lifecycles: ni.Lifecycles}
+		var w float64
+		for i := range n {
+			L := 2 * float64(i)
+			w += r.NormFloat64() * 20e3
+			ni.Lifecycles[i] = L
+			ni.Y[i] += shape(i, L)
+			ri.Y[i] = shape(i, L) + w
+		}
+		return ni, ri
+	}
+	plateau := func(i int, _ float64) float64 { return 5 << 20 * (1 - math.Exp(-float64(i)/(n-1))) }
+	var long, flagged, flaggedOff, leaks int
+	for s := range seeds {
+		ni, ri := series(uint64(900+s), plateau)
+		on, err := FitSignal(ni, nat)
+		require.NoError(t, err)
+		if float64(on.WarmupCut) < LongWarmupShare*n {
+			continue
+		}
+		long++
+		if on.HasFlag(FlagSlows) {
+			flagged++
+		}
+		o, err := FitSignal(ni, off)
+		require.NoError(t, err)
+		if o.HasFlag(FlagSlows) {
+			flaggedOff++
+		}
+		rf, err := FitSignal(ri, rss)
+		require.NoError(t, err)
+		if DecideSignals(on, rf, DecideOptions{}).Verdict == VerdictLeak {
+			leaks++
+		}
+	}
+	t.Logf("plateau: %d of %d seeds cut a quarter or more; growth-slows on %d with the option, %d without; %d called a leak", long, seeds, flagged, flaggedOff, leaks)
+	require.Greater(t, long, seeds/3, "the plateau's warm-up cut is long at most seeds")
+	assert.Equal(t, long, flagged, "a long cut on the plateau flags the growth over the whole run")
+	assert.Less(t, flaggedOff, flagged, "without the option the flatter rest alone flags fewer")
+	assert.Zero(t, leaks, "the plateau called a leak")
+
+	bump := func(i int, L float64) float64 {
+		b := 0.0
+		if i < n/3 {
+			b = 1 << 20 * math.Sin(math.Pi*float64(i)/float64(n/3))
+		}
+		return 11<<10*L + b
+	}
+	var longLeak, byRun, leakOn, leakOff int
+	for s := range seeds {
+		ni, ri := series(uint64(1900+s), bump)
+		on, err := FitSignal(ni, nat)
+		require.NoError(t, err)
+		if float64(on.WarmupCut) < LongWarmupShare*n {
+			continue
+		}
+		longLeak++
+		o, err := FitSignal(ni, off)
+		require.NoError(t, err)
+		if on.HasFlag(FlagSlows) && !o.HasFlag(FlagSlows) {
+			byRun++
+		}
+		rf, err := FitSignal(ri, rss)
+		require.NoError(t, err)
+		if DecideSignals(on, rf, DecideOptions{}).Verdict == VerdictLeak {
+			leakOn++
+		}
+		if DecideSignals(o, rf, DecideOptions{}).Verdict == VerdictLeak {
+			leakOff++
+		}
+	}
+	t.Logf("leak with a transient: %d of %d seeds cut a quarter or more; growth-slows over the whole run alone on %d; called a leak at %d with the option, %d without", longLeak, seeds, byRun, leakOn, leakOff)
+	require.Greater(t, longLeak, seeds/3, "the transient's cut is long at most seeds")
+	assert.LessOrEqual(t, byRun, longLeak/20, "a straight leak after a transient read as slowing over the whole run")
+	assert.GreaterOrEqual(t, leakOn, leakOff-longLeak/20, "the option costs leak calls on a straight leak after a transient")
 }

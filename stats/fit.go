@@ -45,6 +45,14 @@ type Options struct {
 	// the same estimate is wider (see RegressRobustBatch; the tool's for
 	// RSS: analysis.OptionsFor).
 	Interval IntervalMethod
+	// LongWarmupShare, when positive, runs the growth-slows test (FlagSlows)
+	// over all samples as well as over the used ones once the warm-up cut
+	// takes this share of the samples or more (the tool's for the native
+	// heap: analysis.OptionsFor). Growth levelling off over the run is cut
+	// long, because its steep start does not fit the line through the
+	// rest, and the flatter rest may not show the bend; a leak's warm-up is
+	// short. 0: the used samples only.
+	LongWarmupShare float64
 }
 
 // DefaultOptions returns Options{Confidence: 0.95, MinSamples: 20, MaxWarmupFraction: 0.5}.
@@ -396,6 +404,20 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 				f.Bound = fitBound(in.Y, in.Lifecycles)
 				warn("the growth slows: %s/lifecycle at the start of the used samples, %s/lifecycle at the end (the curvature's interval lies below zero); it may level off: %s",
 					signed(first), signed(last), describeBound(f.Bound, in.Unit))
+			} else if opt.LongWarmupShare > 0 && float64(cut) >= opt.LongWarmupShare*float64(n) {
+				all := [][]float64{in.Lifecycles}
+				if in.FailedCloses != nil && varies(fails) {
+					all = append(all, fails)
+				}
+				if useRR {
+					all = append(all, restored)
+				}
+				if first, last, ok := slows(in.Y, in.Lifecycles, all, opt); ok && first > 0 {
+					flag(FlagSlows)
+					f.Bound = fitBound(in.Y, in.Lifecycles)
+					warn("the growth slows over the whole run, whose warm-up cut took %d of %d samples: %s/lifecycle at the start, %s/lifecycle at the end (the curvature's interval lies below zero); it may level off: %s",
+						cut, n, signed(first), signed(last), describeBound(f.Bound, in.Unit))
+				}
 			}
 		}
 	}

@@ -209,6 +209,7 @@ func Robust() Procedure {
 	o.Interval = stats.IntervalCalibrated
 	rss := o
 	rss.Interval = stats.IntervalRobustBatch
+	o.LongWarmupShare = stats.LongWarmupShare
 	return Procedure{Name: "robust", Options: o, RSS: &rss}
 }
 
