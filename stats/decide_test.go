@@ -489,17 +489,7 @@ func TestDecideSlowPlateauNotALeak(t *testing.T) {
 	rss := Options{Interval: IntervalRobustBatch}
 	leaks := func(shape func(i int) float64, slope float64) (calls int) {
 		for s := range seeds {
-			r := seeded(uint64(500 + s))
-			ni := Input{Y: ar1(r, n, 0.75, 30e3), Lifecycles: make([]float64, n)}
-			ri := Input{Y: make([]float64, n), Lifecycles: ni.Lifecycles}
-			var w float64
-			for i := range n {
-				L := 2 * float64(i)
-				w += r.NormFloat64() * 20e3
-				ni.Lifecycles[i] = L
-				ni.Y[i] += shape(i) + slope*L
-				ri.Y[i] = shape(i) + slope*L + w
-			}
+			ni, ri := simSignals(uint64(500+s), n, func(i int, L float64) float64 { return shape(i) + slope*L })
 			nf, err := FitSignal(ni, nat)
 			require.NoError(t, err)
 			rf, err := FitSignal(ri, rss)
@@ -565,82 +555,76 @@ func TestLongWarmupSlowsOverTheRun(t *testing.T) {
 	off := nat
 	off.LongWarmupShare = 0
 	rss := Options{Interval: IntervalRobustBatch}
-	series := func(seed uint64, shape func(i int, L float64) float64) (Input, Input) {
-		r := seeded(seed)
-		ni := Input{Y: ar1(r, n, 0.75, 30e3), Lifecycles: make([]float64, n)}
-		ri := Input{Y: make([]float64, n), Lifecycles: ni.Lifecycles}
-		var w float64
-		for i := range n {
-			L := 2 * float64(i)
-			w += r.NormFloat64() * 20e3
-			ni.Lifecycles[i] = L
-			ni.Y[i] += shape(i, L)
-			ri.Y[i] = shape(i, L) + w
+	// tally fits seeds series of shape (the native heap's AR(1) noise, RSS's
+	// random walk) and counts, over those whose native warm-up cut is long:
+	// growth-slows with and without the option, by the whole-run test alone,
+	// and leak calls with and without it.
+	type counts struct{ long, slowsOn, slowsOff, byRun, leakOn, leakOff int }
+	tally := func(base uint64, shape func(i int, L float64) float64) (c counts) {
+		for s := range seeds {
+			ni, ri := simSignals(base+uint64(s), n, shape)
+			on, err := FitSignal(ni, nat)
+			require.NoError(t, err)
+			if float64(on.WarmupCut) < LongWarmupShare*n {
+				continue
+			}
+			c.long++
+			o, err := FitSignal(ni, off)
+			require.NoError(t, err)
+			rf, err := FitSignal(ri, rss)
+			require.NoError(t, err)
+			a, b := on.HasFlag(FlagSlows), o.HasFlag(FlagSlows)
+			c.slowsOn += b2i(a)
+			c.slowsOff += b2i(b)
+			c.byRun += b2i(a && !b)
+			c.leakOn += b2i(DecideSignals(on, rf, DecideOptions{}).Verdict == VerdictLeak)
+			c.leakOff += b2i(DecideSignals(o, rf, DecideOptions{}).Verdict == VerdictLeak)
 		}
-		return ni, ri
+		return c
 	}
-	plateau := func(i int, _ float64) float64 { return 5 << 20 * (1 - math.Exp(-float64(i)/(n-1))) }
-	var long, flagged, flaggedOff, leaks int
-	for s := range seeds {
-		ni, ri := series(uint64(900+s), plateau)
-		on, err := FitSignal(ni, nat)
-		require.NoError(t, err)
-		if float64(on.WarmupCut) < LongWarmupShare*n {
-			continue
-		}
-		long++
-		if on.HasFlag(FlagSlows) {
-			flagged++
-		}
-		o, err := FitSignal(ni, off)
-		require.NoError(t, err)
-		if o.HasFlag(FlagSlows) {
-			flaggedOff++
-		}
-		rf, err := FitSignal(ri, rss)
-		require.NoError(t, err)
-		if DecideSignals(on, rf, DecideOptions{}).Verdict == VerdictLeak {
-			leaks++
-		}
-	}
-	t.Logf("plateau: %d of %d seeds cut a quarter or more; growth-slows on %d with the option, %d without; %d called a leak", long, seeds, flagged, flaggedOff, leaks)
-	require.Greater(t, long, seeds/3, "the plateau's warm-up cut is long at most seeds")
-	assert.Equal(t, long, flagged, "a long cut on the plateau flags the growth over the whole run")
-	assert.Less(t, flaggedOff, flagged, "without the option the flatter rest alone flags fewer")
-	assert.Zero(t, leaks, "the plateau called a leak")
 
-	bump := func(i int, L float64) float64 {
+	p := tally(900, func(i int, _ float64) float64 { return 5 << 20 * (1 - math.Exp(-float64(i)/(n-1))) })
+	t.Logf("plateau: %+v of %d seeds", p, seeds)
+	require.Greater(t, p.long, seeds/3, "the plateau's warm-up cut is long at most seeds")
+	assert.Equal(t, p.long, p.slowsOn, "a long cut on the plateau flags the growth over the whole run")
+	assert.Less(t, p.slowsOff, p.slowsOn, "without the option the flatter rest alone flags fewer")
+	assert.Zero(t, p.leakOn, "the plateau called a leak")
+
+	l := tally(1900, func(i int, L float64) float64 {
 		b := 0.0
 		if i < n/3 {
 			b = 1 << 20 * math.Sin(math.Pi*float64(i)/float64(n/3))
 		}
 		return 11<<10*L + b
+	})
+	t.Logf("leak with a transient: %+v of %d seeds", l, seeds)
+	require.Greater(t, l.long, seeds/3, "the transient's cut is long at most seeds")
+	assert.LessOrEqual(t, l.byRun, l.long/20, "a straight leak after a transient read as slowing over the whole run")
+	assert.GreaterOrEqual(t, l.leakOn, l.leakOff-l.long/20, "the option costs leak calls on a straight leak after a transient")
+}
+
+// simSignals returns n samples, 2 lifecycles apart, of a native heap and an
+// RSS that both follow shape(i, L), seeded by seed: the native heap with
+// AR(1) noise (φ = 0.75, innovations of 30 kB), RSS with a random walk
+// (steps of 20 kB), the simulation suite's noise.
+func simSignals(seed uint64, n int, shape func(i int, L float64) float64) (native, rss Input) {
+	r := seeded(seed)
+	native = Input{Y: ar1(r, n, 0.75, 30e3), Lifecycles: make([]float64, n)}
+	rss = Input{Y: make([]float64, n), Lifecycles: native.Lifecycles}
+	var w float64
+	for i := range n {
+		L := 2 * float64(i)
+		w += r.NormFloat64() * 20e3
+		native.Lifecycles[i] = L
+		native.Y[i] += shape(i, L)
+		rss.Y[i] = shape(i, L) + w
 	}
-	var longLeak, byRun, leakOn, leakOff int
-	for s := range seeds {
-		ni, ri := series(uint64(1900+s), bump)
-		on, err := FitSignal(ni, nat)
-		require.NoError(t, err)
-		if float64(on.WarmupCut) < LongWarmupShare*n {
-			continue
-		}
-		longLeak++
-		o, err := FitSignal(ni, off)
-		require.NoError(t, err)
-		if on.HasFlag(FlagSlows) && !o.HasFlag(FlagSlows) {
-			byRun++
-		}
-		rf, err := FitSignal(ri, rss)
-		require.NoError(t, err)
-		if DecideSignals(on, rf, DecideOptions{}).Verdict == VerdictLeak {
-			leakOn++
-		}
-		if DecideSignals(o, rf, DecideOptions{}).Verdict == VerdictLeak {
-			leakOff++
-		}
+	return native, rss
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	t.Logf("leak with a transient: %d of %d seeds cut a quarter or more; growth-slows over the whole run alone on %d; called a leak at %d with the option, %d without", longLeak, seeds, byRun, leakOn, leakOff)
-	require.Greater(t, longLeak, seeds/3, "the transient's cut is long at most seeds")
-	assert.LessOrEqual(t, byRun, longLeak/20, "a straight leak after a transient read as slowing over the whole run")
-	assert.GreaterOrEqual(t, leakOn, leakOff-longLeak/20, "the option costs leak calls on a straight leak after a transient")
+	return 0
 }
