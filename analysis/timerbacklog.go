@@ -21,6 +21,10 @@ type timerTask struct {
 // Streams leaves alone), in registration order: dump_st, pst_st,
 // flush_info_log (10 s). RocksDB 7.8, db/periodic_task_scheduler.cc
 // (PeriodicTaskScheduler::Register; DBImpl::StartPeriodicTaskScheduler).
+// RocksDB 10.1.3, the rocksdbjni Kafka 4.3's pom names (the JVM engine's),
+// registers the same tasks with the same defaults and the same initial
+// delays, and its util/timer.h differs from 7.8.3's in formatting only
+// (git diff v7.8.3 v10.1.3 of both files), so the same rules hold there.
 var timerTasks = []timerTask{{0, 600}, {1, 600}, {2, 10}}
 
 // TimerBacklog is, for every non-timer sample of one run (keyed by its
