@@ -37,9 +37,10 @@ type Bound struct {
 // opt.Confidence wholly below zero (one-sided at half the complement: 2.5%
 // at 95%), and the rate it implies at the last used sample is below
 // slowsRatio times the rate at the first: a material slowing, not only a
-// significant one. It returns those two rates per lifecycle and whether the
-// growth slows.
-func slows(y, L []float64, cols [][]float64, opt Options) (first, last float64, ok bool) {
+// significant one. It returns those two rates per lifecycle, {first, last}
+// (nil when the quadratic could not be fitted: L constant, or a singular
+// design), and whether the growth slows.
+func slows(y, L []float64, cols [][]float64, opt Options) (rates []float64, ok bool) {
 	n := len(y)
 	lm := mean(L)
 	var ss float64
@@ -48,7 +49,7 @@ func slows(y, L []float64, cols [][]float64, opt Options) (first, last float64, 
 	}
 	s := math.Sqrt(ss / float64(n))
 	if !(s > 0) {
-		return 0, 0, false
+		return nil, false
 	}
 	q := make([]float64, n)
 	for i, v := range L {
@@ -58,12 +59,12 @@ func slows(y, L []float64, cols [][]float64, opt Options) (first, last float64, 
 	X := design(append(append([][]float64{}, cols...), q)...)
 	r, err := curvatureRegress(diagnosticInterval(opt.Interval), X, y, opt.Confidence)
 	if err != nil || r.High == nil {
-		return 0, 0, false
+		return nil, false
 	}
 	j := len(cols) + 1
 	rate := func(l float64) float64 { return r.Coef[1] + 2*r.Coef[j]*(l-lm)/(s*s) }
-	first, last = rate(L[0]), rate(L[n-1])
-	return first, last, r.High[j] < 0 && last < slowsRatio*first
+	first, last := rate(L[0]), rate(L[n-1])
+	return []float64{first, last}, r.High[j] < 0 && last < slowsRatio*first
 }
 
 // curvatureRegress fits slows' quadratic model by the interval method m.

@@ -395,15 +395,13 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 			if useRR {
 				cols = append(cols, RR)
 			}
-			first, last, ok := slows(y, L, cols, opt)
-			if first != 0 || last != 0 {
-				f.Rates = []float64{first, last}
-			}
-			if ok && first > 0 {
+			rates, ok := slows(y, L, cols, opt)
+			f.Rates = rates
+			if ok && rates[0] > 0 {
 				flag(FlagSlows)
 				f.Bound = fitBound(in.Y, in.Lifecycles)
 				warn("the growth slows: %s/lifecycle at the start of the used samples, %s/lifecycle at the end (the curvature's interval lies below zero); it may level off: %s",
-					signed(first), signed(last), describeBound(f.Bound, in.Unit))
+					signed(rates[0]), signed(rates[1]), describeBound(f.Bound, in.Unit))
 			} else if opt.LongWarmupShare > 0 && float64(cut) >= opt.LongWarmupShare*float64(n) {
 				all := [][]float64{in.Lifecycles}
 				if in.FailedCloses != nil && varies(fails) {
@@ -412,11 +410,11 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 				if useRR {
 					all = append(all, restored)
 				}
-				if first, last, ok := slows(in.Y, in.Lifecycles, all, opt); ok && first > 0 {
+				if run, ok := slows(in.Y, in.Lifecycles, all, opt); ok && run[0] > 0 {
 					flag(FlagSlows)
 					f.Bound = fitBound(in.Y, in.Lifecycles)
 					warn("the growth slows over the whole run, whose warm-up cut took %d of %d samples: %s/lifecycle at the start, %s/lifecycle at the end (the curvature's interval lies below zero); it may level off: %s",
-						cut, n, signed(first), signed(last), describeBound(f.Bound, in.Unit))
+						cut, n, signed(run[0]), signed(run[1]), describeBound(f.Bound, in.Unit))
 				}
 			}
 		}
