@@ -44,7 +44,7 @@ func Write(w io.Writer, dir string, rep *schema.Reliability) error {
 			meanSD(t.RSSPerLifecycle), ratioCell(t.RSSPerLifecycle, t.RSSSE))
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "spread/SE: the across-seed standard deviation of the slope over the median reported standard error (goal ≤ 1.5; needs 3 seeds)")
+	fmt.Fprintln(w, "spread/SE: the across-seed standard deviation of the slope over the median reported standard error (goal 0.75 to 1.33: above, the intervals are narrower than the spread, below, wider; needs 3 seeds)")
 	if len(rep.Controlled) > 0 {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

@@ -102,7 +102,7 @@ func (rp *Replicates) Write(w io.Writer) {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "spread/SE near 1 or below means the reported intervals carry the variation of another run at the same seed (run) or at another seed (seeds); goal ≤ 1.5")
+	fmt.Fprintln(w, "spread/SE near 1 means the reported intervals carry the variation of another run at the same seed (run) or at another seed (seeds); above 1.33 they are narrower than it, below 0.75 wider (goal across seeds: 0.75 to 1.33)")
 }
 
 // spreadCells renders the run-to-run SD, across-seed SD, median SE and the
