@@ -415,3 +415,57 @@ func TestAnalyzeRejectsUnknownInstance(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalid)
 	assert.ErrorContains(t, err, "instance 42, which is not in the fleet")
 }
+
+// slowClimb is a restarted process's RSS climbing back to the fleet's level
+// over its whole first phase (its allocator's arenas and RocksDB's caches
+// filling) and flat after: 6 MiB over the phase's 51,200 records, about
+// 117 MiB per 1M records, three times the RSS check's floor.
+var slowClimb = peak{rssTop: 6 * mib, rssPlateau: 6 * mib, rise: samplesPerPhase, decay: 1}
+
+// climbRehearsal is a fleet of 4 on fixed, each process climbing slowClimb
+// after its start, then instance 0 restarted on candModel (climbing the
+// same way); it returns the rehearsal and the canary phase's index.
+func climbRehearsal(seed uint64, candModel string) (*schema.Rehearsal, int) {
+	s := newSynth(seed, "fixed", candModel, [][]int{{0, 1}, {2, 3}})
+	for id := range 4 {
+		s.start(id, "fixed", "baseline", 0, 0)
+		s.ps[id].peak = slowClimb
+	}
+	s.phase("baseline", nil)
+	s.start(0, candModel, "canary", phaseMs, 0)
+	s.ps[0].peak = slowClimb
+	return s.r, s.phase("canary", []int{0})
+}
+
+// TestGateRestartedCandidateComparedAfterRestart: a candidate restarted at
+// the phase's start is compared on RSS with the baselines' own first phase
+// after a start, like with like. Negative control: the same version, whose
+// RSS climbs after its restart as every process's did after its start,
+// passes; against the baselines' same phase (flat by then), as the gate
+// compared before, its climb read as a regression (shown failing so: the
+// three seeds' RSS checks all failed). Positive control: a candidate with a
+// sustained extra RSS slope on top of the climb still fails the RSS check.
+func TestGateRestartedCandidateComparedAfterRestart(t *testing.T) {
+	for seed := uint64(10); seed < 13; seed++ {
+		r, canary := climbRehearsal(seed, "fixed")
+		g, err := Gate(gate.DefaultPolicy(), r, canary, []int{0}, []int{1, 2, 3})
+		require.NoError(t, err)
+		rss := checkOf(t, g, "rss_growth_per_million_records", 0)
+		assert.Equal(t, OutcomePass, rss.Outcome, "seed %d: %s", seed, rss.Reason)
+		assert.Contains(t, rss.Reason, "their own first phase after a start or restart")
+		a, err := Analyze(r)
+		require.NoError(t, err)
+		var same float64
+		for _, ia := range a.Phases[canary].Instances[1:] {
+			same += ia.RSSPerMillionRecords.Value
+		}
+		assert.Less(t, same/3+40*mib, rss.CandidateLow,
+			"seed %d: against the baselines' same phase the climb lies above the limit", seed)
+
+		r, canary = climbRehearsal(seed, "fixed+synthetic")
+		g, err = Gate(gate.DefaultPolicy(), r, canary, []int{0}, []int{1, 2, 3})
+		require.NoError(t, err)
+		rss = checkOf(t, g, "rss_growth_per_million_records", 0)
+		assert.Equal(t, OutcomeFail, rss.Outcome, "seed %d: %s", seed, rss.Reason)
+	}
+}
