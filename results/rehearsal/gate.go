@@ -265,22 +265,13 @@ func subjectOf(ia *InstanceAnalysis, restore schema.RestoreStats) gate.Subject {
 func pooledBaseline(r *schema.Rehearsal, phase int, bases []*InstanceAnalysis, kind restoreKind) gate.Subject {
 	fits := map[string]schema.SignalFit{}
 	for _, sig := range analysis.Signals() {
-		var pl, pm []stats.Estimate
-		total := schema.SignalFit{Unit: analysis.Describe(sig).Unit}
+		var fs []schema.SignalFit
 		for _, b := range bases {
-			f, ok := b.Fits[sig]
-			if !ok || f.Total == nil {
-				continue
-			}
-			pl, pm = append(pl, f.Total.PerLifecycle), append(pm, f.Total.PerMillionRecords)
-			total.Samples += f.Total.Samples
-			total.SamplesUsed += f.Total.SamplesUsed
+			fs = append(fs, b.Fits[sig])
 		}
-		if len(pl) == 0 {
-			continue
+		if f, ok := meanFit(sig, fs); ok {
+			fits[sig] = f
 		}
-		total.PerLifecycle, total.PerMillionRecords = meanEstimate(pl), meanEstimate(pm)
-		fits[sig] = schema.SignalFit{Unit: total.Unit, Total: &total}
 	}
 	var sum schema.Summary
 	lag := &gate.Lag{}
@@ -314,8 +305,7 @@ func pooledBaseline(r *schema.Rehearsal, phase int, bases []*InstanceAnalysis, k
 // (2026-12-04). Without an RSS fit in those phases, the baseline is base's
 // own.
 func postStartRSS(r *schema.Rehearsal, phase int, bases []*InstanceAnalysis, base gate.Subject) (gate.Subject, error) {
-	var pl, pm []stats.Estimate
-	total := schema.SignalFit{Unit: analysis.Describe(analysis.SignalRSS).Unit}
+	var fs []schema.SignalFit
 	cache := map[int]PhaseAnalysis{}
 	for _, b := range bases {
 		at := 0
@@ -333,12 +323,31 @@ func postStartRSS(r *schema.Rehearsal, phase int, bases []*InstanceAnalysis, bas
 			}
 			cache[at] = pa
 		}
-		ia, ok := pa.instance(b.Instance)
-		if !ok {
-			continue
+		if ia, ok := pa.instance(b.Instance); ok {
+			fs = append(fs, ia.Fits[analysis.SignalRSS])
 		}
-		f, ok := ia.Fits[analysis.SignalRSS]
-		if !ok || f.Total == nil {
+	}
+	rss, ok := meanFit(analysis.SignalRSS, fs)
+	if !ok {
+		return base, nil
+	}
+	run := *base.Run
+	run.Fits = maps.Clone(base.Run.Fits)
+	run.Fits[analysis.SignalRSS] = rss
+	out := base
+	out.Run = &run
+	return out, nil
+}
+
+// meanFit is signal sig's fit pooled over the instances' fits fs (zero
+// fits, those without a Total, are left out): a Total whose per-lifecycle
+// and per-1M-records slopes are the means of theirs (meanEstimate) and
+// whose sample counts are their sums. ok is false when none has a Total.
+func meanFit(sig string, fs []schema.SignalFit) (schema.SignalFit, bool) {
+	var pl, pm []stats.Estimate
+	total := schema.SignalFit{Unit: analysis.Describe(sig).Unit}
+	for _, f := range fs {
+		if f.Total == nil {
 			continue
 		}
 		pl, pm = append(pl, f.Total.PerLifecycle), append(pm, f.Total.PerMillionRecords)
@@ -346,15 +355,10 @@ func postStartRSS(r *schema.Rehearsal, phase int, bases []*InstanceAnalysis, bas
 		total.SamplesUsed += f.Total.SamplesUsed
 	}
 	if len(pl) == 0 {
-		return base, nil
+		return schema.SignalFit{}, false
 	}
 	total.PerLifecycle, total.PerMillionRecords = meanEstimate(pl), meanEstimate(pm)
-	run := *base.Run
-	run.Fits = maps.Clone(base.Run.Fits)
-	run.Fits[analysis.SignalRSS] = schema.SignalFit{Unit: total.Unit, Total: &total}
-	out := base
-	out.Run = &run
-	return out, nil
+	return schema.SignalFit{Unit: total.Unit, Total: &total}, true
 }
 
 // meanEstimate is the mean of the valid estimates: its value the mean of
