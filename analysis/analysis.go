@@ -28,15 +28,7 @@ func statsFit(f schema.SignalFit) stats.Fit {
 		WarmupCut: f.WarmupSamples, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
 		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Confidence: confidence(f), Lag1: f.Lag1,
 		Warnings: f.Warnings, LifecyclesUsed: f.LifecyclesUsed, Flags: flagsOf(f.Flags), Halves: f.Halves,
-		Rates: f.CurvatureRates, Bound: statsBound(f.Bound)}
-}
-
-// statsBound is b as the stats package holds it (nil for nil).
-func statsBound(b *schema.Bound) *stats.Bound {
-	if b == nil {
-		return nil
-	}
-	return &stats.Bound{Level: b.Level, Rise: b.Rise, Tau: b.Tau, ReachedAt: b.ReachedAt, Reached: b.Reached, Fitted: b.Fitted}
+		Rates: f.CurvatureRates, Bound: f.Bound}
 }
 
 func flagsOf(fs []string) []stats.Flag {
@@ -286,10 +278,7 @@ func toSignalFit(f stats.Fit, unit string, in stats.Input) schema.SignalFit {
 		WarmupSamples: f.WarmupCut, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
 		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Lag1: f.Lag1, Confidence: f.Confidence,
 		Warnings: append([]string{}, f.Warnings...), LifecyclesUsed: f.LifecyclesUsed, Halves: f.Halves,
-		CurvatureRates: f.Rates}
-	if b := f.Bound; b != nil {
-		sf.Bound = &schema.Bound{Level: b.Level, Rise: b.Rise, Tau: b.Tau, ReachedAt: b.ReachedAt, Reached: b.Reached, Fitted: b.Fitted}
-	}
+		CurvatureRates: f.Rates, Bound: f.Bound}
 	if f.PerRestoredRecord.Valid {
 		e := f.PerRestoredRecord
 		sf.PerRestoredRecord = &e

@@ -80,7 +80,7 @@ func TestFitsKeepTheirCurvatureThroughJSON(t *testing.T) {
 		assert.Equal(t, f.Bound, back.Bound)
 		sf := statsFit(back)
 		assert.Equal(t, f.CurvatureRates, sf.Rates)
-		assert.Equal(t, statsBound(f.Bound), sf.Bound)
+		assert.Equal(t, f.Bound, sf.Bound)
 	}
 	require.NotNil(t, rss.Bound)
 	assert.Equal(t, rss.Bound.Level, statsFit(rss).Bound.Level)

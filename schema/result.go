@@ -389,29 +389,14 @@ type SignalFit struct {
 	// while the native heap holds its rate.
 	CurvatureRates []float64 `json:"curvature_rates,omitempty"`
 	// Bound is the exponential approach fitted when the growth slows (the
-	// growth-slows flag; stats.Fit.Bound); the verdict quotes its level and
-	// when it is reached.
-	Bound *Bound `json:"bound,omitempty"`
+	// growth-slows flag; stats.Fit.Bound): level and rise in units of Y,
+	// time constant and where 95% of the rise is reached in lifecycles. The
+	// verdict quotes its level and when it is reached.
+	Bound *stats.Bound `json:"bound,omitempty"`
 	// Total is the fit on lifecycles alone (Y ~ 1 + Lifecycles): the whole
 	// growth per lifecycle at the run's failure rate, failed closes included.
 	// Verdicts are decided on it; the fields above separate the two costs.
 	Total *SignalFit `json:"total,omitempty"`
-}
-
-// Bound is the exponential approach Y = a + Rise·(1 − e^(−(L − L₀)/Tau)),
-// Level = a + Rise, fitted to all samples of a signal whose growth slows
-// (stats.Bound; L₀ its first lifecycle count): Level and Rise in
-// units of Y, Tau and ReachedAt in lifecycles. ReachedAt is where 95% of the
-// rise is reached; Reached says the run got there; Fitted is false when the
-// data show the slowing but not where it ends (Level and ReachedAt are then
-// not to be quoted).
-type Bound struct {
-	Level     float64 `json:"level"`
-	Rise      float64 `json:"rise"`
-	Tau       float64 `json:"tau_lifecycles"`
-	ReachedAt float64 `json:"reached_at_lifecycles"`
-	Reached   bool    `json:"reached"`
-	Fitted    bool    `json:"fitted"`
 }
 
 // StepInfo is a level shift found in a signal (index into the samples).

@@ -12,20 +12,20 @@ import (
 // first lifecycle count). It is set on a Fit whose growth slows
 // (FlagSlows).
 type Bound struct {
-	Level float64 // the level Y approaches, in units of Y: a + Rise
-	Rise  float64 // Level minus the fitted start, a
-	Tau   float64 // the time constant, in lifecycles
+	Level float64 `json:"level"`          // the level Y approaches, in units of Y: a + Rise
+	Rise  float64 `json:"rise"`           // Level minus the fitted start, a
+	Tau   float64 `json:"tau_lifecycles"` // the time constant, in lifecycles
 	// ReachedAt is the lifecycle count by which 95% of the rise is reached,
 	// L₀ + Tau·ln 20.
-	ReachedAt float64
+	ReachedAt float64 `json:"reached_at_lifecycles"`
 	// Reached reports ReachedAt ≤ the run's last lifecycle count: the run
 	// saw the growth level off, not only slow down.
-	Reached bool
+	Reached bool `json:"reached"`
 	// Fitted is false when the best time constant is the longest one
 	// tried (ten runs' length): the data show the slowing, not where it
 	// ends; Level and ReachedAt are then lower bounds at best and are not
 	// to be quoted.
-	Fitted bool
+	Fitted bool `json:"fitted"`
 }
 
 // slows tests whether the growth of y in L slows over the used samples: the
