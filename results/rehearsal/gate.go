@@ -124,11 +124,9 @@ func Gate(p gate.Policy, r *schema.Rehearsal, phase int, candidates, baselines [
 		baseSubj := pooledBaseline(r, phase, bases, kind)
 		// A candidate restarted at the phase's start is compared on RSS
 		// with the baselines' own first phases after a (re)start.
-		restartRSS := gate.Subject{}
+		restartRSS := baseSubj
 		if cand.Restarted {
-			if restartRSS, err = postStartRSS(r, phase, bases, baseSubj); err != nil {
-				return nil, err
-			}
+			restartRSS = postStartRSS(r, phase, bases, baseSubj)
 		}
 		for _, c := range p.Checks {
 			base := baseSubj
@@ -304,9 +302,8 @@ func pooledBaseline(r *schema.Rehearsal, phase int, bases []*InstanceAnalysis, k
 // runs at one hour gave -0.01-0.52 and three at two hours -0.28-0.22
 // (2026-12-04). Without an RSS fit in those phases, the baseline is base's
 // own.
-func postStartRSS(r *schema.Rehearsal, phase int, bases []*InstanceAnalysis, base gate.Subject) (gate.Subject, error) {
+func postStartRSS(r *schema.Rehearsal, phase int, bases []*InstanceAnalysis, base gate.Subject) gate.Subject {
 	var fs []schema.SignalFit
-	cache := map[int]PhaseAnalysis{}
 	for _, b := range bases {
 		at := 0
 		for ph := phase; ph > 0; ph-- {
@@ -315,28 +312,27 @@ func postStartRSS(r *schema.Rehearsal, phase int, bases []*InstanceAnalysis, bas
 				break
 			}
 		}
-		pa, ok := cache[at]
-		if !ok {
-			var err error
-			if pa, err = analyzePhase(r, at); err != nil {
-				return gate.Subject{}, err
+		for _, ip := range r.Phases[at].Instances {
+			if ip.Instance != b.Instance || len(ip.Samples) == 0 {
+				continue
 			}
-			cache[at] = pa
-		}
-		if ia, ok := pa.instance(b.Instance); ok {
-			fs = append(fs, ia.Fits[analysis.SignalRSS])
+			// The fits analyzeInstance takes; samples that cannot be fitted
+			// leave the instance out, as a fit error does there.
+			if fits, err := analysis.FitSamples(ip.Samples); err == nil {
+				fs = append(fs, fits[analysis.SignalRSS])
+			}
 		}
 	}
 	rss, ok := meanFit(analysis.SignalRSS, fs)
 	if !ok {
-		return base, nil
+		return base
 	}
 	run := *base.Run
 	run.Fits = maps.Clone(base.Run.Fits)
 	run.Fits[analysis.SignalRSS] = rss
 	out := base
 	out.Run = &run
-	return out, nil
+	return out
 }
 
 // meanFit is signal sig's fit pooled over the instances' fits fs (zero
