@@ -431,11 +431,12 @@ func (d *Decision) noLeakOnRSSDirection(native, rss Fit, opt DecideOptions, natD
 // KiB/lifecycle [10.4, 11.6]. DecideSignals reads it so only while RSS
 // itself rises significantly (its interval's lower bound above zero): RSS
 // that slows to flat or falling says the growth is not the heap's. On
-// restore-peak's fixed model (transient 8 MiB restore buffers, seen in
-// none of the first 60 samples and in 72% of the last 60 of one run) the
-// native heap's mean rises +12 KiB/lifecycle at a flat floor of about 6
-// MiB, and RSS slows from +142 KiB to −859 KiB/lifecycle: with its interval
-// around zero, the run was called a leak without that condition.
+// restore-peak's fixed model (transient 8 MiB restore buffers, held in
+// more of the samples as the run goes on) the native heap's mean rises
+// about +12 KiB/lifecycle while the level it falls back to between
+// restores stays flat, and RSS slows from rising to falling (curvature
+// rates +142 then −859 KiB/lifecycle in one run): with RSS's interval
+// around zero, a run was called a leak without that condition.
 func holdsItsRate(f Fit) bool {
 	return len(f.Rates) == 2 && f.Rates[0] > 0 && f.Rates[1] >= slowsRatio*f.Rates[0]
 }
