@@ -43,7 +43,9 @@ const (
 //     as its point estimate; pooling samples of several processes into one
 //     fit would mix their levels). Baselines whose slope has no valid
 //     interval are left out of the mean; with none left, the check fails
-//     for want of a limit.
+//     for want of a limit. For a candidate restarted at the phase's start
+//     the RSS slopes are like with like instead: each baseline's over its
+//     own first phase after its latest start or restart (postStartRSS).
 //   - consumer lag: the worst baseline lag (a max check does not read it).
 //   - restore time: like is compared with like. When the candidate restored
 //     stores during the window (Summary.Restore), its median restore time is
@@ -124,19 +126,17 @@ func Gate(p gate.Policy, r *schema.Rehearsal, phase int, candidates, baselines [
 		baseSubj := pooledBaseline(r, phase, bases, kind)
 		// A candidate restarted at the phase's start is compared on RSS
 		// with the baselines' own first phases after a (re)start.
-		restartRSS := baseSubj
+		rssBase := baseSubj
 		if cand.Restarted {
-			restartRSS = postStartRSS(r, phase, bases, baseSubj)
+			rssBase = postStartRSS(r, phase, bases, baseSubj)
 		}
 		for _, c := range p.Checks {
-			base := baseSubj
-			rssAfterRestart := cand.Restarted && strings.HasPrefix(c.Metric, "rss_growth")
-			if rssAfterRestart {
-				base = restartRSS
-			}
-			res := gate.EvaluateCheck(c, base, candSubj)
-			if rssAfterRestart {
+			var res gate.CheckResult
+			if cand.Restarted && strings.HasPrefix(c.Metric, "rss_growth") {
+				res = gate.EvaluateCheck(c, rssBase, candSubj)
 				res.Reason += " (the candidate was restarted at the phase's start: the baseline is the baselines' RSS over their own first phase after a start or restart)"
+			} else {
+				res = gate.EvaluateCheck(c, baseSubj, candSubj)
 			}
 			if res.Outcome == gate.NotApplicable {
 				// Every metric applies to a fleet instance; keep the row,
