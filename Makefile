@@ -16,6 +16,9 @@ REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # CPU priority: RACE_MEM's -short tests passed so, beside two default runs at once, twice on 2026-12-03.
 RACE_MEM    := ./measure ./harness ./lifecycle
 RACE_SHARED := ./fleet ./heapprof
+# The packages with Go benchmarks: make test runs each benchmark once (-benchtime=1x, -short: BenchmarkProfileCost's
+# children run 30 lifecycles instead of 300), so that none breaks unseen; make bench measures.
+BENCH_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Benchmark' .)))
 ARGS    ?=
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
 FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./schema:FuzzParseSamplesCSV \
@@ -73,18 +76,18 @@ run: deps build
 ##   cmd/rocksleak the real runs go two at a time (each keeps about one core busy).
 ## - test-beside, at the lowest CPU priority (nice -n 19), so that it takes only the CPU test-alone leaves idle, two at
 ##   a time: the Java child's JUnit tests, go vet, the pure packages' tests, the race detector on the packages with
-##   goroutines (-short), and the brief fuzzing.
+##   goroutines (-short), the brief fuzzing, and every Go benchmark once (-benchtime=1x -short).
 ## docs/developing.md ("Tests and their timings") says how long each part takes and why.
 test: deps
 	@$(MAKE) --no-print-directory jvm
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-alone test-beside
 
 # make test's parts (`make test` runs them).
-.PHONY: test-alone test-beside test-jvm test-vet test-pure test-race-mem test-race-shared test-fuzz
+.PHONY: test-alone test-beside test-jvm test-vet test-pure test-race-mem test-race-shared test-fuzz test-bench
 test-alone:
 	$(JVM_TEST_ENV) $(GO) test -p 1 -count=1 -timeout 25m $(REAL)
 test-beside:
-	@MAKEFLAGS= nice -n 19 $(MAKE) --no-print-directory -j2 --output-sync=target test-race-mem test-jvm test-vet test-pure test-race-shared test-fuzz
+	@MAKEFLAGS= nice -n 19 $(MAKE) --no-print-directory -j2 --output-sync=target test-race-mem test-jvm test-vet test-pure test-race-shared test-fuzz test-bench
 # The Java child with its own JUnit tests (make jvm with build.sh -t), built into a directory of its own
 # ($(JVM_DIR)-junit), so that test-alone's JVM runs keep reading the build make test made first in $(JVM_DIR).
 test-jvm:
@@ -99,6 +102,9 @@ test-race-shared:
 	$(GO) test -count=1 -race -short -timeout 10m $(RACE_SHARED)
 test-fuzz:
 	@$(MAKE) --no-print-directory fuzz $(TESTFUZZ)
+# Every Go benchmark once: it checks that each still runs; its figures mean nothing here (make bench measures).
+test-bench:
+	$(GO) test -short -count=1 -run '^$$' -bench . -benchtime=1x -timeout 10m $(BENCH_PKGS)
 
 ## test-short: the edit loop, under 2 minutes (91 s on a shared 2-core machine; no RocksDB, nothing installed):
 ## the pure packages vetted, then their tests with -short, which skips their long Monte Carlo runs (the
