@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     := bin/rocksleak
 # The pure-Go packages (no cgo, no RocksDB: `go list -deps` names neither grocksdb nor lifecycle nor harness).
-PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/... ./workload/... ./jvm/kafkaversions/...
+PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/... ./workload/... ./engine/jvm/kafkaversions/...
 # Every other package: the ones with real runs (evaluated only when used).
 REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # The packages whose code runs goroutines or guards shared state (go statements, sync, atomic outside tests: the
@@ -32,7 +32,7 @@ FUZZMINIMIZETIME ?= 60s
 # it minimizing its first new input (47 executions, 0 new inputs kept); 20000 executions with minimizing bounded to
 # 500 each run every target in 3-6 s here and keep what they find (59 new inputs for FuzzLoadYAML).
 TESTFUZZ := FUZZTIME=20000x FUZZMINIMIZETIME=500x
-# The JVM engine (kafka-<version> models, harness.JVM): the Java child (jvm/child, a Maven module) as
+# The JVM engine (kafka-<version> models, harness.JVM): the Java child (engine/jvm/child, a Maven module) as
 # build/jvm/rocksleak-child.jar and, per Kafka version, the classpath Maven resolves for it
 # (build/jvm/classpath-<version>.txt: kafka-streams and kafka-streams-test-utils of that version, with the
 # rocksdbjni its pom names). Maven is tried offline (-o) first and goes online only when something is not in
@@ -40,8 +40,8 @@ TESTFUZZ := FUZZTIME=20000x FUZZMINIMIZETIME=500x
 MVN      ?= mvn
 KAFKA_VERSIONS ?= 4.2.2 4.3.0 4.3.1
 JVM_DIR  := build/jvm
-JVM_POM  := jvm/child/pom.xml
-# The tests find the JVM build here; once jvm/child exists, its absence fails them instead of skipping.
+JVM_POM  := engine/jvm/child/pom.xml
+# The tests find the JVM build here; once engine/jvm/child exists, its absence fails them instead of skipping.
 JVM_TEST_ENV := ROCKSLEAK_JVM_DIR=$(abspath $(JVM_DIR)) $(if $(wildcard $(JVM_POM)),ROCKSLEAK_REQUIRE_JVM=1)
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS := -X main.gitCommit=$(COMMIT)
@@ -56,13 +56,13 @@ deps:
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/rocksleak
 
-## jvm: build the JVM engine's child and each KAFKA_VERSIONS' classpath into build/jvm (jvm/child/build.sh: Maven
+## jvm: build the JVM engine's child and each KAFKA_VERSIONS' classpath into build/jvm (engine/jvm/child/build.sh: Maven
 ## offline first, online only for what ~/.m2 lacks; JVM_TESTS=-t runs its JUnit tests too).
 jvm: deps
 ifeq ($(wildcard $(JVM_POM)),)
 	@echo "make jvm: $(JVM_POM) is not there yet, so the kafka-<version> models cannot run"
 else
-	MVN=$(MVN) jvm/child/build.sh $(JVM_TESTS) $(JVM_DIR) $(KAFKA_VERSIONS)
+	MVN=$(MVN) engine/jvm/child/build.sh $(JVM_TESTS) $(JVM_DIR) $(KAFKA_VERSIONS)
 endif
 
 ## run: build and run the default scenario (kafka-20616), leaky vs fixed.
@@ -152,23 +152,23 @@ stats-check:
 ci-example:
 	ROCKSLEAK_WORKFLOW_TEST=1 $(GO) test -count=1 -run TestGitHubActionsWorkflowSteps -v ./cmd/rocksleak
 
-## kafka-versions: resolve every Kafka version of jvm/kafkaversions/versions.tsv with Maven, check each row against its
+## kafka-versions: resolve every Kafka version of engine/jvm/kafkaversions/versions.tsv with Maven, check each row against its
 ## pom, Maven's resolution and its jar's bytecode (javap), and print the table as read from the jars (about 1 minute
 ## once resolved; the first run downloads the jars).
 kafka-versions:
-	./jvm/kafkatests/kafka-versions.sh
+	./engine/jvm/kafkatests/kafka-versions.sh
 
 ## kafka-tests: Kafka's own close-leak tests (4.3.1's test jar), a port of their assertions that links against both
 ## jars, the restore-path WriteBatch leak and the offsets CF's cache capacity, run against the 4.3.0 and 4.3.1 main
 ## jars; prints test method x jar -> outcome with every failure's message (about 3 minutes).
 kafka-tests:
-	./jvm/kafkatests/kafka-tests.sh
+	./engine/jvm/kafkatests/kafka-tests.sh
 
 ## versions: which Kafka versions leak, and how much: builds the JVM child and the classpath of every version of
-## jvm/kafkaversions/versions.tsv, then runs `rocksleak versions` over them (VERSIONS_FLAGS, e.g.
+## engine/jvm/kafkaversions/versions.tsv, then runs `rocksleak versions` over them (VERSIONS_FLAGS, e.g.
 ## VERSIONS_FLAGS="--versions 4.3.0,4.3.1 --lifecycles 800"; about 25 s per version at 400 lifecycles).
 # Every row of the table (4.0.0 on): the versions rocksleak versions runs.
-TABLE_VERSIONS := $(shell awk -F'\t' '!/^\#/ && $$1 != "kafka_version" {print $$1}' jvm/kafkaversions/versions.tsv)
+TABLE_VERSIONS := $(shell awk -F'\t' '!/^\#/ && $$1 != "kafka_version" {print $$1}' engine/jvm/kafkaversions/versions.tsv)
 .PHONY: versions
 versions: KAFKA_VERSIONS := $(TABLE_VERSIONS)
 versions: jvm build
