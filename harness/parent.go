@@ -65,6 +65,9 @@ type Config struct {
 	diskFull *DiskFullJob // set by RunDiskFull
 }
 
+// ChildEnvVar marks a process started by the parent as a model child.
+const ChildEnvVar = "ROCKSLEAK_CHILD"
+
 // StopSignal tells a child its verdict is settled: it stops as at its stop
 // condition.
 const StopSignal = syscall.SIGUSR1

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/rocksleak/rocksleak/engine/goengine"
 	"github.com/rocksleak/rocksleak/fleet"
 	"github.com/rocksleak/rocksleak/harness"
 )
@@ -29,7 +30,7 @@ func childMain() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	events := os.NewFile(3, "events")
-	runChild := harness.RunChild
+	runChild := goengine.RunChild
 	if os.Args[1] == fleet.InstanceArg {
 		runChild = fleet.RunInstance
 	}
