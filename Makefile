@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     := bin/rocksleak
 # The pure-Go packages (no cgo, no RocksDB: `go list -deps` names neither grocksdb nor lifecycle nor harness).
-PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/... ./workload/... ./jvm/kafkaversions/...
+PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./gate/... ./plan/... ./rehearsal/... ./sweep/... ./internal/... ./workload/... ./jvm/kafkaversions/...
 # Every other package: the ones with real runs (evaluated only when used).
 REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # The packages whose code runs goroutines or guards shared state (go statements, sync, atomic outside tests: the
@@ -19,7 +19,7 @@ RACE_SHARED := ./fleet ./heapprof
 ARGS    ?=
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
 FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./schema:FuzzParseSamplesCSV \
-           ./results/gate:FuzzParsePolicy ./results/plan:FuzzParseTopology
+           ./gate:FuzzParsePolicy ./plan:FuzzParseTopology
 FUZZTIME ?= 2m
 # How long the fuzzer may shrink a new input (go test -fuzzminimizetime; Go's default is 60s).
 FUZZMINIMIZETIME ?= 60s

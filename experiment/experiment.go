@@ -2,7 +2,7 @@
 // scenario's models in child processes (package harness), analyses what they
 // sent back (package analysis) and returns the result (Run); and it runs a
 // scenario at many seeds, writing each seed's result directory and tallying
-// the sweep (Sweep, tallied by package results/sweep). It is the run
+// the sweep (Sweep, tallied by package sweep). It is the run
 // half (cgo, through harness); cmd/rocksleak wires its flags to Options and
 // SweepOptions.
 package experiment

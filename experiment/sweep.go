@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/rocksleak/rocksleak/results"
-	"github.com/rocksleak/rocksleak/results/sweep"
+	"github.com/rocksleak/rocksleak/sweep"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 )

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/rocksleak/rocksleak/results/sweep"
+	"github.com/rocksleak/rocksleak/sweep"
 	"github.com/rocksleak/rocksleak/schema"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/rocksleak/rocksleak/results"
-	"github.com/rocksleak/rocksleak/results/plan"
+	"github.com/rocksleak/rocksleak/plan"
 )
 
 // planUsage is the manual of "rocksleak plan".

@@ -16,8 +16,8 @@ import (
 	"github.com/rocksleak/rocksleak/fleet"
 	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/results"
-	"github.com/rocksleak/rocksleak/results/gate"
-	"github.com/rocksleak/rocksleak/results/rehearsal"
+	"github.com/rocksleak/rocksleak/gate"
+	"github.com/rocksleak/rocksleak/rehearsal"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 )

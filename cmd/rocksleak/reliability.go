@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/rocksleak/rocksleak/experiment"
-	"github.com/rocksleak/rocksleak/results/sweep"
+	"github.com/rocksleak/rocksleak/sweep"
 )
 
 func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error {
