@@ -15,7 +15,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/harness"
-	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/host"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 )
@@ -82,7 +82,7 @@ func Run(ctx context.Context, o Options) (*schema.Result, *schema.Output, error)
 	if out == nil {
 		return nil, nil, runErr
 	}
-	res := schema.FromOutput(out, sc, results.BuildProvenance(sc.Seed, o.Commit, o.Command))
+	res := schema.FromOutput(out, sc, host.Provenance(sc.Seed, o.Commit, o.Command))
 	if err := analysis.Analyze(res, schema.SamplesByModel(out), analysis.DefaultFloors()); err != nil {
 		return res, out, errors.Join(runErr, fmt.Errorf("analysing samples: %w", err))
 	}

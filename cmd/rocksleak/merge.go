@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/rocksleak/rocksleak/sweep"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/sweep"
 )
 
 // mergeCmd is "rocksleak merge [--out DIR] DIR...": it joins the directories

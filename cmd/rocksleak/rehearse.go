@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/rocksleak/rocksleak/fleet"
-	"github.com/rocksleak/rocksleak/internal/units"
-	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/gate"
+	"github.com/rocksleak/rocksleak/host"
+	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/rehearsal"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
@@ -162,7 +162,7 @@ func rehearseCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 		}
 		return err
 	}
-	rec.Provenance = results.BuildProvenance(sc.Seed, gitCommit, "rocksleak rehearse "+strings.Join(args, " "))
+	rec.Provenance = host.Provenance(sc.Seed, gitCommit, "rocksleak rehearse "+strings.Join(args, " "))
 	if err := rehearsal.Write(outDir, rec); err != nil {
 		return fmt.Errorf("writing the rehearsal: %w", err)
 	}
