@@ -133,11 +133,11 @@ clean:
 	rm -rf bin build
 
 ## stats-check: the seeded simulation suite of stats (coverage and false calls per case, the coverage
-## frontier, early verdicts, controlled verdicts) and the across-seed spread on results/reliability/* if present.
+## frontier, early verdicts, controlled verdicts) and the across-seed spread on runs/reliability/* if present.
 ## STATSCHECK_FLAGS=-quick for 100 instead of 400 runs per case.
 .PHONY: stats-check
 stats-check:
-	$(GO) run ./scripts/statscheck -real 'results/reliability/*' $(STATSCHECK_FLAGS)
+	$(GO) run ./scripts/statscheck -real 'runs/reliability/*' $(STATSCHECK_FLAGS)
 
 ## ci-example: run the GitHub Actions example's shell steps in order on this machine (Debian 12, as root), from a
 ## clean copy of the repository, with a tiny sweep (cmd/rocksleak TestGitHubActionsWorkflowSteps; about 35 s with a
