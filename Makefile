@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     := bin/rocksleak
 # The pure-Go packages (no cgo, no RocksDB: `go list -deps` names neither grocksdb nor lifecycle nor harness).
-PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/... ./workload/... ./engine/jvm/kafkaversions/...
+PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./gate/... ./plan/... ./rehearsal/... ./sweep/... ./internal/... ./workload/... ./engine/jvm/kafkaversions/...
 # Every other package: the ones with real runs (evaluated only when used).
 REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # The packages whose code runs goroutines or guards shared state (go statements, sync, atomic outside tests: the
@@ -22,7 +22,7 @@ BENCH_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Benchmar
 ARGS    ?=
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
 FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./schema:FuzzParseSamplesCSV \
-           ./results/gate:FuzzParsePolicy ./results/plan:FuzzParseTopology
+           ./gate:FuzzParsePolicy ./plan:FuzzParseTopology
 FUZZTIME ?= 2m
 # How long the fuzzer may shrink a new input (go test -fuzzminimizetime; Go's default is 60s).
 FUZZMINIMIZETIME ?= 60s
@@ -139,11 +139,11 @@ clean:
 	rm -rf bin build
 
 ## stats-check: the seeded simulation suite of stats (coverage and false calls per case, the coverage
-## frontier, early verdicts, controlled verdicts) and the across-seed spread on results/reliability/* if present.
+## frontier, early verdicts, controlled verdicts) and the across-seed spread on runs/reliability/* if present.
 ## STATSCHECK_FLAGS=-quick for 100 instead of 400 runs per case.
 .PHONY: stats-check
 stats-check:
-	$(GO) run ./scripts/statscheck -real 'results/reliability/*' $(STATSCHECK_FLAGS)
+	$(GO) run ./scripts/statscheck -real 'runs/reliability/*' $(STATSCHECK_FLAGS)
 
 ## ci-example: run the GitHub Actions example's shell steps in order on this machine (Debian 12, as root), from a
 ## clean copy of the repository, with a tiny sweep (cmd/rocksleak TestGitHubActionsWorkflowSteps; about 35 s with a

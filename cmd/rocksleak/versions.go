@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rocksleak/rocksleak/engine/jvm/kafkaversions"
 	"github.com/rocksleak/rocksleak/results"
@@ -37,7 +36,7 @@ func versionsCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 		sets = append(sets, v)
 		return nil
 	})
-	fs.StringVar(&out, "out", "", "output directory (default results/runs/<UTC time>-versions)")
+	fs.StringVar(&out, "out", "", "output directory (default runs/<UTC time>-versions)")
 	fs.StringVar(&result, "result", "", "re-render the table of an earlier run's result.json instead of running")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
@@ -64,7 +63,7 @@ func versionsCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 		return usagef("--lifecycles: %d must be a positive count", lifecycles)
 	}
 	if out == "" {
-		out = filepath.Join("results", "runs", time.Now().UTC().Format("20060102T150405Z")+"-versions")
+		out = defaultOut("", "versions")
 	}
 	runArgs := []string{"--models", strings.Join(models, ","), "--lifecycles", strconv.Itoa(lifecycles),
 		"--out", out, "--set", "records_per_step=2"}
