@@ -32,7 +32,7 @@ FUZZMINIMIZETIME ?= 60s
 # it minimizing its first new input (47 executions, 0 new inputs kept); 20000 executions with minimizing bounded to
 # 500 each run every target in 3-6 s here and keep what they find (59 new inputs for FuzzLoadYAML).
 TESTFUZZ := FUZZTIME=20000x FUZZMINIMIZETIME=500x
-# The JVM engine (kafka-<version> models, harness.JVM): the Java child (engine/jvm/child, a Maven module) as
+# The JVM engine (kafka-<version> models, engine/jvm: jvm.Engine): the Java child (engine/jvm/child, a Maven module) as
 # build/jvm/rocksleak-child.jar and, per Kafka version, the classpath Maven resolves for it
 # (build/jvm/classpath-<version>.txt: kafka-streams and kafka-streams-test-utils of that version, with the
 # rocksdbjni its pom names). Maven is tried offline (-o) first and goes online only when something is not in

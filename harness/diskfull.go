@@ -99,13 +99,13 @@ func RunDiskFull(ctx context.Context, cfg DiskFullConfig) ([]DiskFullRun, error)
 		return nil, err
 	}
 	var out []DiskFullRun
-	for _, m := range cfg.Models {
+	for _, r := range parseRuns(cfg.Models) {
 		if ctx.Err() != nil {
 			break
 		}
 		c := cfg.Config
 		c.diskFull = &DiskFullJob{Attempts: cfg.Attempts}
-		out = append(out, diskFullRun(runChild(ctx, c, m)))
+		out = append(out, diskFullRun(runChild(ctx, c, r)))
 	}
 	return out, ctx.Err()
 }

@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/engine"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // TestParentSurvivesChildCrash: children that abort or exit without a summary
@@ -24,7 +26,7 @@ func TestParentSurvivesChildCrash(t *testing.T) {
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			out, err := Run(context.Background(), Config{Scenario: sc, Models: []string{"leaky", "fixed"},
-				Exe: "/bin/sh", ChildArgs: []string{"-c", tc.script}, StateRoot: t.TempDir()})
+				Engines: shellChild(tc.script), StateRoot: t.TempDir()})
 			require.ErrorIs(t, err, ErrChild)
 			require.Len(t, out.Runs, 2, "the second model runs after the first one's child failed")
 			for _, r := range out.Runs {
@@ -48,3 +50,18 @@ func TestPreflightNamesTheLimitARunNeeds(t *testing.T) {
 	assert.Contains(t, err.Error(), "ulimit -n")
 	assert.Contains(t, err.Error(), "100 tasks × 1 stores × 32 live segments")
 }
+
+// shellEngine is an engine whose child is a shell script (/bin/sh -c): the
+// parent's side of the protocol with a child that misbehaves as told.
+type shellEngine struct{ script string }
+
+func (shellEngine) Name() string                      { return "a shell script" }
+func (shellEngine) Runs(spec.RunName) bool            { return true }
+func (shellEngine) Capabilities() engine.Capabilities { return engine.Capabilities{HeapProfile: true} }
+func (shellEngine) Preflight(spec.RunName) error      { return nil }
+func (e shellEngine) Command(spec.RunName, string) ([]string, func(), error) {
+	return []string{"/bin/sh", "-c", e.script}, func() {}, nil
+}
+
+// shellChild is Config.Engines for a shell script's children.
+func shellChild(script string) []engine.Engine { return []engine.Engine{shellEngine{script}} }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/linxGnu/grocksdb"
 
+	"github.com/rocksleak/rocksleak/engine"
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/measure"
@@ -583,7 +584,7 @@ func BenchmarkProfileCost(b *testing.B) {
 	}
 	var plainCPU, profCPU time.Duration
 	run := func(profiled bool) (perLifecycle, parentWall time.Duration) {
-		cfg := harness.Config{Scenario: sc, Models: []string{"leaky@jemalloc"}, Seed: sc.Seed, Exe: profileBenchExe.path,
+		cfg := harness.Config{Scenario: sc, Models: []string{"leaky@jemalloc"}, Seed: sc.Seed, Engines: []engine.Engine{Engine{Exe: profileBenchExe.path}},
 			StateRoot: b.TempDir()}
 		if profiled {
 			cfg.Profile = &harness.Profile{Dir: b.TempDir()}
