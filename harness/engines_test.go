@@ -18,7 +18,7 @@ func TestRunRefusesAnUnbuiltKafkaVersionFirst(t *testing.T) {
 	started := filepath.Join(t.TempDir(), "started")
 	_, err := Run(t.Context(), Config{Scenario: sc, Models: []string{"leaky", "kafka-4.3.0"},
 		StateRoot: t.TempDir(),
-		Engines: []engine.Engine{jvm.Engine{Dir: t.TempDir()}, shellEngine{"touch " + started}}})
+		Engines:   []engine.Engine{jvm.Engine{Dir: t.TempDir()}, shellEngine{"touch " + started}}})
 	require.ErrorIs(t, err, jvm.ErrNotBuilt)
 	require.ErrorContains(t, err, "kafka-4.3.0:")
 	require.NoFileExists(t, started, "no model ran")
