@@ -133,8 +133,9 @@ func parseRuns(models []string) []modelRun {
 }
 
 // preflightEngines checks, before any model runs, that every model's engine
-// can start its child (engine.Engine.Preflight); models whose name does not
-// parse are left to their run.
+// honours the scenario and the run's options (engine.Refuse: its
+// capabilities) and can start its child (engine.Engine.Preflight); models
+// whose name does not parse are left to their run.
 func preflightEngines(cfg Config, runs []modelRun) error {
 	var errs []error
 	for _, r := range runs {
@@ -142,6 +143,9 @@ func preflightEngines(cfg Config, runs []modelRun) error {
 			continue
 		}
 		e, err := engine.For(cfg.Engines, r.rn)
+		if err == nil {
+			err = engine.Refuse(e, cfg.Scenario, cfg.Profile != nil)
+		}
 		if err == nil {
 			err = e.Preflight(r.rn)
 		}
@@ -266,9 +270,6 @@ func planChild(cfg Config, r modelRun) (*childPlan, error) {
 	eng, err := engine.For(cfg.Engines, r.rn)
 	if err != nil {
 		return p, err
-	}
-	if cfg.Profile != nil && !eng.Capabilities().HeapProfile {
-		return p, fmt.Errorf("%s: --profile: %s does not dump jemalloc heap profiles", r.name, eng.Name())
 	}
 	if p.gen, err = workload.New(cfg.Scenario, cfg.Seed); err != nil {
 		return p, err
