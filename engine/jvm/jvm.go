@@ -1,4 +1,11 @@
-package harness
+// Package jvm is the JVM engine's Go side: the command line that starts the
+// Java child (engine/jvm/child, a Maven module: Kafka Streams' own store
+// classes from the released jars of a Kafka version, with the rocksdbjni its
+// pom names) for a kafka-<version> model, the check that it is built, and
+// what the child honours (Engine, an engine.Engine). The Java child speaks
+// package harness's protocol; engine/jvm/kafkatests runs Kafka's own tests
+// against the jars and engine/jvm/kafkaversions reads the versions table.
+package jvm
 
 import (
 	"archive/zip"
@@ -11,37 +18,37 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/engine"
 	"github.com/rocksleak/rocksleak/spec"
 )
 
-// The JVM engine's build, as `make jvm` lays it out in JVM.Dir.
+// The JVM engine's build, as `make jvm` lays it out in Engine.Dir.
 const (
-	// JVMChildJar is the JVM child's jar (engine/jvm/child, built by Maven); its
+	// ChildJar is the JVM child's jar (engine/jvm/child, built by Maven); its
 	// manifest's Main-Class is the class the parent starts.
-	JVMChildJar = "rocksleak-child.jar"
-	// DefaultJVMMaxHeap is the JVM child's Java heap (-Xms and -Xmx, touched
+	ChildJar = "rocksleak-child.jar"
+	// DefaultMaxHeap is the JVM child's Java heap (-Xms and -Xmx, touched
 	// at start by -XX:+AlwaysPreTouch, so that the heap's growth is not read
 	// as a native leak in RSS).
-	DefaultJVMMaxHeap = "256m"
+	DefaultMaxHeap = "256m"
 )
 
-// JVMClasspathFile is the file in JVM.Dir holding the classpath Maven
+// ClasspathFile is the file in Engine.Dir holding the classpath Maven
 // resolved for Kafka version v (kafka-streams, kafka-streams-test-utils, the
 // rocksdbjni its pom names, their dependencies), one line, ':'-separated.
-func JVMClasspathFile(v string) string { return "classpath-" + v + ".txt" }
+func ClasspathFile(v string) string { return "classpath-" + v + ".txt" }
 
-// JVM says how the parent starts the JVM engine's children: the models named
-// kafka-<version> (spec.KafkaVersion), Kafka Streams' own jars run by the
-// Java child. The zero value uses the defaults.
-type JVM struct {
+// Engine is the JVM engine (an engine.Engine): how the parent starts the
+// children of the models named kafka-<version> (spec.KafkaVersion), Kafka
+// Streams' own jars run by the Java child. The zero value uses the defaults.
+type Engine struct {
 	// Java is the java executable; default $JAVA_HOME/bin/java when JAVA_HOME
 	// is set, else java on PATH.
 	Java string
-	// Dir holds what `make jvm` builds: JVMChildJar and JVMClasspathFile for
-	// each version; default DefaultJVMDir().
+	// Dir holds what `make jvm` builds: ChildJar and ClasspathFile for
+	// each version; default DefaultDir().
 	Dir string
-	// MaxHeap is the Java heap, -Xms and -Xmx; default DefaultJVMMaxHeap.
+	// MaxHeap is the Java heap, -Xms and -Xmx; default DefaultMaxHeap.
 	MaxHeap string
 	// Args are more JVM options, after the parent's; default the
 	// whitespace-separated words of $ROCKSLEAK_JVM_OPTS (for experiments with
@@ -49,40 +56,40 @@ type JVM struct {
 	Args []string
 }
 
-// JVMChildArgsEnvVar names arguments for the Java child itself, after its
+// ChildArgsEnvVar names arguments for the Java child itself, after its
 // main class: "--bare" runs the same store operations with no sampling and
 // no ledger (the baseline of make bench-jvm; the run then has no samples to
 // analyse, only its summary's counts and elapsed time).
-const JVMChildArgsEnvVar = "ROCKSLEAK_JVM_CHILD_ARGS"
+const ChildArgsEnvVar = "ROCKSLEAK_JVM_CHILD_ARGS"
 
-// JVMOptsEnvVar names extra JVM options (see JVM.Args).
-const JVMOptsEnvVar = "ROCKSLEAK_JVM_OPTS"
+// OptsEnvVar names extra JVM options (see Engine.Args).
+const OptsEnvVar = "ROCKSLEAK_JVM_OPTS"
 
-// ErrJVMNotBuilt means a kafka-<version> model cannot start: java, the
+// ErrNotBuilt means a kafka-<version> model cannot start: java, the
 // child's jar or that version's classpath is missing.
-var ErrJVMNotBuilt = errors.New("the JVM engine is not built for this model")
+var ErrNotBuilt = errors.New("the JVM engine is not built for this model")
 
-// JVMDirEnvVar names the JVM build directory when set (make test sets it for
+// DirEnvVar names the JVM build directory when set (make test sets it for
 // the tests, whose binaries run from a temporary directory).
-const JVMDirEnvVar = "ROCKSLEAK_JVM_DIR"
+const DirEnvVar = "ROCKSLEAK_JVM_DIR"
 
-// DefaultJVMDir is $ROCKSLEAK_JVM_DIR when set, else build/jvm beside the bin
+// DefaultDir is $ROCKSLEAK_JVM_DIR when set, else build/jvm beside the bin
 // directory of the running binary (make build puts it in bin/) when the
 // child's jar is there, else build/jvm under the working directory.
-func DefaultJVMDir() string {
-	if d := os.Getenv(JVMDirEnvVar); d != "" {
+func DefaultDir() string {
+	if d := os.Getenv(DirEnvVar); d != "" {
 		return d
 	}
 	if exe, err := os.Executable(); err == nil {
 		d := filepath.Join(filepath.Dir(filepath.Dir(exe)), "build", "jvm")
-		if _, err := os.Stat(filepath.Join(d, JVMChildJar)); err == nil {
+		if _, err := os.Stat(filepath.Join(d, ChildJar)); err == nil {
 			return d
 		}
 	}
 	return filepath.Join("build", "jvm")
 }
 
-func (j JVM) java() string {
+func (j Engine) java() string {
 	switch {
 	case j.Java != "":
 		return j.Java
@@ -92,17 +99,17 @@ func (j JVM) java() string {
 	return "java"
 }
 
-func (j JVM) dir() string {
+func (j Engine) dir() string {
 	if j.Dir != "" {
 		return j.Dir
 	}
-	return DefaultJVMDir()
+	return DefaultDir()
 }
 
 // Versions lists the Kafka versions built in the JVM's directory (those with
 // a classpath file), sorted.
-func (j JVM) Versions() []string {
-	m, _ := filepath.Glob(filepath.Join(j.dir(), JVMClasspathFile("*")))
+func (j Engine) Versions() []string {
+	m, _ := filepath.Glob(filepath.Join(j.dir(), ClasspathFile("*")))
 	var out []string
 	for _, f := range m {
 		out = append(out, strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "classpath-"), ".txt"))
@@ -111,26 +118,26 @@ func (j JVM) Versions() []string {
 	return out
 }
 
-// Command returns the command line of a JVM child running Kafka version v
+// CommandLine returns the command line of a JVM child running Kafka version v
 // with its temporary files under tmp: java with Native Memory Tracking
 // (summary: the JVM's own memory by category, apart from RocksDB's, which NMT
 // does not see), a fixed, pre-touched heap, the serial collector (one GC
 // thread, no concurrent marking touching memory between samples), no
 // hsperfdata file, the child's jar and the version's classpath. It fails
-// wrapping ErrJVMNotBuilt, naming what is missing and the command that builds
+// wrapping ErrNotBuilt, naming what is missing and the command that builds
 // it.
-func (j JVM) Command(v, tmp string) ([]string, error) {
+func (j Engine) CommandLine(v, tmp string) ([]string, error) {
 	java := j.java()
 	if _, err := exec.LookPath(java); err != nil {
-		return nil, fmt.Errorf("%w: %s not found (install Debian's openjdk-17-jdk-headless: make run and make test do)", ErrJVMNotBuilt, java)
+		return nil, fmt.Errorf("%w: %s not found (install Debian's openjdk-17-jdk-headless: make run and make test do)", ErrNotBuilt, java)
 	}
 	dir := j.dir()
-	jar := filepath.Join(dir, JVMChildJar)
+	jar := filepath.Join(dir, ChildJar)
 	main, err := mainClass(jar)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the Java child: %w (build it with make jvm)", ErrJVMNotBuilt, err)
+		return nil, fmt.Errorf("%w: the Java child: %w (build it with make jvm)", ErrNotBuilt, err)
 	}
-	cpFile := filepath.Join(dir, JVMClasspathFile(v))
+	cpFile := filepath.Join(dir, ClasspathFile(v))
 	b, err := os.ReadFile(cpFile)
 	if err != nil {
 		built := "none"
@@ -138,15 +145,15 @@ func (j JVM) Command(v, tmp string) ([]string, error) {
 			built = strings.Join(vs, ", ")
 		}
 		return nil, fmt.Errorf("%w: Kafka %s: no classpath %s (versions built: %s; make jvm KAFKA_VERSIONS=%q builds it)",
-			ErrJVMNotBuilt, v, cpFile, built, v)
+			ErrNotBuilt, v, cpFile, built, v)
 	}
 	cp := strings.TrimSpace(string(b))
 	if cp == "" {
-		return nil, fmt.Errorf("%w: Kafka %s: %s is empty (rebuild with make jvm)", ErrJVMNotBuilt, v, cpFile)
+		return nil, fmt.Errorf("%w: Kafka %s: %s is empty (rebuild with make jvm)", ErrNotBuilt, v, cpFile)
 	}
 	heap := j.MaxHeap
 	if heap == "" {
-		heap = DefaultJVMMaxHeap
+		heap = DefaultMaxHeap
 	}
 	args := []string{java,
 		"-XX:NativeMemoryTracking=summary",
@@ -166,11 +173,11 @@ func (j JVM) Command(v, tmp string) ([]string, error) {
 	}
 	extra := j.Args
 	if extra == nil {
-		extra = strings.Fields(os.Getenv(JVMOptsEnvVar))
+		extra = strings.Fields(os.Getenv(OptsEnvVar))
 	}
 	args = append(args, extra...)
 	args = append(args, "-cp", jar+string(os.PathListSeparator)+cp, main)
-	return append(args, strings.Fields(os.Getenv(JVMChildArgsEnvVar))...), nil
+	return append(args, strings.Fields(os.Getenv(ChildArgsEnvVar))...), nil
 }
 
 // mainClass reads Main-Class from a jar's manifest.
@@ -197,18 +204,33 @@ func mainClass(jar string) (string, error) {
 	return "", fmt.Errorf("%s: its manifest names no Main-Class", jar)
 }
 
-// preflight checks, before any model runs, that every kafka-<version> model
-// among models can start (see Command); the error wraps ErrJVMNotBuilt.
-func (j JVM) preflight(models []string) error {
-	var errs []error
-	for _, m := range models {
-		rn, err := spec.ParseRunName(m, scenarios.ModelNames())
-		if err != nil || !rn.JVM() {
-			continue // the Go engine's, or reported by the run
-		}
-		if _, err := j.Command(rn.KafkaVersion, os.TempDir()); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", m, err))
-		}
+// Name names the engine in messages.
+func (Engine) Name() string { return "the JVM engine" }
+
+// Runs reports whether rn is a kafka-<version> model.
+func (Engine) Runs(rn spec.RunName) bool { return rn.JVM() }
+
+// Capabilities is what the Java child honours (see engine.Capabilities).
+func (Engine) Capabilities() engine.Capabilities { return engine.Capabilities{} }
+
+// Preflight checks that rn's child can start (see CommandLine); the error
+// wraps ErrNotBuilt.
+func (j Engine) Preflight(rn spec.RunName) error {
+	_, err := j.CommandLine(rn.KafkaVersion, os.TempDir())
+	return err
+}
+
+// Command is rn's child's command line, its temporary files in a directory
+// beside its state (stateDir + ".tmp"), made here and removed by cleanup.
+func (j Engine) Command(rn spec.RunName, stateDir string) (argv []string, cleanup func(), err error) {
+	tmp := stateDir + ".tmp"
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return nil, func() {}, err
 	}
-	return errors.Join(errs...)
+	cleanup = func() { _ = os.RemoveAll(tmp) }
+	if argv, err = j.CommandLine(rn.KafkaVersion, tmp); err != nil {
+		cleanup()
+		return nil, func() {}, err
+	}
+	return argv, cleanup, nil
 }

@@ -1,4 +1,4 @@
-package harness
+package goengine
 
 import (
 	"bytes"
@@ -19,6 +19,8 @@ import (
 
 	"github.com/linxGnu/grocksdb"
 
+	"github.com/rocksleak/rocksleak/engine"
+	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/measure"
 	"github.com/rocksleak/rocksleak/scenarios"
@@ -92,7 +94,7 @@ func newBenchWork() *benchWork {
 // benchRoot is a fresh directory for one benchmark's stores: under /dev/shm,
 // the harness's default state root, when it is writable, else b.TempDir().
 func benchRoot(b *testing.B) string {
-	if DefaultStateRoot() == "/dev/shm" {
+	if harness.DefaultStateRoot() == "/dev/shm" {
 		if dir, err := os.MkdirTemp("/dev/shm", "rocksleak-bench-"); err == nil {
 			b.Cleanup(func() { _ = os.RemoveAll(dir) })
 			return dir
@@ -293,7 +295,7 @@ func benchRecorder(b *testing.B, env *lifecycle.Env, sampler *measure.Sampler, m
 		_ = r.Close()
 	})
 	return &recorder{topo: &Topology{env: env, restoreLog: &durationLog{dir: b.TempDir()}}, sampler: sampler, model: model, begin: time.Now(),
-		every: 1, interval: 250 * time.Millisecond, out: newEventWriter(w)}
+		every: 1, interval: 250 * time.Millisecond, out: harness.NewEventWriter(w)}
 }
 
 func newBenchSampler(b *testing.B) *measure.Sampler {
@@ -434,7 +436,7 @@ func BenchmarkSampleCost(b *testing.B) {
 			part("rocksdb-all-ns/sample", func() error { _, err := env.RocksDBMemory(); return err })
 			s := schema.Sample{Model: lifecycle.Fixed.Name, Trigger: schema.TriggerLifecycle,
 				LiveNatives: kindMap(env.Ledger.Live())}
-			part("event-ns/sample", func() error { return rec.out.writeSample(&s) })
+			part("event-ns/sample", func() error { return rec.out.WriteSample(&s) })
 		})
 	}
 }
@@ -582,13 +584,13 @@ func BenchmarkProfileCost(b *testing.B) {
 	}
 	var plainCPU, profCPU time.Duration
 	run := func(profiled bool) (perLifecycle, parentWall time.Duration) {
-		cfg := Config{Scenario: sc, Models: []string{"leaky@jemalloc"}, Seed: sc.Seed, Exe: profileBenchExe.path,
+		cfg := harness.Config{Scenario: sc, Models: []string{"leaky@jemalloc"}, Seed: sc.Seed, Engines: []engine.Engine{Engine{Exe: profileBenchExe.path}},
 			StateRoot: b.TempDir()}
 		if profiled {
-			cfg.Profile = &Profile{Dir: b.TempDir()}
+			cfg.Profile = &harness.Profile{Dir: b.TempDir()}
 		}
 		start, cpu0 := time.Now(), childCPU()
-		out, err := Run(context.Background(), cfg)
+		out, err := harness.Run(context.Background(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
