@@ -18,7 +18,7 @@ import (
 )
 
 // fixtures are the committed rehearsal.json fixtures and their generators
-// (synth_test.go): `go test ./results/rehearsal -update` regenerates them.
+// (synth_test.go): `go test ./rehearsal -update` regenerates them.
 var fixtures = []struct {
 	name string
 	gen  func(testing.TB) *schema.Rehearsal

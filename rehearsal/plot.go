@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/rocksleak/rocksleak/results/gate"
+	"github.com/rocksleak/rocksleak/gate"
 	"github.com/rocksleak/rocksleak/results/plotmark"
 	"github.com/rocksleak/rocksleak/schema"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocksleak/rocksleak/results/gate"
+	"github.com/rocksleak/rocksleak/gate"
 	"github.com/rocksleak/rocksleak/schema"
 )
 

@@ -1,22 +1,21 @@
-package results
+package host
 
 import (
 	"os"
 	"runtime"
 	"runtime/debug"
 
-	"github.com/rocksleak/rocksleak/host"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
-// BuildProvenance fills in what the running binary and host know about
-// themselves, the machine's facts (host.Facts) included. gitCommit is the commit the binary was built from (set at link
+// Provenance fills in what the running binary and host know about
+// themselves, the machine's facts (Facts) included. gitCommit is the commit the binary was built from (set at link
 // time); when empty the build's VCS stamp is used, or "unknown".
-func BuildProvenance(seed int64, gitCommit, command string) schema.Provenance {
+func Provenance(seed int64, gitCommit, command string) schema.Provenance {
 	p := schema.Provenance{GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		CPUs: runtime.NumCPU(), Seed: seed, GitCommit: gitCommit, Command: command,
 		GrocksdbVersion: "unknown"}
-	m := host.Facts()
+	m := Facts()
 	p.Machine = &m
 	if h, err := os.Hostname(); err == nil {
 		p.Host = h
