@@ -113,7 +113,11 @@ func WriteText(w io.Writer, p *Plan) error {
 			width = max(width, utf8.RuneCountInString(l.label))
 		}
 		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "  %s\tlow\texpected\thigh\t\n", strings.Repeat(" ", width))
+		high := "high"
+		if s.Growth == GrowthUndetermined {
+			high = "high if sustained"
+		}
+		fmt.Fprintf(tw, "  %s\tlow\texpected\t%s\t\n", strings.Repeat(" ", width), high)
 		for _, l := range lines {
 			pad := strings.Repeat(" ", width-utf8.RuneCountInString(l.label))
 			fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s\t\n", l.label, pad, l.cells[0], l.cells[1], l.cells[2])
