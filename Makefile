@@ -17,6 +17,7 @@ REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 RACE_MEM    := ./measure ./harness ./lifecycle
 RACE_SHARED := ./fleet ./heapprof
 ARGS    ?=
+comma   := ,
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
 FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./schema:FuzzParseSamplesCSV \
            ./gate:FuzzParsePolicy ./plan:FuzzParseTopology
@@ -141,6 +142,20 @@ GATE_AA_FLAGS ?=
 gate-aa: build
 	@if [ -n "$(LOAD)" ]; then ./scripts/install-deps.sh --load; fi
 	$(GO) run ./scripts/gateaa -pairs $(GATE_AA_PAIRS) $(if $(LOAD),-load) $(GATE_AA_FLAGS) -- $(GATE_AA_ARGS)
+
+## soak: 4.3.1's model for SOAK_DURATION (default 1h: RocksDB's 600 s periodic-task timer comes due six times and
+## the allocator settles), then its curves against time (scripts/soaktable: native heap and RSS per window of the
+## run, their rise per minute, the verdict and any fitted level) and the plan from it. SOAK_MODELS=fixed,kafka-4.3.1
+## adds the jars (make jvm first). A measurement for a quiet machine: one core for the hour.
+SOAK_DURATION ?= 1h
+SOAK_MODELS   ?= fixed
+SOAK_STAMP    := $(shell date -u +%Y%m%dT%H%M%SZ)
+SOAK_OUT      ?= runs/soak-$(SOAK_STAMP)
+.PHONY: soak
+soak: build
+	./$(BIN) run --models $(SOAK_MODELS) --duration $(SOAK_DURATION) --out $(SOAK_OUT) $(ARGS)
+	$(GO) run ./scripts/soaktable $(SOAK_OUT)
+	./$(BIN) plan --result $(SOAK_OUT) --model $(firstword $(subst $(comma), ,$(SOAK_MODELS)))
 
 clean:
 	rm -rf bin build
