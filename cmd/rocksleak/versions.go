@@ -10,13 +10,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rocksleak/rocksleak/jvm/kafkaversions"
+	"github.com/rocksleak/rocksleak/engine/jvm/kafkaversions"
 	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
 // versionsCmd answers "which Kafka versions leak, and how much": one run of
-// the JVM engine over the versions of jvm/kafkaversions/versions.tsv (or a
+// the JVM engine over the versions of engine/jvm/kafkaversions/versions.tsv (or a
 // --versions subset), oldest first, then the versions table
 // (results.VersionsText). It is "rocksleak run --models kafka-<v>,..." with
 // the table added: the run writes its usual directory, plus versions.md.
@@ -28,7 +28,7 @@ func versionsCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	var lifecycles int
 	var seed int64
 	var sets []string
-	fs.StringVar(&list, "versions", "", "comma-separated Kafka versions of jvm/kafkaversions/versions.tsv (default: every one); each needs make jvm KAFKA_VERSIONS=\"...\" (make versions builds them all)")
+	fs.StringVar(&list, "versions", "", "comma-separated Kafka versions of engine/jvm/kafkaversions/versions.tsv (default: every one); each needs make jvm KAFKA_VERSIONS=\"...\" (make versions builds them all)")
 	fs.IntVar(&lifecycles, "lifecycles", 400, "lifecycles per version")
 	fs.Int64Var(&seed, "seed", -1, "seed (default: the scenario's)")
 	fs.StringVar(&scenario, "scenario", "", "scenario name or YAML file (default: the default scenario)")
@@ -112,7 +112,7 @@ func versionModels(list string) ([]string, error) {
 			for i, v := range all {
 				known[i] = v.Kafka
 			}
-			return nil, usagef("--versions: %q is not in jvm/kafkaversions/versions.tsv (%s)", s, strings.Join(known, ", "))
+			return nil, usagef("--versions: %q is not in engine/jvm/kafkaversions/versions.tsv (%s)", s, strings.Join(known, ", "))
 		}
 		want[s] = true
 	}

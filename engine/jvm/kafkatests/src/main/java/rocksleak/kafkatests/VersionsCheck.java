@@ -13,7 +13,7 @@ import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
 /**
- * Checks the versions table (jvm/kafkaversions/versions.tsv) against what Maven resolved: for every row, the
+ * Checks the versions table (engine/jvm/kafkaversions/versions.tsv) against what Maven resolved: for every row, the
  * rocksdbjni version the kafka-streams pom names, the rocksdbjni jar Maven put on that version's classpath, and the
  * bytecode evidence {@link JarEvidence} reads from the kafka-streams jar.
  *

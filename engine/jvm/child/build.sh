@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Builds the JVM child (jvm/child) and, per Kafka version, the classpath it runs with, into an output directory:
+# Builds the JVM child (engine/jvm/child) and, per Kafka version, the classpath it runs with, into an output directory:
 #   <out>/rocksleak-child.jar           the child's classes, Main-Class in the manifest
 #   <out>/classpath-<version>.txt       one line, ':'-separated: kafka-streams and kafka-streams-test-utils of that
 #                                       version, the rocksdbjni its pom names, JNA, Jackson, slf4j-nop
-# Usage: jvm/child/build.sh [-t] <out-dir> <version>...
+# Usage: engine/jvm/child/build.sh [-t] <out-dir> <version>...
 #   -t: run the child's JUnit tests: against the jars it compiles against (4.3.1) first, then, for each listed
 #       version before 4.3 (no StateStore.commit(Map), no AbstractSegments.createSegment), the same test classes
 #       against that version's classpath in place of Kafka's and RocksJava's jars (surefire:test).
@@ -21,13 +21,13 @@ if [ "$tests" = yes ]; then run package; else run package -DskipTests; fi
 cp "$here/target/rocksleak-child.jar" "$out/rocksleak-child.jar"
 for v in "$@"; do
   run dependency:build-classpath -Dkafka.version="$v" -Dmdep.outputFile="$out/classpath-$v.txt"
-  echo "jvm/child: $out/classpath-$v.txt"
+  echo "engine/jvm/child: $out/classpath-$v.txt"
 done
 if [ "$tests" = yes ]; then
   for v in "$@"; do
     case "$v" in
       4.[012].*)
-        echo "jvm/child: tests against kafka-streams $v's classpath"
+        echo "engine/jvm/child: tests against kafka-streams $v's classpath"
         run surefire:test -Dmaven.test.dependency.excludes=org.apache.kafka:kafka-streams,org.apache.kafka:kafka-streams-test-utils,org.apache.kafka:kafka-clients,org.rocksdb:rocksdbjni \
           -Dmaven.test.additionalClasspath="$(tr : , < "$out/classpath-$v.txt")" ;;
     esac

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /** The Java port of workload.RecordValue against the Go side's known answers (workload/testdata/values.json). */
 class RecordValueTest {
     static Path repo() {
-        return Path.of(System.getProperty("rocksleak.repo", "../..")).toAbsolutePath().normalize();
+        return Path.of(System.getProperty("rocksleak.repo", "../../..")).toAbsolutePath().normalize();
     }
 
     @Test

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Kafka Streams' own stores, from the kafka-streams jar Maven put on the test classpath (-Dkafka.version, 4.3.1 by
  * default: run `mvn test -Dkafka.version=4.3.0` too), or from another version's jars put in their place
- * (jvm/child/build.sh -t runs them against 4.2.2's classpath too, the classes compiled against 4.3.1), driven
+ * (engine/jvm/child/build.sh -t runs them against 4.2.2's classpath too, the classes compiled against 4.3.1), driven
  * through the executor. The expectations depend on the version: 4.3.0 leaves the offsets column family's options
  * owning their native object after the store's close and its accessor skips the handles' release when the status
  * write fails; 4.3.1 closes both; 4.0 to 4.2 have no offsets column family and no status write, so a close cannot

@@ -1,7 +1,7 @@
 // Package kafkaversions reads the table of Kafka Streams versions rocksleak knows (versions.tsv, embedded): each
 // release's kafka-streams Maven coordinates, the rocksdbjni version its pom names, and what its jar's bytecode shows
 // about the offsets column family (KIP-1035) and its release on close. The table is data, checked against Maven
-// Central's poms and jars by `make kafka-versions` (jvm/kafkatests/kafka-versions.sh); this package only parses it.
+// Central's poms and jars by `make kafka-versions` (engine/jvm/kafkatests/kafka-versions.sh); this package only parses it.
 // It is pure Go: no cgo, no JVM, no network.
 package kafkaversions
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kafka-versions.sh: resolve every Kafka version in jvm/kafkaversions/versions.tsv with Maven (kafka-streams and the
+# kafka-versions.sh: resolve every Kafka version in engine/jvm/kafkaversions/versions.tsv with Maven (kafka-streams and the
 # rocksdbjni its pom names), then check each row against its pom, Maven's resolution and the bytecode of its jar
 # (javap), and print the table as read from the jars. Exit 0 when the table matches, 1 on a mismatch, 2 on bad input.
 # Maven runs offline (-o) when everything is in ~/.m2 already and online once otherwise; a version's classpath, once
