@@ -92,18 +92,15 @@ func Run(ctx context.Context, o Options) (*schema.Result, *schema.Output, error)
 		return nil, nil, runErr
 	}
 	res := schema.FromOutput(out, sc, host.Provenance(sc.Seed, o.Commit, o.Command))
-	if err := analysis.Analyze(res, schema.SamplesByModel(out), analysis.DefaultFloors()); err != nil {
-		return res, out, errors.Join(runErr, fmt.Errorf("analysing samples: %w", err))
-	}
+	// The result records the looks; the analysis applies the early stop from
+	// that record, as a re-analysis of the result does.
 	for m, q := range seq {
 		if run := res.Runs[m]; run != nil {
 			run.Sequential = q.Outcome()
-			if run.Fits != nil {
-				if v := q.StopVerdict(*run.Fits[analysis.SignalNativeHeap].Total, *run.Fits[analysis.SignalRSS].Total); v != nil {
-					run.Verdict = v // the stopping look's decision, not a re-fit at a naive 95%
-				}
-			}
 		}
+	}
+	if err := analysis.Analyze(res, schema.SamplesByModel(out), analysis.DefaultFloors()); err != nil {
+		return res, out, errors.Join(runErr, fmt.Errorf("analysing samples: %w", err))
 	}
 	return res, out, runErr
 }

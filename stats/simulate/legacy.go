@@ -1,54 +1,40 @@
-package stats
+package simulate
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/rocksleak/rocksleak/internal/units"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
-// VerdictOptions configures Decide. A zero field means its default.
-type VerdictOptions struct {
-	NativeFloor float64 // bytes per lifecycle below which native-heap growth is not called a leak; default DefaultNativeFloor
-	RSSFloor    float64 // bytes per lifecycle below which RSS growth is not called a leak; default DefaultRSSFloor
+// The legacy rule is the verdict rocksleak used before issue 11's
+// DecideSignals: kept here, and only here, because the simulations compare
+// the rule in use with it (Legacy; statscheck's "legacy" columns). No run
+// decides by it.
+
+// LegacyOptions configures LegacyDecide. A zero field means its default.
+type LegacyOptions struct {
+	NativeFloor float64 // bytes per lifecycle below which native-heap growth is not called a leak; default stats.DefaultNativeFloor
+	RSSFloor    float64 // bytes per lifecycle below which RSS growth is not called a leak; default stats.DefaultRSSFloor
 	AlphaMK     float64 // significance level of the Mann–Kendall trend test; default 0.01
 }
 
-// The default floors, in bytes per lifecycle: the one definition every verdict
-// (a run's, an early one, a re-analysis) uses unless told otherwise.
-//
-// Native heap: 2 KiB per lifecycle, a fifth of the smallest leak of
-// KAFKA-20616 (the offsets options, ~11 KiB per lifecycle).
-//
-// RSS: 12 KiB per lifecycle. RSS carries the allocator's own retention,
-// which depends on how many glibc arenas the process's threads touch: the
-// fixed model's RSS rose 1.3 ± 0.2 KiB per lifecycle over 20 seeds with its
-// store operations on one thread (make reliability), and up to 11.5 KiB per
-// lifecycle when they were spread over threads on a loaded machine. The RSS
-// floor only bounds what "no leak" tolerates; a leak needs the native heap
-// above its floor and RSS rising (its interval above zero).
-const (
-	DefaultNativeFloor = 2048
-	DefaultRSSFloor    = 12288
-)
-
-// DefaultVerdictOptions returns VerdictOptions{NativeFloor: DefaultNativeFloor, RSSFloor: DefaultRSSFloor, AlphaMK: 0.01}.
-func DefaultVerdictOptions() VerdictOptions {
-	return VerdictOptions{NativeFloor: DefaultNativeFloor, RSSFloor: DefaultRSSFloor, AlphaMK: 0.01}
+// DefaultLegacyOptions returns LegacyOptions{NativeFloor: stats.DefaultNativeFloor, RSSFloor: stats.DefaultRSSFloor, AlphaMK: 0.01}.
+func DefaultLegacyOptions() LegacyOptions {
+	return LegacyOptions{NativeFloor: stats.DefaultNativeFloor, RSSFloor: stats.DefaultRSSFloor, AlphaMK: 0.01}
 }
 
-// Verdict is the leak decision for one model.
-type Verdict struct {
+// LegacyVerdict is the legacy rule's leak decision for one model.
+type LegacyVerdict struct {
 	Leak     *bool  // true leak, false no leak, nil inconclusive
 	Reason   string // in words, naming the numbers
 	Warnings []string
 }
 
-// Decide combines the native-heap and RSS fits of one model into a leak
-// verdict, using the per-lifecycle estimates (interval [Low, High]):
+// LegacyDecide combines the native-heap and RSS fits of one model into a
+// leak verdict by the legacy rule, using the per-lifecycle estimates
+// (interval [Low, High]):
 //
 //   - Inconclusive (Leak == nil) when either estimate is not Valid (too few
 //     samples, counter never varied) or either signal has a dominating level
@@ -65,8 +51,8 @@ type Verdict struct {
 //     numbers; disagreement is never resolved silently.
 //
 // The Warnings of both fits are passed on, prefixed with the signal name.
-func Decide(native, rss Fit, opt VerdictOptions) Verdict {
-	d := DefaultVerdictOptions()
+func LegacyDecide(native, rss stats.Fit, opt LegacyOptions) LegacyVerdict {
+	d := DefaultLegacyOptions()
 	if opt.NativeFloor == 0 {
 		opt.NativeFloor = d.NativeFloor
 	}
@@ -76,7 +62,7 @@ func Decide(native, rss Fit, opt VerdictOptions) Verdict {
 	if opt.AlphaMK == 0 {
 		opt.AlphaMK = d.AlphaMK
 	}
-	var v Verdict
+	var v LegacyVerdict
 	for _, w := range native.Warnings {
 		v.Warnings = append(v.Warnings, "native heap: "+w)
 	}
@@ -90,10 +76,10 @@ func Decide(native, rss Fit, opt VerdictOptions) Verdict {
 
 	var invalid []string
 	if !nat.Valid {
-		invalid = append(invalid, fmt.Sprintf("native heap (%d of %d samples used)", native.Used, native.N))
+		invalid = append(invalid, fmt.Sprintf("native heap (%d of %d samples used)", native.SamplesUsed, native.Samples))
 	}
 	if !rs.Valid {
-		invalid = append(invalid, fmt.Sprintf("RSS (%d of %d samples used)", rss.Used, rss.N))
+		invalid = append(invalid, fmt.Sprintf("RSS (%d of %d samples used)", rss.SamplesUsed, rss.Samples))
 	}
 	if len(invalid) > 0 {
 		v.Reason = "no per-lifecycle interval for " + strings.Join(invalid, " and ") + ": cannot decide"
@@ -103,10 +89,10 @@ func Decide(native, rss Fit, opt VerdictOptions) Verdict {
 	var steps []string
 	for _, s := range []struct {
 		name string
-		f    Fit
+		f    stats.Fit
 	}{{"native heap", native}, {"RSS", rss}} {
 		if s.f.Step != nil {
-			steps = append(steps, fmt.Sprintf("%s shifts by %s at sample %d of %d", s.name, units.FormatSignedBytes(s.f.Step.Size), s.f.Step.Index, s.f.N))
+			steps = append(steps, fmt.Sprintf("%s shifts by %s at sample %d of %d", s.name, units.FormatSignedBytes(s.f.Step.Size), s.f.Step.Index, s.f.Samples))
 		}
 	}
 	if len(steps) > 0 {
@@ -137,7 +123,7 @@ func Decide(native, rss Fit, opt VerdictOptions) Verdict {
 	return v
 }
 
-func rssFlatWhy(rss Fit, opt VerdictOptions) string {
+func rssFlatWhy(rss stats.Fit, opt LegacyOptions) string {
 	rs := rss.PerLifecycle
 	switch {
 	case rs.High < opt.RSSFloor:
@@ -150,7 +136,7 @@ func rssFlatWhy(rss Fit, opt VerdictOptions) string {
 }
 
 // describe renders "+11.2 KiB/lifecycle [10.9, 11.5] (95%)".
-func describe(e Estimate, conf float64) string {
+func describe(e stats.Estimate, conf float64) string {
 	if !e.Valid {
 		return "(no estimate)"
 	}
@@ -159,32 +145,6 @@ func describe(e Estimate, conf float64) string {
 		s += " (" + units.FormatPercent(conf) + ")"
 	}
 	return s
-}
-
-// Difference returns the difference a − b of the per-lifecycle slopes of two
-// models measured in independent runs (e.g. leaky minus fixed), in units of
-// Y per lifecycle. Its standard error is √(SEa² + SEb²), its degrees of
-// freedom those of Welch–Satterthwaite, (SEa²+SEb²)² / (SEa⁴/DFa + SEb⁴/DFb),
-// and its interval uses Student-t at the confidence of a (or 0.95 if unset).
-// It is !Valid if either slope is.
-func Difference(a, b Fit) Estimate {
-	ea, eb := a.PerLifecycle, b.PerLifecycle
-	if !ea.Valid || !eb.Valid || ea.DF <= 0 || eb.DF <= 0 {
-		return Estimate{Value: ea.Value - eb.Value}
-	}
-	conf := a.Confidence
-	if !(conf > 0 && conf < 1) {
-		conf = 0.95
-	}
-	va, vb := ea.SE*ea.SE, eb.SE*eb.SE
-	se := math.Sqrt(va + vb)
-	df := ea.DF + eb.DF
-	if va+vb > 0 {
-		df = (va + vb) * (va + vb) / (va*va/ea.DF + vb*vb/eb.DF)
-	}
-	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.5 + conf/2)
-	d := ea.Value - eb.Value
-	return Estimate{Value: d, Low: d - tq*se, High: d + tq*se, SE: se, DF: df, Valid: true}
 }
 
 // formatP renders a p-value: "p = 0.032", or "p < 0.0001".
