@@ -72,15 +72,34 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err := rec.sample(schema.TriggerStart); err != nil {
 		return err
 	}
+	stop, stoppedEarly, release := stopCondition(j, topo, rec)
+	defer release()
+	var runErr error
+	if j.Ops == workload.OpsVersion {
+		// The schedule's op stream follows the job (the bytes the decoder
+		// has already read, then the rest of the input).
+		runErr = topo.runSchedule(ctx, workload.NewReader(io.MultiReader(dec.Buffered(), job)), stop,
+			func() bool { return rec.err != nil })
+	} else {
+		runErr = topo.start(ctx)
+		for runErr == nil && rec.err == nil && topo.logErr == nil && ctx.Err() == nil && !stop() {
+			topo.step(ctx)
+		}
+	}
+	return finish(ctx, j, topo, rec, sampler, out, runErr, *stoppedEarly)
+}
+
+// stopCondition is the run's stop: the scenario's stop condition (its
+// lifecycles or its duration) or the parent's settled signal
+// (harness.StopSignal), which also sets *early. release stops listening for
+// the signal.
+func stopCondition(j harness.Job, topo *Topology, rec *recorder) (stop func() bool, early *bool, release func()) {
 	settled := make(chan os.Signal, 1)
 	signal.Notify(settled, harness.StopSignal)
-	defer signal.Stop(settled)
 	stoppedEarly := false
 	limitLC := int64(j.Scenario.Lifecycles)
 	limitDur := time.Duration(j.Scenario.Duration)
-	// stop reports whether the run stops here: its stop condition, the
-	// parent's settled signal.
-	stop := func() bool {
+	stop = func() bool {
 		if limitLC > 0 && topo.env.Counts().Lifecycles.Load() >= limitLC {
 			return true
 		}
@@ -94,18 +113,14 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		}
 		return stoppedEarly
 	}
-	var runErr error
-	if j.Ops == workload.OpsVersion {
-		// The schedule's op stream follows the job (the bytes the decoder
-		// has already read, then the rest of the input).
-		runErr = topo.runSchedule(ctx, workload.NewReader(io.MultiReader(dec.Buffered(), job)), stop,
-			func() bool { return rec.err != nil })
-	} else {
-		runErr = topo.start(ctx)
-		for runErr == nil && rec.err == nil && topo.logErr == nil && ctx.Err() == nil && !stop() {
-			topo.step(ctx)
-		}
-	}
+	return stop, &stoppedEarly, func() { signal.Stop(settled) }
+}
+
+// finish ends a run whose loop ended with runErr: the end sample, the last
+// heap dump and the retention probe unless interrupted, the stores closed,
+// and the summary sent; it returns the run's first error.
+func finish(ctx context.Context, j harness.Job, topo *Topology, rec *recorder, sampler *measure.Sampler,
+	out *harness.EventWriter, runErr error, stoppedEarly bool) error {
 	interrupted := ctx.Err() != nil
 	if err := rec.sample(schema.TriggerEnd); err != nil && runErr == nil {
 		runErr = err
