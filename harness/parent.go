@@ -283,9 +283,8 @@ func planChild(cfg Config, r modelRun) (*childPlan, error) {
 		}
 		p.prof = &j
 	}
-	job := Job{Scenario: cfg.Scenario, Model: r.name, Seed: cfg.Seed, StateDir: p.stateDir, Profile: p.prof,
-		Ops: workload.OpsVersion, Synthetic: r.rn.Synthetic, ReadOptionsFix: r.rn.ReadOptionsFix,
-		Allocator: string(r.rn.Allocator), KafkaVersion: r.rn.KafkaVersion, DiskFull: cfg.diskFull}
+	job := Job{Scenario: cfg.Scenario, Model: r.name, RunName: r.rn, Seed: cfg.Seed, StateDir: p.stateDir,
+		Profile: p.prof, Ops: workload.OpsVersion, DiskFull: cfg.diskFull}
 	// Every child's changelogs, made and removed here: under ChangelogRoot,
 	// not on the state disk, as Kafka's changelog topics live on the
 	// brokers (a full state disk must not fail them).

@@ -14,9 +14,7 @@ import (
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/measure"
-	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
-	"github.com/rocksleak/rocksleak/spec"
 	"github.com/rocksleak/rocksleak/workload"
 )
 
@@ -151,20 +149,20 @@ func finish(ctx context.Context, j harness.Job, topo *Topology, rec *recorder, s
 	return runErr
 }
 
-// resolve checks the job a child read and finds its model: the ownership
-// model and whether it is a "+synthetic" run.
+// resolve checks the job a child read and finds its model (the job's
+// RunName, parsed by the parent): the ownership model and whether it is a
+// "+synthetic" run.
 func resolve(j harness.Job) (model lifecycle.Model, synthetic bool, err error) {
-	rn, err := spec.ParseRunName(j.Model, scenarios.ModelNames())
-	if err != nil {
-		return model, false, fmt.Errorf("child: %w", err)
+	if j.RunName.Model == "" {
+		return model, false, fmt.Errorf("child: job %q has no base_model (its run name, parsed)", j.Model)
 	}
-	if model, err = lifecycle.ModelByName(rn.Model); err != nil {
+	if model, err = lifecycle.ModelByName(j.RunName.Model); err != nil {
 		return model, false, fmt.Errorf("child: %w", err)
 	}
 	if j.StateDir == "" {
 		return model, false, errors.New("child: job has no state_dir")
 	}
-	return model, rn.Synthetic, nil
+	return model, j.Synthetic, nil
 }
 
 // Child is one child process's run of a job for a driver other than
