@@ -156,7 +156,7 @@ func (s *Signal) growthAt(d, lifecyclesPerDay float64) Range {
 // boundDesc describes the bounded end for people.
 func (s *Signal) boundDesc(lifecyclesPerDay float64) string {
 	if s.BoundRise <= 0 {
-		return "no bound"
+		return "no growth per lifecycle beyond the timer backlog"
 	}
 	reach := s.BoundTauLifecycles * math.Log(20) / lifecyclesPerDay
 	return fmt.Sprintf("%s, 95%% of it by day %.1f at production's rate", units.FormatBytes(s.BoundRise), reach)
