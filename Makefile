@@ -10,11 +10,11 @@ REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # under the race detector with -short. The pure packages start no goroutine and their tests none either, so the
 # race detector cannot see a race there; cmd/rocksleak's goroutines (seeds in parallel, progress) drive child
 # processes, which a -race binary would re-exec slowly, and its -short tests start few. RACE_MEM are those whose
-# -short tests read memory (measure's and harness's retention tests assert RSS after a trim, lifecycle's the native
+# -short tests read memory (measure's and engine/goengine's retention tests assert RSS after a trim, lifecycle's the native
 # heap per lifecycle): they run one at a time (-p 1). RACE_SHARED's (fleet: assignment, a child, the reference
 # replay, a rollback's checks; heapprof) read none. Both run in make test's lane beside the real runs, at the lowest
 # CPU priority: RACE_MEM's -short tests passed so, beside two default runs at once, twice on 2026-12-03.
-RACE_MEM    := ./measure ./harness ./lifecycle
+RACE_MEM    := ./measure ./harness ./engine/goengine ./lifecycle
 RACE_SHARED := ./fleet ./heapprof
 # The packages with Go benchmarks: make test runs each benchmark once (-benchtime=1x, -short: BenchmarkProfileCost's
 # children run 30 lifecycles instead of 300), so that none breaks unseen; make bench measures.
@@ -33,7 +33,7 @@ FUZZMINIMIZETIME ?= 60s
 # it minimizing its first new input (47 executions, 0 new inputs kept); 20000 executions with minimizing bounded to
 # 500 each run every target in 3-6 s here and keep what they find (59 new inputs for FuzzLoadYAML).
 TESTFUZZ := FUZZTIME=20000x FUZZMINIMIZETIME=500x
-# The JVM engine (kafka-<version> models, harness.JVM): the Java child (engine/jvm/child, a Maven module) as
+# The JVM engine (kafka-<version> models, engine/jvm: jvm.Engine): the Java child (engine/jvm/child, a Maven module) as
 # build/jvm/rocksleak-child.jar and, per Kafka version, the classpath Maven resolves for it
 # (build/jvm/classpath-<version>.txt: kafka-streams and kafka-streams-test-utils of that version, with the
 # rocksdbjni its pom names). Maven is tried offline (-o) first and goes online only when something is not in

@@ -100,7 +100,11 @@ func modelTable(run *schema.Run, model string, ss []schema.Sample, windows int) 
 				units.FormatBytes(bd.Level), units.FormatSignedBytes(bd.Rise), bd.ReachedAt, bd.Reached)
 		}
 		if len(f.Total.Flags) > 0 {
-			fmt.Fprintf(&b, "; flags: %s", strings.Join(f.Total.Flags, ", "))
+			flags := make([]string, len(f.Total.Flags))
+			for i, fl := range f.Total.Flags {
+				flags[i] = string(fl)
+			}
+			fmt.Fprintf(&b, "; flags: %s", strings.Join(flags, ", "))
 		}
 		fmt.Fprintln(&b)
 	}
