@@ -71,10 +71,11 @@ func DiskFullCostOf(h Handler, tasks int, perRetry float64, interval time.Durati
 }
 
 // DiskFullPerRetry is the native heap's growth per failed open of a
-// disk-full run, with its 95% interval: the project's lifecycle fit
-// (stats.FitSignal: warm-up cut, autocorrelation-honest interval) with the
-// failed opens (Sample.InitFailures) in place of the lifecycles, over the
-// samples taken after each failed open.
+// disk-full run, with its 95% interval: the native heap's fit by the
+// estimator of every native-heap slope of a run (stats.FitSignal with
+// OptionsFor(SignalNativeHeap), as FitSamples: warm-up cut, the calibrated
+// interval) with the failed opens (Sample.InitFailures) in place of the
+// lifecycles, over the samples taken after each failed open.
 func DiskFullPerRetry(samples []schema.Sample) (stats.Estimate, error) {
 	var in stats.Input
 	for _, s := range samples {
@@ -86,7 +87,7 @@ func DiskFullPerRetry(samples []schema.Sample) (stats.Estimate, error) {
 		in.FailedCloses = append(in.FailedCloses, 0)
 		in.Records = append(in.Records, float64(s.Records))
 	}
-	f, err := stats.FitSignal(in, stats.DefaultOptions())
+	f, err := stats.FitSignal(in, OptionsFor(SignalNativeHeap))
 	if err != nil {
 		return stats.Estimate{}, err
 	}
