@@ -21,8 +21,8 @@ const (
 	// reached within the run): projected as its exponential approach to that
 	// level, never beyond it.
 	GrowthBounded = "bounded"
-	// GrowthSustained: the verdict is a leak and no flag of the total fit
-	// doubts a constant rate: the run measured growth that keeps its rate,
+	// GrowthSustained: the verdict is a leak (which no flag against a
+	// constant rate blocked): the run measured growth that keeps its rate,
 	// projected linearly.
 	GrowthSustained = "sustained"
 	// GrowthUndetermined: significant growth one run cannot call bounded or
@@ -106,8 +106,8 @@ func classify(fit schema.SignalFit, v *schema.Verdict) (kind, why string) {
 	case b != nil && b.Fitted && b.Reached:
 		return GrowthBounded, fmt.Sprintf("bounded: the growth levels off within the run, %s above its start, 95%% of it by lifecycle %.0f",
 			signedBytes(b.Rise), b.ReachedAt)
-	case v != nil && v.Leak != nil && *v.Leak && len(fit.Total.Flags) == 0:
-		return GrowthSustained, "sustained: the verdict is a leak and the growth keeps its rate over the run; projected linearly"
+	case v != nil && v.Leak != nil && *v.Leak:
+		return GrowthSustained, "sustained: the verdict is a leak (a rate that holds over the run); projected linearly"
 	case v != nil && v.Leak != nil && !*v.Leak:
 		return GrowthUndetermined, "not a leak (its rate lies below the verdict's floor), but one run cannot tell whether it levels off (allocator, caches, warm-up) or keeps its rate"
 	case b != nil && b.Fitted:
