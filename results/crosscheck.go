@@ -9,7 +9,6 @@ import (
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/schema"
-	"github.com/rocksleak/rocksleak/stats"
 )
 
 // CrossPair is one leak state seen by both engines: the Go engine's model
@@ -25,27 +24,6 @@ type CrossPair struct {
 var CrossPairs = []CrossPair{
 	{Label: "4.3.0 (leaky)", Go: "leaky", JVM: "kafka-4.3.0"},
 	{Label: "4.3.1 (fixed)", Go: "fixed", JVM: "kafka-4.3.1"},
-}
-
-// FDsPerOpenDB is what one open store instance holds in open file
-// descriptors at steady state, measured as analysis's resident cost is: the
-// median over the second half of the samples of (FDs − FDs at the first
-// sample) / open DBs. NaN when no sample has an open DB.
-func FDsPerOpenDB(samples []schema.Sample) float64 {
-	if len(samples) < 4 {
-		return math.NaN()
-	}
-	base := samples[0]
-	var per []float64
-	for _, s := range samples[len(samples)/2:] {
-		if s.RocksDB.OpenDBs > 0 {
-			per = append(per, float64(s.FDs-base.FDs)/float64(s.RocksDB.OpenDBs))
-		}
-	}
-	if len(per) == 0 {
-		return math.NaN()
-	}
-	return stats.Median(per)
 }
 
 // CrosscheckMarkdown renders the cross-check of r (a run of the four models
@@ -103,7 +81,7 @@ func CrosscheckMarkdown(r *schema.Result, samples map[string][]schema.Sample) st
 		return fmtQty(run.Resident.RSSPerDB, "bytes")
 	})
 	row("FDs per open DB", func(_ *schema.Run, m string) string {
-		if v := FDsPerOpenDB(samples[m]); !math.IsNaN(v) {
+		if v := analysis.FDsPerOpenDB(samples[m]); !math.IsNaN(v) {
 			return fmtCount(v)
 		}
 		return "—"
