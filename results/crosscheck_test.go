@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/engine/jvm/kafkaversions"
 	"github.com/rocksleak/rocksleak/internal/golden"
@@ -43,4 +44,22 @@ func TestReleaseLabelsComeFromTheModels(t *testing.T) {
 	assert.True(t, fixPair("kafka-4.3.0", "kafka-4.3.1"))
 	assert.False(t, fixPair("leaky", "kafka-4.3.1"), "across engines")
 	assert.False(t, fixPair("fixed", "leaky"), "the wrong way round")
+}
+
+// The cross-check document's generated part is replaced whole, the text
+// around it kept, the run's --out left out of the command it quotes; a
+// document without both markers in order is not one to write into.
+func TestCrosscheckDoc(t *testing.T) {
+	doc := []byte("# Cross-check\n\nbefore\n" + CrossBegin + "\nold table\n" + CrossEnd + "\nafter\n")
+	require.True(t, HasCrosscheckMarkers(doc))
+	assert.False(t, HasCrosscheckMarkers([]byte("# no markers\n")))
+	assert.False(t, HasCrosscheckMarkers([]byte(CrossEnd+"\n"+CrossBegin+"\n")), "end before begin")
+
+	r := versionsResult()
+	r.Provenance.Command = "rocksleak run --models leaky,kafka-4.3.0 --lifecycles 1500 --out runs/x"
+	r.Provenance.StartTime, r.Provenance.GitCommit = "2026-12-06T07:00:00Z", "abc123"
+	got := string(CrosscheckDoc(doc, r, "| new | table |\n"))
+	assert.Equal(t, "# Cross-check\n\nbefore\n"+CrossBegin+"\n\nMeasured 2026-12-06 at commit abc123 by "+
+		"`rocksleak run --models leaky,kafka-4.3.0 --lifecycles 1500` (models run one after the other, one seed).\n\n"+
+		"| new | table |\n"+CrossEnd+"\nafter\n", got)
 }
