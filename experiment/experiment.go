@@ -62,8 +62,7 @@ func Run(ctx context.Context, o Options) (*schema.Result, *schema.Output, error)
 	var settled func(string, []schema.Sample) bool
 	if o.UntilVerdict {
 		for _, m := range sc.Models {
-			seq[m] = &analysis.Sequential{Floors: analysis.DefaultFloors(), PlannedLifecycles: float64(sc.Lifecycles),
-				DurationNs: int64(sc.Duration)}
+			seq[m] = analysis.NewSequential(sc, analysis.DefaultFloors())
 		}
 		settled = func(m string, samples []schema.Sample) bool { return seq[m].Observe(samples) }
 	}
