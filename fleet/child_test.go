@@ -9,8 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/engine/goengine"
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // runInstanceJob runs one instance child in this process on a script of
@@ -19,7 +21,9 @@ func runInstanceJob(t *testing.T, sc scenarios.Scenario, model string, ij Instan
 	t.Helper()
 	var in bytes.Buffer
 	enc := json.NewEncoder(&in)
-	require.NoError(t, enc.Encode(Job{Job: harness.Job{Scenario: sc, Model: model, Seed: 1 + int64(ij.ID), StateDir: stateDir}, Instance: &ij}))
+	rn, err := spec.ParseRunName(model, scenarios.ModelNames())
+	require.NoError(t, err)
+	require.NoError(t, enc.Encode(Job{Job: harness.Job{Scenario: sc, Model: model, RunName: rn, Seed: 1 + int64(ij.ID), StateDir: stateDir}, Instance: &ij}))
 	for _, c := range cmds {
 		require.NoError(t, enc.Encode(c))
 	}
@@ -83,7 +87,7 @@ func TestInstanceRestartReopensAndMovedTaskRestores(t *testing.T) {
 	first := runInstanceJob(t, sc, "leaky", InstanceJob{ID: 0, Tasks: []int{0, 1}, FleetRoot: root, FleetSeed: 99}, state0,
 		tick(30), end, stop)
 	for _, s := range findReady(t, first).Stores {
-		assert.Equal(t, harness.StoreNew, s.How)
+		assert.Equal(t, goengine.StoreNew, s.How)
 	}
 	pes := phaseEnds(first)
 	require.Len(t, pes, 1)
@@ -97,7 +101,7 @@ func TestInstanceRestartReopensAndMovedTaskRestores(t *testing.T) {
 	assert.Zero(t, r.TaskErrors)
 	require.Len(t, r.Stores, 4)
 	for _, s := range r.Stores {
-		assert.Equal(t, harness.StoreReopened, s.How, "task %d store %d", s.Task, s.Store)
+		assert.Equal(t, goengine.StoreReopened, s.How, "task %d store %d", s.Task, s.Store)
 		assert.True(t, s.HasCommitted)
 		assert.Equal(t, int64(30*sc.RecordsPerStep), s.Committed, "the offset committed before the restart")
 		assert.Equal(t, s.ChangelogEnd, s.Committed)
@@ -118,7 +122,7 @@ func TestInstanceRestartReopensAndMovedTaskRestores(t *testing.T) {
 	r = findReady(t, third)
 	assert.Zero(t, r.Lost)
 	for _, s := range r.Stores {
-		assert.Equal(t, harness.StoreRestored, s.How, "task 1 store %d restores from the changelog", s.Store)
+		assert.Equal(t, goengine.StoreRestored, s.How, "task 1 store %d restores from the changelog", s.Store)
 	}
 	assert.Positive(t, r.Verified, "the restored records were read back")
 	pes = phaseEnds(third)

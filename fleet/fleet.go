@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocksleak/rocksleak/engine/goengine"
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
@@ -340,11 +341,15 @@ func (f *fleetRuntime) launch(i int, model string) (*instProc, error) {
 		positions[k] = f.pos[k]
 	}
 	f.incarn[i]++
-	job := Job{Job: harness.Job{Scenario: f.cfg.Scenario, Model: model, Seed: f.cfg.Seed + 7919*int64(i+1) + 104729*int64(f.incarn[i]),
-		StateDir: f.instanceDir(i)},
+	rn, err := spec.ParseRunName(model, scenarios.ModelNames())
+	if err != nil {
+		return nil, err
+	}
+	job := Job{Job: harness.Job{Scenario: f.cfg.Scenario, Model: model, RunName: rn,
+		Seed: f.cfg.Seed + 7919*int64(i+1) + 104729*int64(f.incarn[i]), StateDir: f.instanceDir(i)},
 		Instance: &InstanceJob{ID: i, Tasks: f.assign.Tasks(i), Positions: positions, FleetRoot: f.root, FleetSeed: f.cfg.Seed}}
 	var env []string
-	if rn, err := spec.ParseRunName(model, scenarios.ModelNames()); err == nil && rn.Allocator == spec.AllocatorJemalloc {
+	if rn.Allocator == spec.AllocatorJemalloc {
 		lib, err := harness.JemallocPath()
 		if err != nil {
 			return nil, err
@@ -427,13 +432,13 @@ func (f *fleetRuntime) restartAll(ctx context.Context, phase string, ids []int, 
 	return nil
 }
 
-func storeHows(ss []harness.StoreOpen) string {
+func storeHows(ss []goengine.StoreOpen) string {
 	n := map[string]int{}
 	for _, s := range ss {
 		n[s.How]++
 	}
 	var parts []string
-	for _, h := range []string{harness.StoreReopened, harness.StoreCaughtUp, harness.StoreRestored, harness.StoreNew} {
+	for _, h := range []string{goengine.StoreReopened, goengine.StoreCaughtUp, goengine.StoreRestored, goengine.StoreNew} {
 		if n[h] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[h], h))
 		}

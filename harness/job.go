@@ -1,11 +1,9 @@
 package harness
 
 import (
-	"math"
-	"time"
-
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // Job is what the parent hands one child, as the first line of its standard
@@ -15,28 +13,23 @@ import (
 // workload's.
 type Job struct {
 	Scenario scenarios.Scenario `json:"scenario"`
-	Model    string             `json:"model"` // the run name as given (spec.ParseRunName); samples carry it
+	Model    string             `json:"model"` // the run name as given; samples carry it
 	Seed     int64              `json:"seed"`
 	StateDir string             `json:"state_dir"` // the child creates and removes everything under it
 	// Ops is workload.OpsVersion when the schedule's op stream follows the
 	// job on standard input (the parent writes it as the child reads), 0 when
 	// nothing follows.
 	Ops int `json:"ops,omitempty"`
-	// KafkaVersion is the Kafka Streams version a kafka-<version> model runs
-	// (the JVM child); empty for the Go engine's models.
-	KafkaVersion string `json:"kafka_version,omitempty"`
-	// Synthetic: the model's name has spec.SyntheticSuffix, so every
-	// lifecycle also leaks the scenario's synthetic_leak_bytes (parsed from
-	// Model for the JVM child's sake; the Go child parses Model).
-	Synthetic bool `json:"synthetic,omitempty"`
-	// ReadOptionsFix: the JVM child closes each RocksDB object's
-	// defaultReadOptions_ right after Kafka closes the DB
-	// (spec.ReadOptionsFixSuffix). Only a JVM child reads it.
-	ReadOptionsFix bool `json:"read_options_fix,omitempty"`
-	// Allocator is the C allocator the child runs under ("glibc" or
-	// "jemalloc", preloaded by the parent): where the child reads its native
-	// heap.
-	Allocator string `json:"allocator,omitempty"`
+	// RunName is Model parsed (by the parent, once): its base model, the
+	// Kafka version a kafka-<version> model runs (the JVM child), whether
+	// every lifecycle also leaks the scenario's synthetic_leak_bytes
+	// (spec.SyntheticSuffix), whether the JVM child closes each RocksDB
+	// object's defaultReadOptions_ right after Kafka closes the DB
+	// (spec.ReadOptionsFixSuffix), and the C allocator the child runs under
+	// ("glibc" or "jemalloc", preloaded by the parent: where the child reads
+	// its native heap). Its fields are the job's top-level keys base_model,
+	// kafka_version, synthetic, read_options_fix and allocator.
+	spec.RunName
 	// ChangelogDir is where the child keeps its stores' changelogs, outside
 	// its own memory, as package changelog lays them out and encodes them
 	// (changelog.Path(ChangelogDir, task, store)); the parent makes it and
@@ -56,49 +49,4 @@ type Event struct {
 	Sample  *schema.Sample    `json:"sample,omitempty"`
 	Info    *schema.ChildInfo `json:"info,omitempty"`
 	Summary *schema.Summary   `json:"summary,omitempty"`
-}
-
-func restoreStats(durations []time.Duration, records int64) schema.RestoreStats {
-	rs := schema.RestoreStats{Count: int64(len(durations)), Records: records}
-	if len(durations) == 0 {
-		return rs
-	}
-	sorted := append([]time.Duration(nil), durations...)
-	sortDurations(sorted)
-	rs.P50Ns = int64(sorted[(len(sorted)-1)/2])
-	rs.MaxNs = int64(sorted[len(sorted)-1])
-	if j := medianRank(len(sorted), 0.025); j > 0 {
-		rs.P50LowNs, rs.P50HighNs = int64(sorted[j-1]), int64(sorted[len(sorted)-j])
-	}
-	return rs
-}
-
-// medianRank is the largest rank j (1-based) with P(Binomial(n, ½) < j) ≤ a,
-// so that [x(j), x(n−j+1)] covers the median with probability ≥ 1 − 2a; 0 when
-// n is too small for any.
-func medianRank(n int, a float64) int {
-	cdf, j := 0.0, 0
-	for k := 0; k < n; k++ {
-		// P(Bin = k) = C(n, k) / 2^n, via log-gamma to stay finite.
-		lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
-		cdf += math.Exp(lg(n) - lg(k) - lg(n-k) - float64(n)*math.Ln2)
-		if cdf > a {
-			break
-		}
-		j = k + 1
-	}
-	return j
-}
-
-// restoreStats summarises the run's restores; it reads their durations back
-// from their file (see durationLog), so call it once the run is measured.
-func (t *Topology) restoreStats() schema.RestoreStats {
-	d, err := t.restoreLog.since(0)
-	if err != nil {
-		t.logFailed(err)
-	}
-	rs := restoreStats(d, t.restored)
-	rs.Count = t.restoreLog.count()
-	rs.SegmentLifecycles = t.restoreLifecycles
-	return rs
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/engine/jvm"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -21,14 +21,14 @@ import (
 // It sets the process's environment once (os.Setenv: a test that shares the
 // cores may not call t.Setenv), and every JVM test wants the same value.
 var jvmDir = sync.OnceValue(func() string {
-	if dir := os.Getenv(harness.JVMDirEnvVar); dir != "" {
+	if dir := os.Getenv(jvm.DirEnvVar); dir != "" {
 		return dir
 	}
 	dir, err := filepath.Abs(filepath.Join("..", "..", "build", "jvm"))
 	if err != nil {
 		return "" // no working directory: the JVM build is then not found, as requireJVM says
 	}
-	_ = os.Setenv(harness.JVMDirEnvVar, dir)
+	_ = os.Setenv(jvm.DirEnvVar, dir)
 	return dir
 })
 
@@ -39,9 +39,9 @@ var jvmDir = sync.OnceValue(func() string {
 func requireJVM(t *testing.T, vs ...string) {
 	t.Helper()
 	dir := jvmDir()
-	j := harness.JVM{Dir: dir}
+	j := jvm.Engine{Dir: dir}
 	for _, v := range vs {
-		if _, err := j.Command(v, t.TempDir()); err != nil {
+		if _, err := j.CommandLine(v, t.TempDir()); err != nil {
 			if os.Getenv("ROCKSLEAK_REQUIRE_JVM") == "1" {
 				t.Fatalf("the JVM engine is required (ROCKSLEAK_REQUIRE_JVM=1): %v", err)
 			}
@@ -125,4 +125,38 @@ func TestJVMKafka422CountsLifecyclesAndReadsTheLedger(t *testing.T) {
 	assert.Zero(t, r.LedgerAtEnd["options"], "no offsets column family, so no offsets-CF options")
 	require.NotNil(t, r.Verdict)
 	t.Logf("kafka-4.2.2: %d lifecycles, ledger %v, %s", r.Lifecycles, r.LedgerAtEnd, r.Verdict.Reason)
+}
+
+// TestJVMRefusesWhatItCannotHonour: a scenario field the Java child cannot
+// honour is refused before any work (exit 2, no results directory), naming
+// the field and the engine, never run under its label. no-safety-net is
+// issue 42's case: the Java child runs RocksJava's own close, so a
+// kafka-<version> model under it would have been RocksJava's normal close
+// labelled no-safety-net. The refusal reads the engine's capabilities, not
+// the build: it holds whether or not make jvm has run.
+func TestJVMRefusesWhatItCannotHonour(t *testing.T) {
+	jvmDir() // the build the JVM tests share: with it, a run not refused would run
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		field string
+	}{
+		{"no safety net", []string{"--scenario", "no-safety-net"}, "leak_semantics: no-safety-net"},
+		{"bounded memory", []string{"--scenario", "bounded-memory"}, "bounded_cache_bytes: 8388608"},
+		{"sticky close failures", []string{"--scenario", "eos-v2-cascade"}, "close_failure_kind: sticky"},
+		{"restore scratch", []string{"--scenario", "restore-peak"}, "restore_scratch_bytes: 8388608"},
+		{"init failures", []string{"--set", "init_failure_rate=0.1"}, "init_failure_rate: 0.1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"run", "--models", "kafka-4.3.0", "--lifecycles", "50", "--out", out,
+				"--state-dir", stateRoot(t)}, tc.args...)
+			_, stderr, code := runCLI(t, args...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Contains(t, stderr, tc.field)
+			assert.Contains(t, stderr, "the JVM engine does not honour")
+			assert.NoDirExists(t, out, "nothing ran")
+		})
+	}
+	// The control: the Go engine honours them all (its runs are other tests': TestNoSafetyNetPinsDBs, ...).
 }

@@ -1,4 +1,4 @@
-package harness
+package goengine
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/scenarios"
 )
@@ -19,8 +20,8 @@ import (
 // lost. The control: before the disk fills, every record verifies
 // and nothing is counted.
 func TestFullDiskIsNotDataLoss(t *testing.T) {
-	fs, err := MountSmallFS(t.TempDir(), 4<<20, false)
-	if errors.Is(err, ErrNoMount) {
+	fs, err := harness.MountSmallFS(t.TempDir(), 4<<20, false)
+	if errors.Is(err, harness.ErrNoMount) {
 		t.Skip(err)
 	}
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package harness
+package goengine
 
 import (
 	"context"
@@ -11,16 +11,12 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/measure"
-	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
-	"github.com/rocksleak/rocksleak/spec"
 	"github.com/rocksleak/rocksleak/workload"
 )
-
-// ChildEnvVar marks a process started by the parent as a model child.
-const ChildEnvVar = "ROCKSLEAK_CHILD"
 
 // RunChild is the child process's whole job: it reads a Job (JSON) from job,
 // runs the model's topology until the scenario's stop condition or until ctx
@@ -35,12 +31,12 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	// from the same glibc arena instead of whichever thread Go picked.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	var j Job
+	var j harness.Job
 	dec := json.NewDecoder(job)
 	if err := dec.Decode(&j); err != nil {
 		return fmt.Errorf("child: reading job: %w", err)
 	}
-	model, synthetic, err := j.resolve()
+	model, synthetic, err := resolve(j)
 	if err != nil {
 		return err
 	}
@@ -64,25 +60,44 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	rec := newRecorder(j, topo, sampler, out)
 	topo.after = rec.after
 	if j.Profile != nil {
-		runtime.MemProfileRate = GoMemProfileRate
-		rec.prof = &profiler{job: *j.Profile, begin: rec.begin, nativeHeap: func() (int64, error) {
+		runtime.MemProfileRate = harness.GoMemProfileRate
+		rec.prof = harness.NewProfiler(*j.Profile, rec.begin, func() (int64, error) {
 			m, err := sampler.Read()
 			return m.NativeHeap, err
-		}}
+		})
 	}
 
 	if err := rec.sample(schema.TriggerStart); err != nil {
 		return err
 	}
+	stop, stoppedEarly, release := stopCondition(j, topo, rec)
+	defer release()
+	var runErr error
+	if j.Ops == workload.OpsVersion {
+		// The schedule's op stream follows the job (the bytes the decoder
+		// has already read, then the rest of the input).
+		runErr = topo.runSchedule(ctx, workload.NewReader(io.MultiReader(dec.Buffered(), job)), stop,
+			func() bool { return rec.err != nil })
+	} else {
+		runErr = topo.start(ctx)
+		for runErr == nil && rec.err == nil && topo.logErr == nil && ctx.Err() == nil && !stop() {
+			topo.step(ctx)
+		}
+	}
+	return finish(ctx, j, topo, rec, sampler, out, runErr, *stoppedEarly)
+}
+
+// stopCondition is the run's stop: the scenario's stop condition (its
+// lifecycles or its duration) or the parent's settled signal
+// (harness.StopSignal), which also sets *early. release stops listening for
+// the signal.
+func stopCondition(j harness.Job, topo *Topology, rec *recorder) (stop func() bool, early *bool, release func()) {
 	settled := make(chan os.Signal, 1)
-	signal.Notify(settled, StopSignal)
-	defer signal.Stop(settled)
+	signal.Notify(settled, harness.StopSignal)
 	stoppedEarly := false
 	limitLC := int64(j.Scenario.Lifecycles)
 	limitDur := time.Duration(j.Scenario.Duration)
-	// stop reports whether the run stops here: its stop condition, the
-	// parent's settled signal.
-	stop := func() bool {
+	stop = func() bool {
 		if limitLC > 0 && topo.env.Counts().Lifecycles.Load() >= limitLC {
 			return true
 		}
@@ -96,31 +111,27 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		}
 		return stoppedEarly
 	}
-	var runErr error
-	if j.Ops == workload.OpsVersion {
-		// The schedule's op stream follows the job (the bytes the decoder
-		// has already read, then the rest of the input).
-		runErr = topo.runSchedule(ctx, workload.NewReader(io.MultiReader(dec.Buffered(), job)), stop,
-			func() bool { return rec.err != nil })
-	} else {
-		runErr = topo.start(ctx)
-		for runErr == nil && rec.err == nil && topo.logErr == nil && ctx.Err() == nil && !stop() {
-			topo.step(ctx)
-		}
-	}
+	return stop, &stoppedEarly, func() { signal.Stop(settled) }
+}
+
+// finish ends a run whose loop ended with runErr: the end sample, the last
+// heap dump and the retention probe unless interrupted, the stores closed,
+// and the summary sent; it returns the run's first error.
+func finish(ctx context.Context, j harness.Job, topo *Topology, rec *recorder, sampler *measure.Sampler,
+	out *harness.EventWriter, runErr error, stoppedEarly bool) error {
 	interrupted := ctx.Err() != nil
 	if err := rec.sample(schema.TriggerEnd); err != nil && runErr == nil {
 		runErr = err
 	}
 	if rec.prof != nil && !interrupted {
 		c := topo.env.Counts()
-		if err := rec.prof.end(c.Lifecycles.Load(), c.FailedCloses.Load()); err != nil && runErr == nil {
+		if err := rec.prof.End(c.Lifecycles.Load(), c.FailedCloses.Load()); err != nil && runErr == nil {
 			runErr = err
 		}
 	}
 	var retention *schema.Retention
 	if !interrupted {
-		retention = probeRetention(sampler, topo.env.Counts().Lifecycles.Load())
+		retention = harness.ProbeRetention(sampler, topo.env.Counts().Lifecycles.Load())
 	}
 	topo.Stop()
 	sum := topo.Summary(j.Model, interrupted, time.Since(rec.begin))
@@ -132,26 +143,26 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if runErr != nil {
 		sum.Error = runErr.Error()
 	}
-	if err := out.emit(Event{Summary: &sum}); err != nil {
+	if err := out.Emit(harness.Event{Summary: &sum}); err != nil {
 		return err
 	}
 	return runErr
 }
 
-// resolve checks the job a child read and finds its model: the ownership
-// model and whether it is a "+synthetic" run.
-func (j Job) resolve() (model lifecycle.Model, synthetic bool, err error) {
-	rn, err := spec.ParseRunName(j.Model, scenarios.ModelNames())
-	if err != nil {
-		return model, false, fmt.Errorf("child: %w", err)
+// resolve checks the job a child read and finds its model (the job's
+// RunName, parsed by the parent): the ownership model and whether it is a
+// "+synthetic" run.
+func resolve(j harness.Job) (model lifecycle.Model, synthetic bool, err error) {
+	if j.RunName.Model == "" {
+		return model, false, fmt.Errorf("child: job %q has no base_model (its run name, parsed)", j.Model)
 	}
-	if model, err = lifecycle.ModelByName(rn.Model); err != nil {
+	if model, err = lifecycle.ModelByName(j.RunName.Model); err != nil {
 		return model, false, fmt.Errorf("child: %w", err)
 	}
 	if j.StateDir == "" {
 		return model, false, errors.New("child: job has no state_dir")
 	}
-	return model, rn.Synthetic, nil
+	return model, j.Synthetic, nil
 }
 
 // Child is one child process's run of a job for a driver other than
@@ -160,7 +171,7 @@ func (j Job) resolve() (model lifecycle.Model, synthetic bool, err error) {
 // writes to its parent.
 type Child struct {
 	Topo    *Topology
-	out     *eventWriter
+	out     *harness.EventWriter
 	sampler *measure.Sampler
 	rec     *recorder
 }
@@ -171,8 +182,8 @@ type Child struct {
 // directory), sampled at the scenario's rules (after every task's commit and
 // every reopen). The caller hooks the topology (Topology.Hook), drives it and
 // closes the Child.
-func StartChild(j Job, events io.Writer) (*Child, error) {
-	model, synthetic, err := j.resolve()
+func StartChild(j harness.Job, events io.Writer) (*Child, error) {
+	model, synthetic, err := resolve(j)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +206,7 @@ func StartChild(j Job, events io.Writer) (*Child, error) {
 }
 
 // Emit writes one event (a JSON value) to the parent.
-func (c *Child) Emit(e any) error { return c.out.enc.Encode(e) }
+func (c *Child) Emit(e any) error { return c.out.Encode(e) }
 
 // Sample takes a sample now, with trigger (a schema.Trigger* value).
 func (c *Child) Sample(trigger string) error { return c.rec.sample(trigger) }
@@ -221,17 +232,17 @@ func (c *Child) Close() {
 // startChild makes the job's state directory, opens the sampler and emits
 // the child's Info (PID, RocksDB's version, allocator): the start every child
 // shares. The caller closes the sampler; out writes the events to events.
-func startChild(j Job, events io.Writer) (out *eventWriter, sampler *measure.Sampler, err error) {
+func startChild(j harness.Job, events io.Writer) (out *harness.EventWriter, sampler *measure.Sampler, err error) {
 	if err := os.MkdirAll(j.StateDir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("child: %w", err)
 	}
-	out = newEventWriter(events)
+	out = harness.NewEventWriter(events)
 	if sampler, err = measure.NewSampler(); err != nil {
 		return nil, nil, fmt.Errorf("child: %w", err)
 	}
 	version, err := lifecycle.RocksDBVersion(j.StateDir)
 	if err == nil {
-		err = out.emit(Event{Info: &schema.ChildInfo{PID: os.Getpid(), RocksDBVersion: version, Allocator: sampler.Allocator()}})
+		err = out.Emit(harness.Event{Info: &schema.ChildInfo{PID: os.Getpid(), RocksDBVersion: version, Allocator: sampler.Allocator()}})
 	} else {
 		err = fmt.Errorf("child: reading RocksDB's version: %w", err)
 	}
@@ -244,7 +255,7 @@ func startChild(j Job, events io.Writer) (out *eventWriter, sampler *measure.Sam
 
 // newRecorder is the recorder of job j's samples, at the scenario's sampling
 // rules; it starts its clock now.
-func newRecorder(j Job, topo *Topology, sampler *measure.Sampler, out *eventWriter) *recorder {
+func newRecorder(j harness.Job, topo *Topology, sampler *measure.Sampler, out *harness.EventWriter) *recorder {
 	return &recorder{topo: topo, sampler: sampler, out: out, model: j.Model, begin: time.Now(),
 		every:    int64(max(j.Scenario.SampleEveryLifecycles, 1)),
 		interval: time.Duration(max(j.Scenario.SampleIntervalMs, 1)) * time.Millisecond}
@@ -255,12 +266,12 @@ func newRecorder(j Job, topo *Topology, sampler *measure.Sampler, out *eventWrit
 type recorder struct {
 	topo     *Topology
 	sampler  *measure.Sampler
-	out      *eventWriter
+	out      *harness.EventWriter
 	model    string
 	begin    time.Time
 	every    int64
 	interval time.Duration
-	prof     *profiler // nil unless the job asks for heap dumps
+	prof     *harness.Profiler // nil unless the job asks for heap dumps
 
 	seq      int
 	lastLC   int64
@@ -279,7 +290,7 @@ func (r *recorder) after() {
 		r.err = errors.Join(r.err, r.sample(schema.TriggerTimer))
 	}
 	if r.prof != nil {
-		r.err = errors.Join(r.err, r.prof.after(lc, r.topo.env.Counts().FailedCloses.Load()))
+		r.err = errors.Join(r.err, r.prof.After(lc, r.topo.env.Counts().FailedCloses.Load()))
 	}
 }
 
@@ -308,7 +319,7 @@ func (r *recorder) sample(trigger string) error {
 		r.lastLC = s.Lifecycles
 	}
 	r.lastTime = time.Now()
-	return r.out.writeSample(&s)
+	return r.out.WriteSample(&s)
 }
 
 // liveNatives returns the ledger's live counts by kind in the recorder's

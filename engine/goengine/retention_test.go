@@ -1,4 +1,4 @@
-package harness
+package goengine
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/measure"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
@@ -26,7 +27,7 @@ func TestChildProbesRetentionAfterItsLastSample(t *testing.T) {
 	require.NoError(t, err)
 	sc.Lifecycles = 20
 	var in, out bytes.Buffer
-	require.NoError(t, json.NewEncoder(&in).Encode(Job{Scenario: sc, Model: "fixed", Seed: 1,
+	require.NoError(t, json.NewEncoder(&in).Encode(harness.Job{Scenario: sc, Model: "fixed", RunName: spec.RunName{Model: "fixed"}, Seed: 1,
 		StateDir: t.TempDir() + "/state"}))
 	require.NoError(t, RunChild(context.Background(), &in, &out))
 
@@ -35,7 +36,7 @@ func TestChildProbesRetentionAfterItsLastSample(t *testing.T) {
 	var alloc spec.Allocator
 	lines := bufio.NewScanner(&out)
 	for lines.Scan() {
-		var e Event
+		var e harness.Event
 		require.NoError(t, json.Unmarshal(lines.Bytes(), &e))
 		require.Nil(t, sum, "nothing after the summary")
 		switch {

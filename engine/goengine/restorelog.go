@@ -1,4 +1,4 @@
-package harness
+package goengine
 
 import (
 	"encoding/binary"
