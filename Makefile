@@ -167,7 +167,8 @@ clean:
 	rm -rf bin build
 
 ## stats-check: the seeded simulation suite of stats (coverage and false calls per case, the coverage
-## frontier, early verdicts, controlled verdicts) and the across-seed spread on runs/reliability/* if present.
+## frontier, early verdicts, the early stop against the full run (half the runs per case: 200 by default), controlled
+## verdicts) and the across-seed spread on runs/reliability/* if present.
 ## STATSCHECK_FLAGS=-quick for 100 instead of 400 runs per case.
 .PHONY: stats-check
 stats-check:
