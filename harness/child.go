@@ -58,9 +58,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
-	if j.ChangelogDir != "" {
-		topo.logRoot = j.ChangelogDir
-	}
+	topo.useLogDir(j.ChangelogDir)
 	rec := newRecorder(j, topo, sampler, out)
 	topo.after = rec.after
 	if j.Profile != nil {
@@ -185,9 +183,7 @@ func StartChild(j Job, events io.Writer) (*Child, error) {
 		sampler.Close()
 		return nil, fmt.Errorf("child: %w", err)
 	}
-	if j.ChangelogDir != "" {
-		topo.logRoot = j.ChangelogDir
-	}
+	topo.useLogDir(j.ChangelogDir)
 	c := &Child{Topo: topo, out: out, sampler: sampler}
 	c.rec = newRecorder(j, topo, sampler, out)
 	topo.after = c.rec.after
@@ -342,7 +338,7 @@ func (t *Topology) Summary(model string, interrupted bool, elapsed time.Duration
 		Model: model, Interrupted: interrupted, Steps: t.steps,
 		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(), InitFailures: c.InitFailures.Load(),
 		Records: t.records, Rebalances: t.rebalances,
-		TaskErrors: t.taskErrors, TaskErrorList: t.taskErrorEx,
+		TaskErrors: t.taskErrors, TaskErrorList: t.taskErrorEx.List, TaskErrorCounts: t.taskErrorEx.Counts,
 		RecordsLost: t.lost, RecordsUnavailable: t.unavailable, RecordsWriteFailed: t.writeFailed, Verified: t.verified,
 		Restore:   t.restoreStats(),
 		PinnedDBs: c.Pinned.Load(), LedgerAtEnd: kindMap(t.env.Ledger.Live()),

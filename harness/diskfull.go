@@ -193,6 +193,7 @@ func runDiskFull(ctx context.Context, j Job, model lifecycle.Model, synthetic bo
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
+	topo.useLogDir(j.ChangelogDir)
 	rec := newRecorder(j, topo, sampler, out)
 	if err := rec.sample(schema.TriggerStart); err != nil {
 		return err

@@ -200,10 +200,11 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	}
 	defer os.RemoveAll(job.ChangelogDir)
 	if rn.JVM() {
-		// The JVM child: its temporary files beside its state, made and
-		// removed here.
+		// The JVM child: its temporary files (RocksJava's extracted
+		// library) in the harness's own directory, not on the state disk
+		// under test; made and removed here.
 		job.KafkaVersion = rn.KafkaVersion
-		tmp := stateDir + ".tmp"
+		tmp := filepath.Join(job.ChangelogDir, "tmp")
 		if err := os.Mkdir(tmp, 0o755); err != nil {
 			run.Error = err.Error()
 			return run
@@ -299,6 +300,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 			}
 		case e.Summary != nil:
 			run.Summary = e.Summary
+			run.Summary.NormalizeTaskErrors()
 		}
 		if cfg.OnEvent != nil {
 			cfg.OnEvent(model, e)

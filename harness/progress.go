@@ -32,9 +32,9 @@ const (
 // Progress stops a model's child that spins on a fault that does not pass
 // (a full state disk, a store whose open keeps failing): one that completes
 // no lifecycle for NoLifecycleFor, or whose task errors exceed
-// MaxErrorsPerLifecycle times its lifecycles once there are MinErrors of them.
-// It reads only the samples the child streams (Sample.Lifecycles,
-// Sample.TaskErrors) and the clock: the code under test does not know it. A
+// MaxErrorsPerLifecycle times its lifecycles once there are MinErrors of them
+// (task errors and failed inits together). It reads only the samples the
+// child streams (Sample.Lifecycles, Sample.TaskErrors, Sample.InitFailures) and the clock: the code under test does not know it. A
 // stopped child gets SIGTERM (it ends its run and sends its summary, as at an
 // interrupt), then SIGKILL after KillAfter; its run is failed with the cause
 // (schema.ModelRun.StoppedNoProgress), naming the first error RocksDB gave.
@@ -76,15 +76,21 @@ func (p Progress) resolved() Progress {
 // verdict is why the samples so far show no progress, "" when they do not:
 // s is the latest sample, sinceLC the time since the lifecycle count last grew
 // (or the child started).
+//
+// The errors it counts are the task errors and the failed inits
+// (Sample.InitFailures: opens that failed, retried or not, including a window
+// store's segment opens that never reach a task error): a store that fails
+// every open on a full disk shows as failed inits first.
 func (p Progress) verdict(s schema.Sample, sinceLC time.Duration) string {
-	if p.MaxErrorsPerLifecycle > 0 && s.TaskErrors >= p.MinErrors &&
-		float64(s.TaskErrors) > p.MaxErrorsPerLifecycle*float64(max(s.Lifecycles, 1)) {
-		return fmt.Sprintf("%d task errors against %d lifecycles in %s, more than %g per lifecycle",
-			s.TaskErrors, s.Lifecycles, time.Duration(s.ElapsedNs).Round(time.Second), p.MaxErrorsPerLifecycle)
+	errs := s.TaskErrors + s.InitFailures
+	if p.MaxErrorsPerLifecycle > 0 && errs >= p.MinErrors &&
+		float64(errs) > p.MaxErrorsPerLifecycle*float64(max(s.Lifecycles, 1)) {
+		return fmt.Sprintf("%d task errors and %d failed inits against %d lifecycles in %s, more than %g per lifecycle",
+			s.TaskErrors, s.InitFailures, s.Lifecycles, time.Duration(s.ElapsedNs).Round(time.Second), p.MaxErrorsPerLifecycle)
 	}
 	if p.NoLifecycleFor > 0 && sinceLC >= p.NoLifecycleFor {
-		return fmt.Sprintf("no lifecycle completed for %s (%d lifecycles, %d task errors so far)",
-			p.NoLifecycleFor, s.Lifecycles, s.TaskErrors)
+		return fmt.Sprintf("no lifecycle completed for %s (%d lifecycles, %d task errors and %d failed inits so far)",
+			p.NoLifecycleFor, s.Lifecycles, s.TaskErrors, s.InitFailures)
 	}
 	return ""
 }

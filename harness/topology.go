@@ -15,11 +15,9 @@ import (
 	"github.com/rocksleak/rocksleak/changelog"
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/workload"
 )
-
-// maxTaskErrorExamples is how many task errors a summary spells out.
-const maxTaskErrorExamples = 5
 
 // Topology is one model's tasks and stores, driven step by step through
 // stream time. It runs in the child process, on one goroutine: RunChild
@@ -41,10 +39,13 @@ type Topology struct {
 	records    int64
 	rebalances int64
 
-	taskErrors  int64
-	taskErrorEx []string
-	lost        int64
-	verified    int64
+	taskErrors int64
+	// taskErrorEx holds the distinct task errors' texts and counts;
+	// lastTaskError is the latest one's (collapsed and capped).
+	taskErrorEx   schema.TaskErrorTally
+	lastTaskError string
+	lost          int64
+	verified      int64
 	// restoreLog holds the restores' durations (in a file: see durationLog)
 	// and counts them.
 	restoreLog *durationLog
@@ -193,6 +194,15 @@ func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, s
 		t.tasks = append(t.tasks, tk)
 	}
 	return t, nil
+}
+
+// useLogDir keeps the topology's own files, its changelogs and its restores'
+// durations, in dir, the harness's directory beside the run (Job.ChangelogDir),
+// instead of under the state directory under test; "" keeps them there.
+func (t *Topology) useLogDir(dir string) {
+	if dir != "" {
+		t.logRoot, t.restoreLog.dir = dir, dir
+	}
 }
 
 func (t *Topology) storeName(s *slot) string { return fmt.Sprintf("store-%d", s.idx) }
@@ -419,9 +429,9 @@ func (t *Topology) tryOpen(s *slot, streamTime int64) error {
 
 func (t *Topology) taskError(s *slot, err error) {
 	t.taskErrors++
-	if len(t.taskErrorEx) < maxTaskErrorExamples {
-		t.taskErrorEx = append(t.taskErrorEx, fmt.Sprintf("task %d %s: %v", s.task, t.storeName(s), err))
-	}
+	where := fmt.Sprintf("task %d %s", s.task, t.storeName(s))
+	t.taskErrorEx.Add(where, err.Error())
+	t.lastTaskError = where + ": " + schema.CollapseError(err.Error())
 }
 
 // restore wipes the store (or, when its path is held, moves it to a fresh

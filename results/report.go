@@ -231,8 +231,12 @@ func reportRuns(b *bytes.Buffer, r *schema.Result) {
 		if run.Error != "" {
 			notes = append(notes, fmt.Sprintf("%s: error: %s", m, run.Error))
 		}
-		for _, e := range run.TaskErrorList {
-			notes = append(notes, fmt.Sprintf("%s: task error: %s", m, e))
+		for i, e := range run.TaskErrorList {
+			times := ""
+			if i < len(run.TaskErrorCounts) && run.TaskErrorCounts[i] > 1 {
+				times = fmt.Sprintf(" (×%d)", run.TaskErrorCounts[i])
+			}
+			notes = append(notes, fmt.Sprintf("%s: task error%s: %s", m, times, e))
 		}
 	}
 	for _, n := range notes {

@@ -27,8 +27,13 @@ type Summary struct {
 	Rebalances   int64 `json:"rebalances"`
 	// TaskErrors are errors that escaped a store to its task, e.g. a reopen
 	// refused because a pinned DB still holds the path's LOCK.
-	TaskErrors    int64    `json:"task_errors"`
-	TaskErrorList []string `json:"task_error_examples,omitempty"` // the first few, in words
+	TaskErrors int64 `json:"task_errors"`
+	// TaskErrorList holds the distinct task errors in words (at most
+	// MaxTaskErrorExamples, each at most MaxTaskErrorChars: see
+	// TaskErrorTally); TaskErrorCounts how many task errors had each text
+	// (empty in results written before it was recorded).
+	TaskErrorList   []string `json:"task_error_examples,omitempty"`
+	TaskErrorCounts []int64  `json:"task_error_counts,omitempty"`
 	// RecordsLost counts the records a store, once open (after its restore,
 	// if any), does not hold although the changelog does: what Kafka itself
 	// would lose. Not lost, and counted apart: RecordsUnavailable, the
