@@ -341,7 +341,19 @@ func (t *Topology) Summary(model string, interrupted bool, elapsed time.Duration
 		TaskErrors: t.taskErrors, TaskErrorList: t.taskErrorEx.List, TaskErrorCounts: t.taskErrorEx.Counts,
 		RecordsLost: t.lost, RecordsUnavailable: t.unavailable, RecordsWriteFailed: t.writeFailed, Verified: t.verified,
 		Restore:   t.restoreStats(),
-		PinnedDBs: c.Pinned.Load(), LedgerAtEnd: kindMap(t.env.Ledger.Live()),
+		PinnedDBs: c.Pinned.Load(), LedgerAtEnd: kindMap(t.env.Ledger.Live()), StorageFaults: t.storageFaultCounts(),
 		ReleasedLate: kindMap(t.env.Ledger.ReleasedLate()), ElapsedNs: int64(elapsed),
 	}
+}
+
+// storageFaultCounts is a copy of the storage faults counted so far, nil when none.
+func (t *Topology) storageFaultCounts() schema.StorageFaultTally {
+	if len(t.storageFaults) == 0 {
+		return nil
+	}
+	out := make(schema.StorageFaultTally, len(t.storageFaults))
+	for k, v := range t.storageFaults {
+		out[k] = v
+	}
+	return out
 }

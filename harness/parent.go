@@ -309,6 +309,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	waitErr := cmd.Wait()
 	close(done)
 	wg.Wait()
+	run.StateLeft = removeState(stateDir)
 	run.OutsideRSSPeak, run.StoppedByGuard = guard.finish()
 	run.StoppedNoProgress = progress.finish(run.Summary, stateDir, cfg.StateRoot)
 
@@ -330,6 +331,21 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		run.Profile = collectProfile(prof.Dir, model)
 	}
 	return run
+}
+
+// removeState removes a model's state directory once its child has ended
+// (the child removes it first; a killed one cannot) and says what is left:
+// "" when it is gone, else its path and why it could not be removed (a state
+// disk turned read-only, say).
+func removeState(dir string) string {
+	err := os.RemoveAll(dir)
+	if _, serr := os.Lstat(dir); errors.Is(serr, os.ErrNotExist) {
+		return ""
+	}
+	if err == nil {
+		err = errors.New("still there after its removal")
+	}
+	return fmt.Sprintf("%s: %v", dir, err)
 }
 
 // streamOps writes the job's line and then the schedule's op stream to a

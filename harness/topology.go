@@ -44,6 +44,9 @@ type Topology struct {
 	// lastTaskError is the latest one's (collapsed and capped).
 	taskErrorEx   schema.TaskErrorTally
 	lastTaskError string
+	// storageFaults counts the task errors and close errors that name a
+	// storage fault (ENOSPC, EROFS, EIO), by fault.
+	storageFaults schema.StorageFaultTally
 	lost          int64
 	verified      int64
 	// restoreLog holds the restores' durations (in a file: see durationLog)
@@ -185,7 +188,8 @@ func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, s
 	}
 	t := &Topology{sc: sc, model: model, sem: sem, env: env, faults: inj, seed: useed,
 		rng: rand.New(rand.NewPCG(useed, 0x5eed)), root: root, after: func() {},
-		logRoot: root, restoreLog: &durationLog{dir: root}, latest: map[logKey]logVersion{}}
+		logRoot: root, restoreLog: &durationLog{dir: root}, latest: map[logKey]logVersion{},
+		storageFaults: schema.StorageFaultTally{}}
 	for i := range sc.Tasks {
 		tk := &task{id: i}
 		for j := range sc.StoresPerTask {
@@ -432,6 +436,7 @@ func (t *Topology) taskError(s *slot, err error) {
 	where := fmt.Sprintf("task %d %s", s.task, t.storeName(s))
 	t.taskErrorEx.Add(where, err.Error())
 	t.lastTaskError = where + ": " + schema.CollapseError(err.Error())
+	t.storageFaults.Add(err.Error())
 }
 
 // restore wipes the store (or, when its path is held, moves it to a fresh
@@ -805,7 +810,11 @@ func (t *Topology) reopenTask(ctx context.Context, tk *task) bool {
 
 func (t *Topology) closeSlot(s *slot) {
 	if s.store != nil {
-		_ = s.store.close()
+		if err := s.store.close(); err != nil {
+			// Kafka logs a failed close and goes on; a storage fault in it
+			// still marks the run.
+			t.storageFaults.Add(err.Error())
+		}
 		s.store = nil
 	}
 }

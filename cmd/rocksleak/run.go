@@ -126,6 +126,9 @@ func resolveScenario(o runOptions) (scenarios.Scenario, error) {
 	if o.seed >= 0 {
 		sc.Seed = o.seed
 	}
+	if err := sc.CheckSetsUsed(o.sets); err != nil {
+		return sc, err
+	}
 	return sc, sc.Validate()
 }
 
@@ -219,6 +222,10 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		return errInterrupted
 	case runErr != nil:
 		return runErr
+	case len(res.Errors) > 0:
+		// A storage fault or a state directory left behind, said in the
+		// summary's first lines: the run is failed whatever its verdict.
+		return errQuiet
 	}
 	return nil
 }

@@ -59,6 +59,8 @@ final class Executor {
 
     long steps, lifecycles, failedCloses, initFailures, records, rebalances, taskErrors, restores, restoredRecords,
         restoreLifecycles;
+    /** Records whose put the store refused (the Go engine's records_write_failed: Kafka reprocesses them). */
+    long writeFailed;
     final List<String> taskErrorExamples = new ArrayList<>();
     final List<Long> restoreTimes = new ArrayList<>();
     /** The first close-time status-write error seen (for the docs and tests). */
@@ -540,6 +542,7 @@ final class Executor {
                     ((KeyValueStore<Bytes, byte[]>) inst.store).put(k, value);
             }
         } catch (final RuntimeException e) {
+            writeFailed++;
             taskError(slot, e);
             return;
         }
