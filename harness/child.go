@@ -61,6 +61,7 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	topo.useLogDir(j.ChangelogDir)
 	rec := newRecorder(j, topo, sampler, out)
 	topo.after = rec.after
+	topo.tell = func(e schema.TaskErrorEvent) { rec.err = errors.Join(rec.err, out.emit(Event{TaskError: &e})) }
 	if j.Profile != nil {
 		runtime.MemProfileRate = GoMemProfileRate
 		rec.prof = &profiler{job: *j.Profile, begin: rec.begin, nativeHeap: func() (int64, error) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -301,6 +302,15 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		case e.Summary != nil:
 			run.Summary = e.Summary
 			run.Summary.NormalizeTaskErrors()
+		case e.TaskError != nil:
+			if run.FirstTaskError == "" {
+				run.FirstTaskError = e.TaskError.Error
+			}
+			for _, k := range e.TaskError.Faults {
+				if !slices.Contains(run.FaultsSeen, k) {
+					run.FaultsSeen = append(run.FaultsSeen, k)
+				}
+			}
 		}
 		if cfg.OnEvent != nil {
 			cfg.OnEvent(model, e)
@@ -311,7 +321,11 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	wg.Wait()
 	run.StateLeft = removeState(stateDir)
 	run.OutsideRSSPeak, run.StoppedByGuard = guard.finish()
-	run.StoppedNoProgress = progress.finish(run.Summary, stateDir, cfg.StateRoot)
+	firstErr := run.FirstTaskError
+	if run.Summary != nil && len(run.Summary.TaskErrorList) > 0 {
+		firstErr = run.Summary.TaskErrorList[0]
+	}
+	run.StoppedNoProgress = progress.finish(firstErr, stateDir, cfg.StateRoot)
 
 	switch {
 	case run.StoppedByGuard != "":

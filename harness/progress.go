@@ -158,11 +158,12 @@ func (w *progressWatch) check() {
 }
 
 // finish stops watching (call it after the child has been waited for) and
-// returns why the child was stopped, in words with the first task error and
-// what to fix, or "" when it was not. stateDir is the model's state
+// returns why the child was stopped, in words with the first task error
+// (firstErr: the summary's first example, else the one the child told as it
+// happened) and what to fix, or "" when it was not. stateDir is the model's state
 // directory, shortened to "…" in the error it quotes; stateRoot is the flag's
 // value, for the advice.
-func (w *progressWatch) finish(sum *schema.Summary, stateDir, stateRoot string) string {
+func (w *progressWatch) finish(firstErr, stateDir, stateRoot string) string {
 	close(w.stop)
 	<-w.done
 	w.mu.Lock()
@@ -175,8 +176,8 @@ func (w *progressWatch) finish(sum *schema.Summary, stateDir, stateRoot string) 
 	}
 	msg := "stopped for making no progress: " + w.reason
 	first := ""
-	if sum != nil && len(sum.TaskErrorList) > 0 {
-		first = strings.ReplaceAll(sum.TaskErrorList[0], stateDir, "…")
+	if firstErr != "" {
+		first = strings.ReplaceAll(firstErr, stateDir, "…")
 		msg += "; the first task error: " + first
 	}
 	return msg + "; to fix: " + NoProgressFix(first, stateRoot)

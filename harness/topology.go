@@ -47,8 +47,12 @@ type Topology struct {
 	// storageFaults counts the task errors and close errors that name a
 	// storage fault (ENOSPC, EROFS, EIO), by fault.
 	storageFaults schema.StorageFaultTally
-	lost          int64
-	verified      int64
+	// told is what tell has sent: the first task error, and the first naming
+	// each storage fault; tell (nil: no one) sends a task error as it happens.
+	told     map[string]bool
+	tell     func(schema.TaskErrorEvent)
+	lost     int64
+	verified int64
 	// restoreLog holds the restores' durations (in a file: see durationLog)
 	// and counts them.
 	restoreLog *durationLog
@@ -437,6 +441,32 @@ func (t *Topology) taskError(s *slot, err error) {
 	t.taskErrorEx.Add(where, err.Error())
 	t.lastTaskError = where + ": " + schema.CollapseError(err.Error())
 	t.storageFaults.Add(err.Error())
+	t.tellTaskError(t.lastTaskError, err.Error())
+}
+
+// tellTaskError sends msg (full: the error's text) through tell when it is the
+// run's first task error or the first naming one of its storage faults, so
+// the parent knows it should the child die before its summary.
+func (t *Topology) tellTaskError(msg, full string) {
+	if t.tell == nil {
+		return
+	}
+	faults := schema.StorageFaults(full)
+	send := len(t.told) == 0
+	for _, k := range faults {
+		send = send || !t.told[k]
+	}
+	if !send {
+		return
+	}
+	if t.told == nil {
+		t.told = map[string]bool{}
+	}
+	t.told[""] = true
+	for _, k := range faults {
+		t.told[k] = true
+	}
+	t.tell(schema.TaskErrorEvent{Error: msg, Faults: faults})
 }
 
 // restore wipes the store (or, when its path is held, moves it to a fresh
@@ -814,6 +844,9 @@ func (t *Topology) closeSlot(s *slot) {
 			// Kafka logs a failed close and goes on; a storage fault in it
 			// still marks the run.
 			t.storageFaults.Add(err.Error())
+			if len(schema.StorageFaults(err.Error())) > 0 {
+				t.tellTaskError(fmt.Sprintf("task %d %s: close: %s", s.task, t.storeName(s), schema.CollapseError(err.Error())), err.Error())
+			}
 		}
 		s.store = nil
 	}

@@ -33,6 +33,15 @@ func StorageFaults(msg string) []string {
 	return kinds
 }
 
+// TaskErrorEvent is a child's word, as it happens, of a task error its
+// parent must know even if no summary follows (a child killed while it
+// closes its stores on a failing disk): the Go child sends its first task
+// error, and the first one naming each storage fault.
+type TaskErrorEvent struct {
+	Error  string   `json:"error"`
+	Faults []string `json:"storage_faults,omitempty"`
+}
+
 // StorageFaultTally counts errors by the storage faults they name (Summary.StorageFaults).
 type StorageFaultTally map[string]int64
 
@@ -47,9 +56,13 @@ func (t StorageFaultTally) Add(msg string) {
 // the child's own counts (Summary.StorageFaults, every error it met), else
 // at least the count of each task error example that names one, and one for
 // an error that ended the run naming one (a JVM child, or a child whose
-// summary never came).
-func storageFaultsOf(run *Run) StorageFaultTally {
+// summary never came), and one for each the child named as it happened
+// (seenLive: ModelRun.FaultsSeen).
+func storageFaultsOf(run *Run, seenLive []string) StorageFaultTally {
 	t := StorageFaultTally{}
+	for _, k := range seenLive {
+		t[k] = max(t[k], 1)
+	}
 	for k, v := range run.StorageFaults {
 		t[k] = v
 	}
@@ -76,12 +89,14 @@ func storageFaultsOf(run *Run) StorageFaultTally {
 }
 
 // StorageFaultLine says in one line that model's run met storage faults, so
-// that its verdict is not read as the scenario's.
+// that its verdict is not read as the scenario's: each fault with the count
+// of errors known to name it (a lower bound when the child died before its
+// summary).
 func StorageFaultLine(model string, t StorageFaultTally) string {
 	var parts []string
 	for _, f := range storageFaultTexts {
 		if n := t[f.kind]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s (%s) %d times", f.kind, f.text, n))
+			parts = append(parts, fmt.Sprintf("%s (%s) ×%d", f.kind, f.text, n))
 		}
 	}
 	return fmt.Sprintf("%s: STATE DISK FAULT: RocksDB returned %s; this run measured a store on a failing disk, not the scenario: its verdict is not the scenario's (see task_error_examples in result.json)",
@@ -107,5 +122,8 @@ func summaryFromLastSample(mr *ModelRun) Summary {
 		sum.LedgerAtEnd[k] = v
 	}
 	sum.RecordsNotMeasured = "the child ended without its summary; the counts are its last sample's"
+	if mr.FirstTaskError != "" {
+		sum.TaskErrorList = []string{mr.FirstTaskError} // no count: the child kept it
+	}
 	return sum
 }

@@ -74,6 +74,16 @@ func TestKilledChildKeepsItsLastSample(t *testing.T) {
 	assert.True(t, run.FromLastSample)
 	assert.NotEmpty(t, run.RecordsNotMeasured)
 	assert.Equal(t, StatusFailed, r.Status)
+	assert.Nil(t, run.StorageFaults, "negative control: nothing told of a storage fault")
+
+	// What the child told as it happened outlives it: its first task error
+	// and the storage fault it named.
+	enospc := "task 3 store-1: segment store-1.0: IO error: No space left on device: While appending to file: …/MANIFEST-000001: No space left on device"
+	told := FromOutput(&Output{Runs: []*ModelRun{{Model: "fixed", Samples: samples, Error: "stopped for making no progress",
+		FirstTaskError: enospc, FaultsSeen: []string{FaultENOSPC}}}}, sc, Provenance{})
+	assert.Equal(t, []string{enospc}, told.Runs["fixed"].TaskErrorList)
+	assert.Equal(t, StorageFaultTally{FaultENOSPC: 1}, told.Runs["fixed"].StorageFaults)
+	assert.Contains(t, told.Errors[0], "fixed: STATE DISK FAULT")
 
 	with := FromOutput(&Output{Runs: []*ModelRun{{Model: "fixed", Samples: samples,
 		Summary: &Summary{Model: "fixed", Lifecycles: 140, LedgerAtEnd: map[string]int64{}}}}}, sc, Provenance{})

@@ -286,7 +286,7 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 			}
 		}
 		run.StateLeft = mr.StateLeft
-		if run.StorageFaults = storageFaultsOf(run); run.StorageFaults != nil {
+		if run.StorageFaults = storageFaultsOf(run, mr.FaultsSeen); run.StorageFaults != nil {
 			faults = append(faults, StorageFaultLine(mr.Model, run.StorageFaults))
 		}
 		if mr.Error != "" {

@@ -117,6 +117,12 @@ type ModelRun struct {
 	// StoppedNoProgress says why the parent stopped a child that made no
 	// progress (harness.Progress), if it did (Error says so too).
 	StoppedNoProgress string
+	// FirstTaskError and FaultsSeen are what the child said of its task
+	// errors as they happened (TaskErrorEvent): the first one, and the
+	// storage faults they named. They outlive a child killed before its
+	// summary.
+	FirstTaskError string
+	FaultsSeen     []string
 	// StateLeft is set when the parent could not remove the model's state
 	// directory after its child: the path and the error.
 	StateLeft string
