@@ -2,8 +2,12 @@ package schema
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
+
+// numbers are what an example's key leaves out (see TaskErrorTally.Add).
+var numbers = regexp.MustCompile(`[0-9]+`)
 
 // Limits of a summary's task error examples (Summary.TaskErrorList).
 const (
@@ -27,11 +31,13 @@ type TaskErrorTally struct {
 }
 
 // Add counts one task error: where names where it escaped (e.g. "task 3
-// store-1"), msg its text. Errors with the same text share an example, which
-// names where the first one escaped.
+// store-1"), msg its text. Errors whose texts differ only in their numbers
+// (a segment's id, a file's number in its path) share an example, which
+// shows the first one's text and where it escaped.
 func (t *TaskErrorTally) Add(where, msg string) {
 	msg = CollapseError(msg)
-	if i, ok := t.index[msg]; ok {
+	key := numbers.ReplaceAllString(msg, "#")
+	if i, ok := t.index[key]; ok {
 		t.Counts[i]++
 		return
 	}
@@ -41,7 +47,7 @@ func (t *TaskErrorTally) Add(where, msg string) {
 	if t.index == nil {
 		t.index = map[string]int{}
 	}
-	t.index[msg] = len(t.List)
+	t.index[key] = len(t.List)
 	ex := msg
 	if where != "" {
 		ex = capText(where + ": " + msg)

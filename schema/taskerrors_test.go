@@ -33,11 +33,14 @@ func TestTaskErrorTally(t *testing.T) {
 	}
 	assert.True(t, strings.HasSuffix(tl.List[2], "…"))
 
+	// The same fault on other segments and files: one example.
+	tl.Add("task 2 store-1", strings.ReplaceAll(batch, "1.5", "1.60000"))
+	assert.Equal(t, int64(261), tl.Counts[0])
 	for i := range 10 {
 		tl.Add("task 2 store-0", "distinct "+strings.Repeat("x", i))
 	}
 	assert.Len(t, tl.List, MaxTaskErrorExamples)
-	assert.Equal(t, []int64{260, 1, 1, 1, 1}, tl.Counts, "negative control: distinct texts, one each")
+	assert.Equal(t, []int64{261, 1, 1, 1, 1}, tl.Counts, "negative control: distinct texts, one each")
 }
 
 // TestNormalizeTaskErrors: a JVM child's first few examples, the same text
