@@ -226,7 +226,13 @@ func startChild(j Job, events io.Writer) (out *eventWriter, sampler *measure.Sam
 	if sampler, err = measure.NewSampler(); err != nil {
 		return nil, nil, fmt.Errorf("child: %w", err)
 	}
-	version, err := lifecycle.RocksDBVersion(j.StateDir)
+	// The version probe opens a DB of its own: in the harness's directory
+	// (the changelogs'), not the state directory under test, when there is one.
+	probeDir := j.StateDir
+	if j.ChangelogDir != "" {
+		probeDir = j.ChangelogDir
+	}
+	version, err := lifecycle.RocksDBVersion(probeDir)
 	if err == nil {
 		err = out.emit(Event{Info: &schema.ChildInfo{PID: os.Getpid(), RocksDBVersion: version, Allocator: sampler.Allocator()}})
 	} else {

@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"io/fs"
 	"path/filepath"
 	"regexp"
@@ -65,4 +67,25 @@ func TestHarnessWritesNothingInTheStateDir(t *testing.T) {
 
 	state, _ = harnessFiles("")
 	assert.NotEmpty(t, state, "negative control: no log directory, the harness's files are under the state directory")
+}
+
+// TestVersionProbeIsNotInTheStateDir: the child's RocksDB version probe (a DB
+// of its own) opens in the harness's directory, so a child starts on a state
+// directory it cannot write (a read-only tmpfs); control: without a log
+// directory the probe opens under the state directory and fails there.
+func TestVersionProbeIsNotInTheStateDir(t *testing.T) {
+	fs, err := MountSmallFS(t.TempDir(), 1<<20, true)
+	if errors.Is(err, ErrNoMount) {
+		t.Skip(err)
+	}
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, fs.Close()) }()
+	var events bytes.Buffer
+	_, sampler, err := startChild(Job{StateDir: fs.Dir, ChangelogDir: t.TempDir()}, &events)
+	require.NoError(t, err)
+	require.NoError(t, sampler.Close())
+	assert.Contains(t, events.String(), `"rocksdb_version"`)
+
+	_, _, err = startChild(Job{StateDir: fs.Dir}, &events)
+	assert.ErrorContains(t, err, "reading RocksDB's version", "control: the probe under a read-only state directory")
 }
