@@ -374,7 +374,16 @@ func watchChild(ctx context.Context, cfg Config, p *childPlan, cmd *exec.Cmd, pr
 	if run.Summary != nil && len(run.Summary.TaskErrorList) > 0 {
 		firstErr = run.Summary.TaskErrorList[0]
 	}
-	run.StoppedNoProgress = progress.finish(firstErr, p.stateDir, cfg.StateRoot)
+	faults := slices.Clone(run.FaultsSeen)
+	if run.Summary != nil {
+		for k := range run.Summary.StorageFaults {
+			if !slices.Contains(faults, k) {
+				faults = append(faults, k)
+			}
+		}
+	}
+	slices.Sort(faults)
+	run.StoppedNoProgress = progress.finish(firstErr, faults, p.stateDir, cfg.StateRoot)
 	run.Error = endError(run, waitErr, decErr, tail)
 	if p.prof != nil {
 		run.Profile = collectProfile(p.prof.Dir, run.Model)

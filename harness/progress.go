@@ -162,8 +162,9 @@ func (w *progressWatch) check() {
 // (firstErr: the summary's first example, else the one the child told as it
 // happened) and what to fix, or "" when it was not. stateDir is the model's state
 // directory, shortened to "…" in the error it quotes; stateRoot is the flag's
-// value, for the advice.
-func (w *progressWatch) finish(firstErr, stateDir, stateRoot string) string {
+// value, for the advice; faults are the storage faults the run met (its
+// first error, capped, may not name them), for the advice too.
+func (w *progressWatch) finish(firstErr string, faults []string, stateDir, stateRoot string) string {
 	close(w.stop)
 	<-w.done
 	w.mu.Lock()
@@ -180,7 +181,16 @@ func (w *progressWatch) finish(firstErr, stateDir, stateRoot string) string {
 		first = strings.ReplaceAll(firstErr, stateDir, "…")
 		msg += "; the first task error: " + first
 	}
-	return msg + "; to fix: " + NoProgressFix(first, stateRoot)
+	return msg + "; to fix: " + noProgressAdvice(first, faults, stateRoot)
+}
+
+// noProgressAdvice is NoProgressFix of the first task error and the storage
+// faults the run met.
+func noProgressAdvice(first string, faults []string, stateRoot string) string {
+	for _, k := range faults {
+		first += "; " + schema.StorageFaultWords(k)
+	}
+	return NoProgressFix(first, stateRoot)
 }
 
 // NoProgressFix says what a user can do about a model that stopped making

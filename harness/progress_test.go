@@ -60,3 +60,13 @@ func TestNoProgressFix(t *testing.T) {
 		"cannot be written")
 	assert.Contains(t, NoProgressFix("Corruption: bad block", "/s"), "fix its cause")
 }
+
+// TestNoProgressAdviceReadsTheFaults: a JVM child's first error, capped before
+// RocksDB's cause, still gets the full-disk advice when the run met ENOSPC;
+// control: without the fault, the generic advice.
+func TestNoProgressAdviceReadsTheFaults(t *testing.T) {
+	capped := "task 2 store-1: org.apache.kafka.streams.errors.ProcessorStateException: Error opening store store-1.60000 at location …; caused by: org.rocksdb.RocksDBException: While appending to file: /s/rocksleak…"
+	assert.Contains(t, noProgressAdvice(capped, []string{schema.FaultENOSPC}, "/s"), "the state directory /s is full")
+	assert.Contains(t, noProgressAdvice(capped, []string{schema.FaultEROFS}, "/s"), "cannot be written")
+	assert.Contains(t, noProgressAdvice(capped, nil, "/s"), "fix its cause")
+}

@@ -42,6 +42,17 @@ type TaskErrorEvent struct {
 	Faults []string `json:"storage_faults,omitempty"`
 }
 
+// StorageFaultWords is strerror's text of a storage fault (FaultENOSPC: "No
+// space left on device"), "" for another kind.
+func StorageFaultWords(kind string) string {
+	for _, f := range storageFaultTexts {
+		if f.kind == kind {
+			return f.text
+		}
+	}
+	return ""
+}
+
 // StorageFaultTally counts errors by the storage faults they name (Summary.StorageFaults).
 type StorageFaultTally map[string]int64
 

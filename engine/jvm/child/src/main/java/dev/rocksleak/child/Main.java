@@ -244,6 +244,8 @@ public final class Main {
             g.writeNumberField("lifecycles", ex.lifecycles);
             g.writeNumberField("failed_closes", ex.failedCloses);
             g.writeNumberField("init_failures", ex.initFailures);
+            // The parent's no-progress watch compares it with the lifecycles (harness.Progress).
+            g.writeNumberField("task_errors", ex.taskErrors);
             g.writeNumberField("records", ex.records);
             g.writeNumberField("restores", ex.restores);
             g.writeNumberField("restored_records", ex.restoredRecords);
@@ -288,11 +290,19 @@ public final class Main {
                     g.writeString(s);
                 }
                 g.writeEndArray();
+                g.writeArrayFieldStart("task_error_counts");
+                for (final long n : ex.taskErrorCounts) {
+                    g.writeNumber(n);
+                }
+                g.writeEndArray();
             }
             // Records lost are not measured here: this child does not read its stores back against the
             // changelog (the Go child does), so it says so instead of reporting 0 (schema.Summary.RecordsNotMeasured).
             g.writeStringField("records_not_measured", "the JVM child does not read its stores back against the changelog");
             g.writeNumberField("records_write_failed", ex.writeFailed);
+            if (!ex.storageFaults.isEmpty()) {
+                Json.map(g, "storage_faults", ex.storageFaults);
+            }
             final long[] rs = ex.restoreStats();
             g.writeObjectFieldStart("restore");
             g.writeNumberField("count", ex.restores);
