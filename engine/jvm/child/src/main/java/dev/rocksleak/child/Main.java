@@ -266,9 +266,19 @@ public final class Main {
                     g.writeString(s);
                 }
                 g.writeEndArray();
+                g.writeArrayFieldStart("task_error_counts");
+                for (final long n : ex.taskErrorCounts) {
+                    g.writeNumber(n);
+                }
+                g.writeEndArray();
             }
-            g.writeNumberField("records_lost", 0);
-            g.writeNumberField("records_verified", 0);
+            // Records lost are not measured here: this child does not read its stores back against the
+            // changelog (the Go child does), so it says so instead of reporting 0 (schema.Summary.RecordsNotMeasured).
+            g.writeStringField("records_not_measured", "the JVM child does not read its stores back against the changelog");
+            g.writeNumberField("records_write_failed", ex.writeFailed);
+            if (!ex.storageFaults.isEmpty()) {
+                Json.map(g, "storage_faults", ex.storageFaults);
+            }
             final long[] rs = ex.restoreStats();
             g.writeObjectFieldStart("restore");
             g.writeNumberField("count", ex.restores);
