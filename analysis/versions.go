@@ -64,6 +64,9 @@ func JudgeVersion(e VersionEvidence, floors schema.VerdictFloors) VersionJudgeme
 	nf, rf := floors.NativeHeap, floors.RSS
 	q := func(v float64) string { return units.FormatSignedBytes(v) }
 	interval := func(x stats.Estimate) string {
+		if !x.Valid {
+			return "(no interval)"
+		}
 		return fmt.Sprintf("%s [%s, %s]", q(x.Value), q(x.Low), q(x.High))
 	}
 	nativeAbove := e.Native.Valid && e.Native.Low > nf
@@ -81,7 +84,7 @@ func JudgeVersion(e VersionEvidence, floors schema.VerdictFloors) VersionJudgeme
 	refLeak, refSame := true, true
 	if c := e.VsReference; c != nil {
 		refLeak, refSame = c.Verdict == stats.VerdictLeak.String(), c.Verdict == stats.VerdictNoLeak.String()
-		j.Evidence = append(j.Evidence, fmt.Sprintf("vs %s (paired, %.0f%%) %s: %s", c.Control,
+		j.Evidence = append(j.Evidence, fmt.Sprintf("vs %s (controlled, %.0f%%) %s: %s", c.Control,
 			100*schema.ControlledConfidence(*c), interval(c.Difference), c.Verdict))
 	} else {
 		j.Evidence = append(j.Evidence, "the reference version")
@@ -100,6 +103,10 @@ func JudgeVersion(e VersionEvidence, floors schema.VerdictFloors) VersionJudgeme
 		j.Evidence = append(j.Evidence, "RSS "+interval(e.RSS)+" above its floor "+units.FormatBytes(rf))
 	case rssBelow:
 		j.Evidence = append(j.Evidence, "RSS "+interval(e.RSS)+" below its floor "+units.FormatBytes(rf))
+	case nativeAbove && e.RSS.Valid && e.RSS.Low > 0:
+		j.RSSUnsettled = true
+		j.Evidence = append(j.Evidence, "RSS "+interval(e.RSS)+" rises, consistent with it (its interval reaches its floor "+
+			units.FormatBytes(rf)+")")
 	default:
 		j.RSSUnsettled = true
 		j.Evidence = append(j.Evidence, "RSS "+interval(e.RSS)+" cannot settle it at this length (reaches its floor "+
