@@ -16,7 +16,15 @@ if [ "${1:-}" = "-t" ]; then tests=yes; shift; fi
 out=$(mkdir -p "$1" && cd "$1" && pwd); shift
 mvn=${MVN:-mvn}
 flags=(-q -B -Dstyle.color=never -f "$here/pom.xml")
-run() { "$mvn" "${flags[@]}" -o "$@" || "$mvn" "${flags[@]}" "$@"; }
+# The offline attempt's output is shown only when it succeeds: when ~/.m2 lacks something it fails with Maven's
+# [ERROR] lines about the missing artifacts, which the online attempt then resolves; they are not errors of the build.
+run() {
+  local log
+  log=$(mktemp)
+  if "$mvn" "${flags[@]}" -o "$@" >"$log" 2>&1; then cat "$log"; rm -f "$log"; return 0; fi
+  rm -f "$log"
+  "$mvn" "${flags[@]}" "$@"
+}
 if [ "$tests" = yes ]; then run package; else run package -DskipTests; fi
 cp "$here/target/rocksleak-child.jar" "$out/rocksleak-child.jar"
 for v in "$@"; do
