@@ -1,9 +1,12 @@
 package analysis
 
 import (
+	"compress/gzip"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/stats"
@@ -109,4 +112,52 @@ func TestControlledAgainstUsesTheFloorAsMargin(t *testing.T) {
 		})
 	}
 	assert.Nil(t, ControlledAgainst(&schema.Result{Runs: map[string]*schema.Run{}}, nil, "a", "b"))
+}
+
+// versionsRun reads testdata/versions-800.samples.csv.gz (rocksleak versions
+// --versions 4.2.2,4.3.0,4.3.1 at 800 lifecycles, 2026-12-06, the shared
+// machine) and fits each model as a run would: the result the versions
+// table is computed from.
+func versionsRun(t *testing.T) (*schema.Result, map[string][]schema.Sample) {
+	f, err := os.Open("testdata/versions-800.samples.csv.gz")
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	samples, err := schema.ParseSamplesCSV(zr)
+	require.NoError(t, err)
+	r := &schema.Result{Floors: DefaultFloors(), Runs: map[string]*schema.Run{}}
+	for _, m := range []string{"kafka-4.2.2", "kafka-4.3.0", "kafka-4.3.1"} {
+		ss := samples[m]
+		require.NotEmpty(t, ss, m)
+		fits, err := FitSamples(ss)
+		require.NoError(t, err)
+		last := ss[len(ss)-1]
+		r.Models = append(r.Models, m)
+		r.Runs[m] = &schema.Run{Summary: schema.Summary{Lifecycles: last.Lifecycles, FailedCloses: last.FailedCloses}, Fits: fits}
+	}
+	return r, samples
+}
+
+// TestControlledAgainstPairsOnlyTheSameSchedule, on a real run: 4.3.0 and
+// 4.3.1 ran the same schedule (the same lifecycles and failed closes), so
+// 4.3.0 is judged on the paired series, a leak beyond the floor (positive
+// control); 4.2.2's closes write no status, so none fails and its samples
+// fall at other lifecycle counts: it is judged on the difference of the
+// fits, within ± the floor of 4.3.1 (negative control). Shown failing with
+// pairing regardless of schedule: 4.2.2 − 4.3.1 was −1.48 KiB [−25.8 KiB,
+// 23.0 KiB] (99%), inconclusive.
+func TestControlledAgainstPairsOnlyTheSameSchedule(t *testing.T) {
+	r, samples := versionsRun(t)
+	leak := ControlledAgainst(r, samples, "kafka-4.3.0", "kafka-4.3.1")
+	require.NotNil(t, leak)
+	assert.Equal(t, "leak", leak.Verdict, leak.Reason)
+	assert.Contains(t, leak.Reason, pairedMethod)
+	assert.InDelta(t, 28.8*1024, leak.Difference.Value, 1024, "one offsets-CF options object per lifecycle")
+
+	same := ControlledAgainst(r, samples, "kafka-4.2.2", "kafka-4.3.1")
+	require.NotNil(t, same)
+	assert.Equal(t, "no leak", same.Verdict, same.Reason)
+	assert.Contains(t, same.Reason, "not paired: the two ran different schedules")
+	assert.Less(t, same.Difference.High-same.Difference.Low, 2*r.Floors.NativeHeap)
 }

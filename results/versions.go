@@ -127,7 +127,7 @@ func VersionRows(r *schema.Result, samples map[string][]schema.Sample) []Version
 func versionsTable(rows []VersionRow) *table.Table {
 	t := table.New("l|l|r|r|r|r|r|l|r|r|l",
 		"kafka", "rocksdbjni", "lifecycles", "failed closes", "native heap/lifecycle [95% CI]",
-		"native heap/failed close [95% CI]", "RSS/lifecycle [95% CI]", "vs reference (native heap, paired)",
+		"native heap/failed close [95% CI]", "RSS/lifecycle [95% CI]", "vs reference (native heap, controlled)",
 		"offsets options live", "read options live", "verdict")
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
 	for _, row := range rows {
@@ -216,7 +216,7 @@ func versionsLegend(r *schema.Result, rows []VersionRow) string {
 	}
 	return fmt.Sprintf("\nper lifecycle: the whole growth per store lifecycle (the fit the verdict is decided on); per failed close: "+
 		"the native heap's extra growth per failed close (fit on lifecycles and failed closes together); vs reference: "+
-		"this version minus the reference version, sampled at the same lifecycle counts (99%%, the native floor as margin); live: the ownership ledger "+
+		"this version minus the reference version, paired at the same lifecycle counts when both ran the same schedule (99%%), else the difference of the two fits (95%%), with the native floor as margin; live: the ownership ledger "+
 		"at the end (Kafka's objects, isOwningHandle()); verdict: the row's, against floors native heap %s, RSS %s "+
 		"per lifecycle (leak: native heap above its floor and a leak beyond that floor against the reference; no leak: "+
 		"native heap below its floor, within ± that floor of the reference, no offsets options live; RSS, which the JVM's "+
