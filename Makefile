@@ -72,9 +72,11 @@ endif
 ## paired controlled verdict kafka-4.3.0 - kafka-4.3.1, which is what carries the answer; then the Go engine's models
 ## on Debian's RocksDB 7.8.3 (leaky vs fixed, the default run). About 1 minute of runs after the build. With ARGS, only
 ## `rocksleak run $(ARGS)` runs (make run ARGS='--scenario eos-v2-cascade').
+## The Go build (CPU) and the JVM engine's build (on a fresh machine, mostly Maven's first resolution: network) run side
+## by side (-j2), each one's output printed whole.
 RUN_JVM_LIFECYCLES ?= 1200
-run: KAFKA_VERSIONS := 4.3.0 4.3.1
-run: deps build jvm
+run: deps
+	@$(MAKE) --no-print-directory -j2 --output-sync=target build jvm KAFKA_VERSIONS="4.3.0 4.3.1"
 ifeq ($(strip $(ARGS)),)
 	./$(BIN) run --models kafka-4.3.0,kafka-4.3.1 --lifecycles $(RUN_JVM_LIFECYCLES) --set records_per_step=2
 	@echo

@@ -21,10 +21,12 @@ flags=(-q -B -Dstyle.color=never -f "$here/pom.xml")
 run() {
   local log
   log=$(mktemp)
-  if "$mvn" "${flags[@]}" -o "$@" >"$log" 2>&1; then cat "$log"; rm -f "$log"; return 0; fi
+  if "$mvn" "${flags[@]}" -o "$@" >"$log" 2>&1; then plain <"$log"; rm -f "$log"; return 0; fi
   rm -f "$log"
-  "$mvn" "${flags[@]}" "$@"
+  "$mvn" "${flags[@]}" "$@" 2>&1 | plain
 }
+# Maven 3.8's quiet mode still writes bare colour resets (ESC[0m) though style.color is never: drop them.
+plain() { sed 's/\x1b\[[0-9;]*m//g'; }
 if [ "$tests" = yes ]; then run package; else run package -DskipTests; fi
 cp "$here/target/rocksleak-child.jar" "$out/rocksleak-child.jar"
 for v in "$@"; do
