@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 	"github.com/rocksleak/rocksleak/stats"
 )
 
@@ -31,7 +32,7 @@ func engineLabel(m string, run *schema.Run) string {
 	switch {
 	case v == "":
 		return modelLabel(m)
-	case strings.HasPrefix(m, "kafka-"):
+	case isJVM(m):
 		return fmt.Sprintf("%s (Kafka's jars, rocksdbjni %s)", m, v)
 	}
 	l := modelLabel(m)
@@ -39,6 +40,12 @@ func engineLabel(m string, run *schema.Run) string {
 		return fmt.Sprintf("%s; Go model, RocksDB %s)", strings.TrimSuffix(l, ")"), v)
 	}
 	return fmt.Sprintf("%s (Go model, RocksDB %s)", l, v)
+}
+
+// isJVM reports whether m runs Kafka's jars (a kafka-<version> model).
+func isJVM(m string) bool {
+	_, ok := spec.KafkaVersion(m)
+	return ok
 }
 
 // Finding is the run's answer in a few sentences, the first lines of the
@@ -108,8 +115,12 @@ func pairedFix(r *schema.Result, a, b string) *schema.Controlled {
 	return nil
 }
 
-// fixPair reports whether a − b is 4.3.0 against 4.3.1: the Go engine's
-// models (leaky, fixed) or Kafka's own jars (kafka-4.3.0, kafka-4.3.1).
+// fixPair reports whether a − b is the leaky release against the fixed one
+// (spec.Leaky's and spec.Fixed's Release, 4.3.0 against 4.3.1) within one
+// engine: the Go engine's models (leaky, fixed) or Kafka's own jars
+// (kafka-4.3.0, kafka-4.3.1).
 func fixPair(a, b string) bool {
-	return (a == "leaky" && b == "fixed") || (a == "kafka-4.3.0" && b == "kafka-4.3.1")
+	_, ja := spec.KafkaVersion(a)
+	_, jb := spec.KafkaVersion(b)
+	return ja == jb && spec.ModelRelease(a) == spec.Leaky.Release && spec.ModelRelease(b) == spec.Fixed.Release
 }

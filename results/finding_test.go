@@ -58,7 +58,9 @@ func TestFinding(t *testing.T) {
 // the fits' difference.
 func TestFindingNamesTheEngineAndPrefersThePairedVerdict(t *testing.T) {
 	yes := true
-	e := func(v, lo, hi float64) stats.Estimate { return stats.Estimate{Value: v, Low: lo, High: hi, SE: 1, DF: 100, Valid: true} }
+	e := func(v, lo, hi float64) stats.Estimate {
+		return stats.Estimate{Value: v, Low: lo, High: hi, SE: 1, DF: 100, Valid: true}
+	}
 	fit := func(v, lo, hi float64) map[string]schema.SignalFit {
 		tot := schema.SignalFit{Fit: stats.Fit{PerLifecycle: e(v, lo, hi)}}
 		return map[string]schema.SignalFit{analysis.SignalNativeHeap: {Total: &tot}}

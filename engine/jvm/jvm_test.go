@@ -99,3 +99,14 @@ func TestCapabilitiesRefuseWhatTheJavaChildCannotRun(t *testing.T) {
 	require.NoError(t, err)
 	require.ErrorIs(t, engine.Refuse(Engine{}, sc, true), engine.ErrUnsupported, "--profile")
 }
+
+// TestLimitsNameScenarioFields: every limit of the JVM engine names a
+// scenario field as its YAML spells it (docs/developing.md's "How to add a
+// scenario field": a limit is how an engine says it cannot honour one).
+func TestLimitsNameScenarioFields(t *testing.T) {
+	for _, l := range (Engine{}).Capabilities().Limits {
+		assert.Contains(t, scenarios.Keys(), l.Field)
+		assert.NotEmpty(t, l.Honours, l.Field)
+		assert.NotEmpty(t, l.Why, l.Field)
+	}
+}

@@ -7,7 +7,9 @@
 #   -t: run the child's JUnit tests: against the jars it compiles against (4.3.1) first, then, for each listed
 #       version before 4.3 (no StateStore.commit(Map), no AbstractSegments.createSegment), the same test classes
 #       against that version's classpath in place of Kafka's and RocksJava's jars (surefire:test).
-# Maven runs offline (-o) first and goes online only when ~/.m2 lacks something: it resolves once.
+# Maven runs offline (-o) first and goes online only when ~/.m2 lacks something: it resolves once. The offline
+# attempt's output is kept to itself (a first build's offline miss prints ~28 [ERROR] lines that are not errors);
+# it is shown only if the online attempt fails too.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tests=no
@@ -17,13 +19,16 @@ out=$(mkdir -p "$1" && cd "$1" && pwd); shift
 mvn=${MVN:-mvn}
 flags=(-q -B -Dstyle.color=never -f "$here/pom.xml")
 # The offline attempt's output is shown only when it succeeds: when ~/.m2 lacks something it fails with Maven's
-# [ERROR] lines about the missing artifacts, which the online attempt then resolves; they are not errors of the build.
+# [ERROR] lines about the missing artifacts, which the online attempt then resolves; they are not errors of the
+# build. When the online attempt fails too, the offline attempt's output follows its own.
 run() {
-  local log
+  local log rc=0
   log=$(mktemp)
   if "$mvn" "${flags[@]}" -o "$@" >"$log" 2>&1; then plain <"$log"; rm -f "$log"; return 0; fi
+  "$mvn" "${flags[@]}" "$@" 2>&1 | plain || rc=$?
+  if [ "$rc" -ne 0 ]; then echo "jvm/child: the offline attempt before it said:" >&2; plain <"$log" >&2; fi
   rm -f "$log"
-  "$mvn" "${flags[@]}" "$@" 2>&1 | plain
+  return "$rc"
 }
 # Maven 3.8's quiet mode still writes bare colour resets (ESC[0m) though style.color is never: drop them.
 plain() { sed 's/\x1b\[[0-9;]*m//g'; }
