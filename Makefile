@@ -210,7 +210,8 @@ kafka-tests:
 
 ## versions: which Kafka versions leak, and how much: builds the JVM child and the classpath of every version of
 ## engine/jvm/kafkaversions/versions.tsv, then runs `rocksleak versions` over them (VERSIONS_FLAGS, e.g.
-## VERSIONS_FLAGS="--versions 4.3.0,4.3.1 --lifecycles 800"; about 25 s per version at 400 lifecycles).
+## VERSIONS_FLAGS="--versions 4.3.0,4.3.1 --lifecycles 1200"; about 40 s per version at the default 800 lifecycles on the
+## shared machine, each row settled: docs/versions.md).
 # Every row of the table (4.0.0 on): the versions rocksleak versions runs.
 TABLE_VERSIONS := $(shell awk -F'\t' '!/^\#/ && $$1 != "kafka_version" {print $$1}' engine/jvm/kafkaversions/versions.tsv)
 .PHONY: versions
