@@ -337,6 +337,7 @@ func Analyze(r *schema.Result, samples map[string][]schema.Sample, floors schema
 		d := Decide(nat, rss, floors)
 		run.Verdict = VerdictOf(d, nat, rss)
 		run.Verdict.Settle = SettleCommand(r, m, d)
+		crossCheckProfile(run, nat)
 	}
 	r.Comparisons = nil
 	for i, a := range r.Models {

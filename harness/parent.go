@@ -89,6 +89,11 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 	if err := cfg.JVM.preflight(models); err != nil {
 		return nil, err
 	}
+	if cfg.Profile != nil {
+		if err := cfg.JVM.preflightProfiler(models); err != nil {
+			return nil, err
+		}
+	}
 	out := &schema.Output{Started: time.Now().UTC()}
 	var failed []string
 	for _, m := range models {
@@ -161,10 +166,6 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		}
 		preload = lib
 	}
-	if rn.JVM() && cfg.Profile != nil {
-		run.Error = fmt.Sprintf("%s: --profile profiles the Go engine's models only (the JVM child does not dump jemalloc heap profiles)", model)
-		return run
-	}
 	gen, err := workload.New(cfg.Scenario, cfg.Seed)
 	if err != nil {
 		run.Error = err.Error()
@@ -181,7 +182,13 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	var profEnv []string
 	if cfg.Profile != nil {
 		j := newProfileJob(cfg.Profile, cfg.Scenario, model)
-		if profEnv, err = profileEnv(j); err != nil {
+		if rn.JVM() {
+			j.IntervalBytes = NativeMemIntervalBytes // the Java child records with async-profiler (nativemem.go)
+			err = os.MkdirAll(j.Dir, 0o755)
+		} else {
+			profEnv, err = profileEnv(j)
+		}
+		if err != nil {
 			run.Error = err.Error()
 			return run
 		}
@@ -210,6 +217,9 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		}
 		defer os.RemoveAll(tmp)
 		line, err := cfg.JVM.Command(rn.KafkaVersion, tmp)
+		if err == nil && prof != nil {
+			line, err = cfg.JVM.withNativeMem(line)
+		}
 		if err != nil {
 			run.Error = err.Error()
 			return run
@@ -324,7 +334,10 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	case run.Summary == nil:
 		run.Error = "child ended without a summary" + LastLines(tail.String())
 	}
-	if prof != nil {
+	switch {
+	case prof != nil && rn.JVM():
+		run.Profile = cfg.JVM.collectNativeMem(prof.Dir, model, run.Samples)
+	case prof != nil:
 		run.Profile = collectProfile(prof.Dir, model)
 	}
 	return run

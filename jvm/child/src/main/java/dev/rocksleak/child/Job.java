@@ -48,6 +48,16 @@ final class Job {
     int syntheticLeakBytes;
     long boundedCacheBytes;
     long restoreScratchBytes;
+    /** rocksleak run --profile (harness.ProfileJob); null when not profiled. */
+    Profile profile;
+
+    /** harness.ProfileJob: where and from when the child records native allocations (NativeMemProfile). */
+    static final class Profile {
+        String dir;
+        long warmLifecycles;
+        long warmAfterNs;
+        long intervalBytes;
+    }
 
     static Job parse(final JsonNode j) throws BadInput {
         final Job job = new Job();
@@ -66,6 +76,14 @@ final class Job {
             throw new BadInput("job: allocator: \"" + job.allocator + "\" is not glibc or jemalloc");
         }
         job.changelogDir = str(j, "changelog_dir", false);
+        final JsonNode p = j.get("profile");
+        if (p != null && !p.isNull()) {
+            job.profile = new Profile();
+            job.profile.dir = str(p, "dir", true);
+            job.profile.warmLifecycles = num(p, "warm_lifecycles", false);
+            job.profile.warmAfterNs = num(p, "warm_after_ns", false);
+            job.profile.intervalBytes = num(p, "interval_bytes", false);
+        }
         final JsonNode s = j.get("scenario");
         if (s == null || !s.isObject()) {
             throw new BadInput("job: scenario: missing or not an object");

@@ -95,6 +95,7 @@ public final class Main {
         private final ObjectMapper mapper;
         private Executor ex;
         private Sampler sampler;
+        private NativeMemProfile profile; // rocksleak run --profile; null when not profiled
         private int seq;
         private long lastLC;
         private long lastSampleNs;
@@ -117,6 +118,7 @@ public final class Main {
                 ex = new Executor(job, !bare);
                 if (!bare) {
                     sampler = new Sampler(job.allocator);
+                    profile = job.profile == null ? null : new NativeMemProfile(job.profile, mapper);
                     info();
                     sample("start");
                 }
@@ -263,6 +265,9 @@ public final class Main {
             g.writeNumberField("open_dbs", rocks[3]);
             g.writeEndObject();
             out.end();
+            if (profile != null) {
+                profile.atSample(trigger.equals("end"), ex.lifecycles, ex.failedCloses, r.nativeHeap, ex.elapsedNs());
+            }
             if (!trigger.equals("timer")) {
                 lastLC = ex.lifecycles;
             }
