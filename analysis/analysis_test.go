@@ -23,8 +23,8 @@ func TestVerdictWord(t *testing.T) {
 // TestDifferenceIsSubjectMinusBaseline: the one sign convention.
 func TestDifferenceIsSubjectMinusBaseline(t *testing.T) {
 	fit := func(v float64) schema.SignalFit {
-		return schema.SignalFit{PerLifecycle: stats.Estimate{Value: v, Low: v - 100, High: v + 100, SE: 50, DF: 30, Valid: true},
-			Samples: 32, SamplesUsed: 32, Confidence: 0.95}
+		return schema.SignalFit{Fit: stats.Fit{PerLifecycle: stats.Estimate{Value: v, Low: v - 100, High: v + 100, SE: 50, DF: 30, Valid: true},
+			Samples: 32, SamplesUsed: 32, Confidence: 0.95}}
 	}
 	leaky, fixed := fit(11000), fit(1000)
 	d := Difference(leaky, fixed)
@@ -36,8 +36,7 @@ func TestDifferenceIsSubjectMinusBaseline(t *testing.T) {
 }
 
 func TestDefaultFloorsAreTheStatsDefaults(t *testing.T) {
-	o := stats.DefaultVerdictOptions()
-	assert.Equal(t, schema.VerdictFloors{NativeHeap: o.NativeFloor, RSS: o.RSSFloor}, DefaultFloors())
+	assert.Equal(t, schema.VerdictFloors{NativeHeap: stats.DefaultNativeFloor, RSS: stats.DefaultRSSFloor}, DefaultFloors())
 	assert.Equal(t, schema.VerdictFloors{NativeHeap: 2048, RSS: 12288}, DefaultFloors(), "the floors every verdict has used")
 }
 

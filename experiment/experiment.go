@@ -2,7 +2,7 @@
 // scenario's models in child processes (package harness), analyses what they
 // sent back (package analysis) and returns the result (Run); and it runs a
 // scenario at many seeds, writing each seed's result directory and tallying
-// the sweep (Sweep, tallied by package results/sweep). It is the run
+// the sweep (Sweep, tallied by package sweep). It is the run
 // half (cgo, through harness); cmd/rocksleak wires its flags to Options and
 // SweepOptions.
 package experiment
@@ -14,8 +14,11 @@ import (
 	"io"
 
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/engine"
+	"github.com/rocksleak/rocksleak/engine/goengine"
+	"github.com/rocksleak/rocksleak/engine/jvm"
 	"github.com/rocksleak/rocksleak/harness"
-	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/host"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 )
@@ -47,6 +50,11 @@ type Options struct {
 	Stderr io.Writer
 }
 
+// Engines are the two engines a run's models go to: the JVM engine's
+// kafka-<version> models (engine/jvm, built by make jvm) and every other
+// model on the Go engine (engine/goengine: a re-exec of this binary).
+func Engines() []engine.Engine { return []engine.Engine{jvm.Engine{}, goengine.Engine{}} }
+
 // Run runs the scenario's models in child processes, with a progress
 // display on o.Stderr, and analyses what they sent back. A nil Output means
 // nothing ran; otherwise the Result is complete, interrupted or failed, and
@@ -68,6 +76,7 @@ func Run(ctx context.Context, o Options) (*schema.Result, *schema.Output, error)
 		settled = func(m string, samples []schema.Sample) bool { return seq[m].Observe(samples) }
 	}
 	out, runErr := harness.Run(ctx, harness.Config{
+		Engines:   Engines(),
 		Settled:   settled,
 		Scenario:  sc,
 		Models:    sc.Models,
@@ -82,19 +91,16 @@ func Run(ctx context.Context, o Options) (*schema.Result, *schema.Output, error)
 	if out == nil {
 		return nil, nil, runErr
 	}
-	res := schema.FromOutput(out, sc, results.BuildProvenance(sc.Seed, o.Commit, o.Command))
-	if err := analysis.Analyze(res, schema.SamplesByModel(out), analysis.DefaultFloors()); err != nil {
-		return res, out, errors.Join(runErr, fmt.Errorf("analysing samples: %w", err))
-	}
+	res := schema.FromOutput(out, sc, host.Provenance(sc.Seed, o.Commit, o.Command))
+	// The result records the looks; the analysis applies the early stop from
+	// that record, as a re-analysis of the result does.
 	for m, q := range seq {
 		if run := res.Runs[m]; run != nil {
 			run.Sequential = q.Outcome()
-			if run.Fits != nil {
-				if v := q.StopVerdict(*run.Fits[analysis.SignalNativeHeap].Total, *run.Fits[analysis.SignalRSS].Total); v != nil {
-					run.Verdict = v // the stopping look's decision, not a re-fit at a naive 95%
-				}
-			}
 		}
+	}
+	if err := analysis.Analyze(res, schema.SamplesByModel(out), analysis.DefaultFloors()); err != nil {
+		return res, out, errors.Join(runErr, fmt.Errorf("analysing samples: %w", err))
 	}
 	return res, out, runErr
 }

@@ -191,13 +191,13 @@ func reportProfiles(b *bytes.Buffer, r *schema.Result) {
 	}
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("## Where the growth was allocated\n\n")
-	nativeMem, jemalloc := profilers(r)
-	if nativeMem > 0 {
-		p(nativeMemIntro, fmt.Sprintf("%g%%", 100*nativeMem))
+	nativeMem, tail, jemalloc := profilers(r)
+	if nativeMem {
+		p(nativeMemIntro, tail)
 	}
 	if jemalloc {
 		who := "Each model"
-		if nativeMem > 0 {
+		if nativeMem {
 			who = "Each Go engine model"
 		}
 		p("%s ran under jemalloc with heap profiling (rocksleak run --profile). The child dumped its sampled "+

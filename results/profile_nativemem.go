@@ -12,34 +12,37 @@ import (
 // nativeMemIntro is the "where the growth was allocated" section's opening for the JVM engine's profiles.
 const nativeMemIntro = "Each kafka-<version> model's Java child ran with async-profiler's nativemem mode (rocksleak run " +
 	"--profile): every free, and the mallocs it samples, with their Java and native frames, recorded from the end of " +
-	"its warm-up (the first 20%% of its stop condition) to its end. The table is the sampled allocations never freed, " +
-	"less those of the recording's last %s (too young to tell from a leak), weighted unsampled, by site: the innermost " +
-	"Java frame outside RocksJava and the JDK (Kafka's own, or your RocksDBConfigSetter's line) → the native function " +
-	"that allocated. Per model: *<model>/growth.pb.gz* (`go tool pprof -top`), *<model>/unfreed.html* (a flame " +
-	"graph to open in a browser), *<model>/unfreed.collapsed*.\n\n"
+	"its warm-up (the first 20%% of its stop condition) until it had closed every store at its end. The table is the " +
+	"sampled allocations still unfreed then%s, weighted unsampled, by site: the innermost Java frame outside RocksJava " +
+	"and the JDK (Kafka's own, or your RocksDBConfigSetter's line) → the native function that allocated. Per model: " +
+	"*<model>/growth.pb.gz* (`go tool pprof -top`), *<model>/unfreed.html* (a flame graph to open in a browser), " +
+	"*<model>/unfreed.collapsed*.\n\n"
 
-// profilers returns the tail fraction of the models' nativemem profiles (0 when none) and whether any model has a
-// jemalloc profile.
-func profilers(r *schema.Result) (nativeMemTail float64, jemalloc bool) {
+// profilers reports whether any model has a nativemem profile, and a jemalloc one; tail is what the nativemem
+// intro says of its profiles' tail fraction ("" when 0).
+func profilers(r *schema.Result) (nativeMem bool, tail string, jemalloc bool) {
 	for _, m := range r.Models {
 		run := r.Runs[m]
 		switch {
 		case run == nil || run.Profile == nil:
 		case run.Profile.Profiler == schema.ProfilerNativeMem:
-			nativeMemTail = run.Profile.TailFraction
+			nativeMem = true
+			if f := run.Profile.TailFraction; f > 0 {
+				tail = fmt.Sprintf(", less those made in the recording's last %g%%", 100*f)
+			}
 		default:
 			jemalloc = true
 		}
 	}
-	return nativeMemTail, jemalloc
+	return nativeMem, tail, jemalloc
 }
 
 // reportNativeMem writes a nativemem profile's figures: its unfreed bytes, the lifecycles they span, and the
 // cross-check against the run's native-heap slope.
 func reportNativeMem(b *bytes.Buffer, t schema.ProfileTable, hp *schema.HeapProfile) {
-	fmt.Fprintf(b, "Unfreed %s allocated over %d lifecycles (%d → %d; the recording ran to %d), %s/lifecycle, "+
+	fmt.Fprintf(b, "Unfreed %s allocated over %d lifecycles (%d → %d), %s/lifecycle, "+
 		"mallocs sampled every %s; %s, %s.\n", units.FormatSignedBytes(t.TotalBytes), t.Lifecycles, hp.WarmLifecycles,
-		hp.EndLifecycles, hp.StopLifecycles, units.FormatSignedBytes(t.TotalPerLifecycle),
+		hp.EndLifecycles, units.FormatSignedBytes(t.TotalPerLifecycle),
 		units.FormatBytes(float64(hp.SamplingIntervalBytes)), hp.File, hp.FlameGraph)
 	if hp.RuntimeBytes != 0 && t.Lifecycles > 0 {
 		fmt.Fprintf(b, "Left out, as the native heap's signal leaves out the JVM's own mallocs: %s/lifecycle the JVM "+

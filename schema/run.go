@@ -140,8 +140,9 @@ type HeapProfile struct {
 	Error string `json:"error,omitempty"`
 	// Profiler is ProfilerNativeMem for the JVM engine's profile (async-profiler's nativemem mode), "" for jemalloc's
 	// heap dumps. A nativemem profile's GrowthBytes are the sampled allocations made from WarmLifecycles on that were
-	// never freed by the recording's stop (StopLifecycles), leaving out those made in its last TailFraction (too young
-	// to tell from a leak): EndLifecycles is the lifecycle count at that cut, interpolated in the samples' time.
+	// not freed when the recording stopped, after the child closed every store (StopLifecycles), weighted unsampled,
+	// leaving out those made in its last TailFraction (0: none): EndLifecycles is the lifecycle count at that cut,
+	// interpolated in the samples' time.
 	Profiler string `json:"profiler,omitempty"`
 	// RuntimeBytes is the part of a nativemem profile's unfreed bytes that the JVM allocated for itself (HotSpot's
 	// os::malloc, which Native Memory Tracking counts): left out of GrowthBytes and Functions, as the native-heap

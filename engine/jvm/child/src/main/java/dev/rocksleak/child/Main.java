@@ -1,0 +1,327 @@
+package dev.rocksleak.child;
+
+import java.io.BufferedReader;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.rocksdb.RocksDB;
+
+/**
+ * rocksleak's JVM child: runs Kafka Streams' own state stores (the kafka-streams jar on the classpath) through the
+ * op stream of rocksleak's child protocol and streams its events (harness.Event: info, sample, summary) as JSON
+ * lines on file descriptor 3. Standard input: the job (harness.Job) on the first line, then the ops, one per line
+ * (Go package workload). See docs/jvm-child.md.
+ *
+ * <p>Usage: {@code java [-XX:NativeMemoryTracking=summary] -cp rocksleak-child.jar:<classpath> dev.rocksleak.child.Main
+ * [--bare] 3>events.jsonl < job-and-ops.jsonl}. With --bare it runs the same store operations with no sampling and
+ * no ledger and writes only its summary (the cost comparison's baseline). Exit status: 0 done, 1 the run failed
+ * (its summary says why), 2 bad input (the message names the field).
+ */
+public final class Main {
+    private Main() {
+    }
+
+    public static void main(final String[] args) {
+        boolean bare = false;
+        for (final String a : args) {
+            if (a.equals("--bare")) {
+                bare = true;
+            } else {
+                System.err.println("rocksleak child: unknown argument " + a + " (usage: Main [--bare])");
+                System.exit(2);
+            }
+        }
+        System.exit(run(bare));
+    }
+
+    private static volatile boolean settled;
+    private static volatile boolean interrupted;
+
+    static int run(final boolean bare) {
+        final OutputStream events;
+        try {
+            events = new FileOutputStream("/proc/self/fd/3");
+        } catch (final IOException e) {
+            System.err.println("rocksleak child: file descriptor 3 (the event stream) is not open: " + e.getMessage());
+            return 2;
+        }
+        final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
+        final ObjectMapper mapper = new ObjectMapper();
+        final Job job;
+        try {
+            final String line = in.readLine();
+            if (line == null) {
+                throw new Job.BadInput("job: standard input is empty (the job is its first line)");
+            }
+            job = Job.parse(mapper.readTree(line));
+        } catch (final Job.BadInput e) {
+            System.err.println("rocksleak child: " + e.getMessage());
+            return 2;
+        } catch (final IOException e) {
+            System.err.println("rocksleak child: job: not JSON: " + e.getMessage());
+            return 2;
+        }
+        installSignals();
+        try (Json out = new Json(events)) {
+            return new Run(job, bare, out, in, mapper).run();
+        } catch (final IOException e) {
+            System.err.println("rocksleak child: writing events: " + e);
+            return 1;
+        }
+    }
+
+    private static void installSignals() {
+        // SIGUSR1: the parent's verdict is settled (stop as at the stop condition); SIGTERM: interrupted.
+        sun.misc.Signal.handle(new sun.misc.Signal("USR1"), s -> settled = true);
+        sun.misc.Signal.handle(new sun.misc.Signal("TERM"), s -> interrupted = true);
+    }
+
+    /** One model's run. */
+    private static final class Run implements Executor.StopCheck {
+        private final Job job;
+        private final boolean bare;
+        private final Json out;
+        private final BufferedReader in;
+        private final ObjectMapper mapper;
+        private Executor ex;
+        private Sampler sampler;
+        private NativeMemProfile profile; // rocksleak run --profile; null when not profiled
+        private int seq;
+        private long lastLC;
+        private long lastSampleNs;
+        private long sampleNs; // wall time spent taking samples
+
+        Run(final Job job, final boolean bare, final Json out, final BufferedReader in, final ObjectMapper mapper) {
+            this.job = job;
+            this.bare = bare;
+            this.out = out;
+            this.in = in;
+            this.mapper = mapper;
+        }
+
+        int run() throws IOException {
+            RocksDB.loadLibrary();
+            String error = null;
+            int status = 0;
+            Executor.Stop stop = Executor.Stop.NONE;
+            try {
+                ex = new Executor(job, !bare);
+                if (!bare) {
+                    sampler = new Sampler(job.allocator);
+                    profile = job.profile == null ? null : new NativeMemProfile(job.profile, mapper);
+                    info();
+                    sample("start");
+                }
+                String line;
+                while (stop == Executor.Stop.NONE) {
+                    if (interrupted) {
+                        stop = Executor.Stop.INTERRUPTED;
+                        break;
+                    }
+                    line = in.readLine();
+                    if (line == null) {
+                        stop = Executor.Stop.END;
+                        break;
+                    }
+                    if (line.isBlank()) {
+                        continue;
+                    }
+                    final JsonNode op;
+                    try {
+                        op = mapper.readTree(line);
+                    } catch (final IOException e) {
+                        throw new Job.BadInput("op: not JSON: " + line);
+                    }
+                    stop = ex.execute(op, this);
+                }
+                if (interrupted) {
+                    stop = Executor.Stop.INTERRUPTED;
+                }
+            } catch (final Job.BadInput e) {
+                error = e.getMessage();
+                status = 2;
+            } catch (final Exception | LinkageError e) {
+                error = describe(e);
+                status = 1;
+            }
+            if (ex == null) {
+                System.err.println("rocksleak child: " + error);
+                return status;
+            }
+            if (!bare && sampler != null) {
+                try {
+                    sample("end");
+                } catch (final RuntimeException | IOException e) {
+                    error = error == null ? "sampling: " + e : error;
+                    status = Math.max(status, 1);
+                }
+            }
+            try {
+                ex.closeAll();
+            } catch (final RuntimeException | IOException e) {
+                error = error == null ? "closing the stores: " + describe(e) : error;
+                status = Math.max(status, 1);
+            }
+            if (profile != null) {
+                try {
+                    profile.stop(ex.lifecycles, ex.failedCloses, sampler.nativeHeap(), ex.elapsedNs());
+                } catch (final RuntimeException | IOException e) {
+                    error = error == null ? "profile: " + describe(e) : error;
+                    status = Math.max(status, 1);
+                }
+            }
+            summary(stop, error);
+            try {
+                Executor.deleteTree(Path.of(job.stateDir));
+            } catch (final IOException e) {
+                System.err.println("rocksleak child: removing " + job.stateDir + ": " + e);
+            }
+            if (error != null) {
+                System.err.println("rocksleak child: " + error);
+            }
+            // The instrument's cost, for the cost comparison (not an event: the schema has no field for it).
+            System.err.printf("rocksleak child: %s: %d lifecycles in %.3f s (%.2f/s), %d samples taking %.3f s "
+                    + "(%.0f µs each)%n", bare ? "bare" : "instrumented", ex.lifecycles, ex.elapsedNs() / 1e9,
+                ex.lifecycles / (ex.elapsedNs() / 1e9), seq, sampleNs / 1e9, seq == 0 ? 0.0 : sampleNs / 1e3 / seq);
+            return status;
+        }
+
+        private static String describe(final Throwable e) {
+            final StringBuilder b = new StringBuilder(e.toString());
+            for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+                b.append(": ").append(c);
+            }
+            return b.toString();
+        }
+
+        @Override
+        public Executor.Stop atStep(final Executor e) {
+            if (interrupted) {
+                return Executor.Stop.INTERRUPTED;
+            }
+            if (job.lifecycles > 0 && e.lifecycles >= job.lifecycles) {
+                return Executor.Stop.LIMIT;
+            }
+            if (job.durationNs > 0 && e.elapsedNs() >= job.durationNs) {
+                return Executor.Stop.LIMIT;
+            }
+            if (settled) {
+                return Executor.Stop.SETTLED;
+            }
+            return Executor.Stop.NONE;
+        }
+
+        @Override
+        public void samplePoint(final Executor e) throws IOException {
+            if (bare) {
+                return;
+            }
+            if (e.lifecycles - lastLC >= job.sampleEveryLifecycles) {
+                sample("lifecycle");
+            } else if (System.nanoTime() - lastSampleNs >= job.sampleIntervalMs * 1_000_000L) {
+                sample("timer");
+            }
+        }
+
+        private void info() throws IOException {
+            final JsonGenerator g = out.begin("info");
+            g.writeNumberField("pid", ProcessHandle.current().pid());
+            g.writeStringField("rocksdb_version", RocksDB.rocksdbVersion().toString());
+            g.writeStringField("allocator", job.allocator);
+            out.end();
+        }
+
+        private void sample(final String trigger) throws IOException {
+            final long t0 = System.nanoTime();
+            final Sampler.Reading r = sampler.read(true);
+            final long[] rocks = ex.rocksdbFigures();
+            final Map<String, Long> live = ex.ledger.live();
+            final JsonGenerator g = out.begin("sample");
+            g.writeStringField("model", job.model);
+            g.writeNumberField("seq", seq++);
+            g.writeNumberField("elapsed_ns", ex.elapsedNs());
+            g.writeStringField("trigger", trigger);
+            g.writeNumberField("lifecycles", ex.lifecycles);
+            g.writeNumberField("failed_closes", ex.failedCloses);
+            g.writeNumberField("init_failures", ex.initFailures);
+            g.writeNumberField("records", ex.records);
+            g.writeNumberField("restores", ex.restores);
+            g.writeNumberField("restored_records", ex.restoredRecords);
+            g.writeNumberField("rss", r.rss);
+            g.writeNumberField("vms", r.vms);
+            g.writeNumberField("fds", r.fds);
+            g.writeNumberField("native_heap", r.nativeHeap);
+            g.writeNumberField("go_heap", Sampler.UNAVAILABLE);
+            g.writeNumberField("runtime_bytes", r.runtimeBytes);
+            g.writeNumberField("java_heap", r.javaHeapUsed);
+            g.writeNumberField("runtime_malloc", r.jvmMalloc);
+            Json.map(g, "live_natives", live);
+            g.writeObjectFieldStart("rocksdb");
+            g.writeNumberField("memtables", rocks[0]);
+            g.writeNumberField("table_readers", rocks[1]);
+            g.writeNumberField("block_cache", rocks[2]);
+            g.writeNumberField("open_dbs", rocks[3]);
+            g.writeEndObject();
+            out.end();
+            if (profile != null) {
+                profile.atSample(trigger.equals("end"), ex.lifecycles, ex.failedCloses, r.nativeHeap, ex.elapsedNs());
+            }
+            if (!trigger.equals("timer")) {
+                lastLC = ex.lifecycles;
+            }
+            lastSampleNs = System.nanoTime();
+            sampleNs += lastSampleNs - t0;
+        }
+
+        private void summary(final Executor.Stop stop, final String error) throws IOException {
+            final JsonGenerator g = out.begin("summary");
+            g.writeStringField("model", job.model);
+            g.writeBooleanField("interrupted", stop == Executor.Stop.INTERRUPTED);
+            g.writeBooleanField("stopped_early", stop == Executor.Stop.SETTLED);
+            g.writeNumberField("steps", ex.steps);
+            g.writeNumberField("lifecycles", ex.lifecycles);
+            g.writeNumberField("failed_closes", ex.failedCloses);
+            g.writeNumberField("init_failures", ex.initFailures);
+            g.writeNumberField("records", ex.records);
+            g.writeNumberField("rebalances", ex.rebalances);
+            g.writeNumberField("task_errors", ex.taskErrors);
+            if (!ex.taskErrorExamples.isEmpty()) {
+                g.writeArrayFieldStart("task_error_examples");
+                for (final String s : ex.taskErrorExamples) {
+                    g.writeString(s);
+                }
+                g.writeEndArray();
+            }
+            g.writeNumberField("records_lost", 0);
+            g.writeNumberField("records_verified", 0);
+            final long[] rs = ex.restoreStats();
+            g.writeObjectFieldStart("restore");
+            g.writeNumberField("count", ex.restores);
+            g.writeNumberField("p50_ns", rs[0]);
+            g.writeNumberField("p50_low_ns", rs[1]);
+            g.writeNumberField("p50_high_ns", rs[2]);
+            g.writeNumberField("max_ns", rs[3]);
+            g.writeNumberField("records", ex.restoredRecords);
+            g.writeNumberField("segment_lifecycles", ex.restoreLifecycles);
+            g.writeEndObject();
+            g.writeNumberField("pinned_dbs", 0);
+            Json.map(g, "ledger_at_end", bare ? Map.of() : ex.ledger.live());
+            Json.map(g, "released_late", bare ? Map.of() : ex.ledger.releasedLate());
+            g.writeNumberField("elapsed_ns", ex.elapsedNs());
+            if (error != null) {
+                g.writeStringField("error", error);
+            }
+            out.end();
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package dev.rocksleak.child;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import one.profiler.AsyncProfiler;
+
+/**
+ * rocksleak run --profile on the JVM engine: async-profiler's nativemem mode (every free, and the mallocs it samples,
+ * with their mixed Java and native stacks) recorded from the end of the warm-up, as the Go engine's first heap dump
+ * (harness.Profile), until the run has closed every store. The parent loads libasyncProfiler.so with -agentpath and puts
+ * async-profiler.jar on the classpath only when it profiles (engine/jvm, Engine.ProfileCommand): this class is loaded only then.
+ *
+ * <p>It writes {@code <dir>/nativemem.jfr} (the recording, at stop) and {@code <dir>/nativemem.json}: the lifecycle
+ * and failed-close counts, the native heap and the elapsed time at start and at stop (engine/jvm's nativeMemMarks).
+ */
+final class NativeMemProfile {
+    /** The recording's file name in the profile's folder. */
+    static final String RECORDING = "nativemem.jfr";
+    /** The marks' file name in the profile's folder. */
+    static final String MARKS = "nativemem.json";
+
+    private final Job.Profile job;
+    private final ObjectMapper mapper;
+    private ObjectNode start;
+    private boolean stopped;
+
+    NativeMemProfile(final Job.Profile job, final ObjectMapper mapper) {
+        this.job = job;
+        this.mapper = mapper;
+    }
+
+    /**
+     * Called at every sample: starts the recording at the first sample where the warm-up is reached (the lifecycle
+     * count, or the elapsed time), never at the end sample ({@code end}).
+     */
+    void atSample(final boolean end, final long lifecycles, final long failedCloses, final long nativeHeap,
+                  final long elapsedNs) throws IOException {
+        if (start != null || stopped || end) {
+            return;
+        }
+        final boolean warm = (job.warmLifecycles > 0 && lifecycles >= job.warmLifecycles)
+            || (job.warmAfterNs > 0 && elapsedNs >= job.warmAfterNs);
+        if (!warm) {
+            return;
+        }
+        Files.createDirectories(Path.of(job.dir));
+        final String cmd = "start,event=nativemem,nativemem=" + job.intervalBytes + ",file=" + Path.of(job.dir, RECORDING);
+        AsyncProfiler.getInstance().execute(cmd);
+        start = mark(lifecycles, failedCloses, nativeHeap, elapsedNs);
+    }
+
+    /**
+     * Stops the recording, when started, after the run closed every store: what the stores held is freed by then, so
+     * an allocation of the recording still unfreed was leaked (or is the process's own, kept for its life).
+     */
+    void stop(final long lifecycles, final long failedCloses, final long nativeHeap, final long elapsedNs)
+        throws IOException {
+        if (start == null || stopped) {
+            return;
+        }
+        AsyncProfiler.getInstance().execute("stop");
+        stopped = true;
+        final ObjectNode m = mapper.createObjectNode();
+        m.put("interval_bytes", job.intervalBytes);
+        m.set("start", start);
+        m.set("stop", mark(lifecycles, failedCloses, nativeHeap, elapsedNs));
+        Files.write(Path.of(job.dir, MARKS), mapper.writeValueAsBytes(m));
+    }
+
+    private ObjectNode mark(final long lifecycles, final long failedCloses, final long nativeHeap,
+                            final long elapsedNs) {
+        final ObjectNode n = mapper.createObjectNode();
+        n.put("lifecycles", lifecycles);
+        n.put("failed_closes", failedCloses);
+        n.put("native_heap", nativeHeap);
+        n.put("elapsed_ns", elapsedNs);
+        return n;
+    }
+}
