@@ -103,7 +103,6 @@ func main() {
 		*rounds, mc, slices.Min(child), slices.Max(child), mw, verdict, *goal)
 }
 
-
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "benchprofile:", err)
 	os.Exit(1)
