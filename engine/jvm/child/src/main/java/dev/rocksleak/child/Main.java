@@ -72,6 +72,7 @@ public final class Main {
             return 2;
         }
         installSignals();
+        NativeMemProfile.install(job.profile, mapper); // rocksleak run --profile: any loop below
         try (Json out = new Json(events)) {
             return new Run(job, bare, out, in, mapper).run();
         } catch (final IOException e) {
@@ -95,7 +96,6 @@ public final class Main {
         private final ObjectMapper mapper;
         private Executor ex;
         private Sampler sampler;
-        private NativeMemProfile profile; // rocksleak run --profile; null when not profiled
         private int seq;
         private long lastLC;
         private long lastSampleNs;
@@ -118,7 +118,6 @@ public final class Main {
                 ex = new Executor(job, !bare);
                 if (!bare) {
                     sampler = new Sampler(job.allocator);
-                    profile = job.profile == null ? null : new NativeMemProfile(job.profile, mapper);
                     info();
                     sample("start");
                 }
@@ -172,9 +171,9 @@ public final class Main {
                 error = error == null ? "closing the stores: " + describe(e) : error;
                 status = Math.max(status, 1);
             }
-            if (profile != null) {
+            if (job.profile != null && sampler != null) {
                 try {
-                    profile.stop(ex.lifecycles, ex.failedCloses, sampler.nativeHeap(), ex.elapsedNs());
+                    NativeMemProfile.stopped(ex.lifecycles, ex.failedCloses, sampler.nativeHeap(), ex.elapsedNs());
                 } catch (final RuntimeException | IOException e) {
                     error = error == null ? "profile: " + describe(e) : error;
                     status = Math.max(status, 1);
@@ -273,9 +272,7 @@ public final class Main {
             g.writeNumberField("open_dbs", rocks[3]);
             g.writeEndObject();
             out.end();
-            if (profile != null) {
-                profile.atSample(trigger.equals("end"), ex.lifecycles, ex.failedCloses, r.nativeHeap, ex.elapsedNs());
-            }
+            NativeMemProfile.sampled(trigger.equals("end"), ex.lifecycles, ex.failedCloses, r.nativeHeap, ex.elapsedNs());
             if (!trigger.equals("timer")) {
                 lastLC = ex.lifecycles;
             }

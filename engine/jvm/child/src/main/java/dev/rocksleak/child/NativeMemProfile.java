@@ -24,22 +24,71 @@ final class NativeMemProfile {
     /** The marks' file name in the profile's folder. */
     static final String MARKS = "nativemem.json";
 
+    private static NativeMemProfile instance; // the process's, once installed
+
     private final Job.Profile job;
     private final ObjectMapper mapper;
     private ObjectNode start;
+    private long[] last = new long[4]; // the last sample's lifecycles, failed closes, native heap, elapsed time
     private boolean stopped;
 
-    NativeMemProfile(final Job.Profile job, final ObjectMapper mapper) {
+    private NativeMemProfile(final Job.Profile job, final ObjectMapper mapper) {
         this.job = job;
         this.mapper = mapper;
+    }
+
+    /**
+     * Installs the process's profile for a job with one ({@code job} non-null), whatever loop then runs it (the
+     * store-operation loop of Main, or another): the loop calls {@link #sampled} at each sample and {@link #stopped}
+     * once it closed every store; a loop that does not stop it is stopped at the JVM's exit (a shutdown hook, with
+     * the last sample's counts).
+     */
+    static synchronized void install(final Job.Profile job, final ObjectMapper mapper) {
+        if (job == null || instance != null) {
+            return;
+        }
+        instance = new NativeMemProfile(job, mapper);
+        final NativeMemProfile p = instance;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                p.stop(p.last[0], p.last[1], p.last[2], p.last[3]);
+            } catch (final IOException | RuntimeException e) {
+                System.err.println("rocksleak child: profile: " + e);
+            }
+        }, "rocksleak-profile-stop"));
+    }
+
+    /** At each sample (see {@link #atSample}); nothing when no profile is installed. */
+    static void sampled(final boolean end, final long lifecycles, final long failedCloses, final long nativeHeap,
+                        final long elapsedNs) throws IOException {
+        final NativeMemProfile p;
+        synchronized (NativeMemProfile.class) {
+            p = instance;
+        }
+        if (p != null) {
+            p.atSample(end, lifecycles, failedCloses, nativeHeap, elapsedNs);
+        }
+    }
+
+    /** Once every store is closed (see {@link #stop}); nothing when no profile is installed. */
+    static void stopped(final long lifecycles, final long failedCloses, final long nativeHeap, final long elapsedNs)
+        throws IOException {
+        final NativeMemProfile p;
+        synchronized (NativeMemProfile.class) {
+            p = instance;
+        }
+        if (p != null) {
+            p.stop(lifecycles, failedCloses, nativeHeap, elapsedNs);
+        }
     }
 
     /**
      * Called at every sample: starts the recording at the first sample where the warm-up is reached (the lifecycle
      * count, or the elapsed time), never at the end sample ({@code end}).
      */
-    void atSample(final boolean end, final long lifecycles, final long failedCloses, final long nativeHeap,
+    synchronized void atSample(final boolean end, final long lifecycles, final long failedCloses, final long nativeHeap,
                   final long elapsedNs) throws IOException {
+        last = new long[] {lifecycles, failedCloses, nativeHeap, elapsedNs};
         if (start != null || stopped || end) {
             return;
         }
@@ -58,7 +107,7 @@ final class NativeMemProfile {
      * Stops the recording, when started, after the run closed every store: what the stores held is freed by then, so
      * an allocation of the recording still unfreed was leaked (or is the process's own, kept for its life).
      */
-    void stop(final long lifecycles, final long failedCloses, final long nativeHeap, final long elapsedNs)
+    synchronized void stop(final long lifecycles, final long failedCloses, final long nativeHeap, final long elapsedNs)
         throws IOException {
         if (start == null || stopped) {
             return;
