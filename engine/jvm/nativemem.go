@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -50,8 +51,20 @@ var profilerFiles = []string{"libasyncProfiler.so", "async-profiler.jar", "jfr-c
 // profilerPath is a file of the profiler's folder.
 func (j Engine) profilerPath(name string) string { return filepath.Join(j.dir(), ProfilerDir, name) }
 
-// ProfileIntervalBytes is the nativemem sampling interval the child is asked for (engine.NativeProfiler).
-func (Engine) ProfileIntervalBytes() int64 { return NativeMemIntervalBytes }
+// NativeMemIntervalEnvVar names another nativemem sampling interval in bytes (NativeMemIntervalBytes by default).
+// 0 records every malloc: exact bytes by site, where the sampled profile's are not for small allocations (the
+// sampling is a running count, not random, so a small allocation made at the same point of a repeated sequence is
+// sampled more or less often than its size says), at about 15 times the default's time.
+const NativeMemIntervalEnvVar = "ROCKSLEAK_NATIVEMEM_INTERVAL"
+
+// ProfileIntervalBytes is the nativemem sampling interval the child is asked for (engine.NativeProfiler):
+// $ROCKSLEAK_NATIVEMEM_INTERVAL when it is a number of bytes (0: every malloc), else NativeMemIntervalBytes.
+func (Engine) ProfileIntervalBytes() int64 {
+	if v, err := strconv.ParseInt(os.Getenv(NativeMemIntervalEnvVar), 10, 64); err == nil && v >= 0 {
+		return v
+	}
+	return NativeMemIntervalBytes
+}
 
 // PreflightProfile checks, before any model runs, that the profiler's parts are built (engine.NativeProfiler); the
 // error wraps ErrNotBuilt and names the command that builds them.
