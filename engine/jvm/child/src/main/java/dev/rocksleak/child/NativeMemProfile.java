@@ -98,7 +98,11 @@ final class NativeMemProfile {
             return;
         }
         Files.createDirectories(Path.of(job.dir));
-        final String cmd = "start,event=nativemem,nativemem=" + job.intervalBytes + ",file=" + Path.of(job.dir, RECORDING);
+        // One JFR chunk for the whole recording (async-profiler starts a new one at 100 MB by default): jfrconv's leak
+        // view sorts events by time within a chunk only, so a malloc flushed into a later chunk than its free (their
+        // threads' buffers are written at different times) was read as never freed.
+        final String cmd = "start,event=nativemem,nativemem=" + job.intervalBytes + ",chunksize=64g,file="
+            + Path.of(job.dir, RECORDING);
         AsyncProfiler.getInstance().execute(cmd);
         start = mark(lifecycles, failedCloses, nativeHeap, elapsedNs);
     }
