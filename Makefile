@@ -20,6 +20,7 @@ RACE_SHARED := ./fleet ./heapprof
 # children run 30 lifecycles instead of 300), so that none breaks unseen; make bench measures.
 BENCH_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Benchmark' .)))
 ARGS    ?=
+comma   := ,
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
 FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./schema:FuzzParseSamplesCSV \
            ./gate:FuzzParsePolicy ./plan:FuzzParseTopology
@@ -134,6 +135,33 @@ reliability: deps build
 	./$(BIN) reliability --scenario kafka-20616 --seeds 20 --parallel 2 --until-verdict $(ARGS)
 	./$(BIN) reliability --scenario calibration --seeds 10 --parallel 2
 	./$(BIN) reliability --scenario calibration --seeds 10 --parallel 2 --set synthetic_leak_bytes=256 --replicate fixed
+
+## gate-aa: the CI gate's false-alarm table on real runs (scripts/gateaa): GATE_AA_PAIRS pairs of fixed runs of the
+## default scenario at different seeds, each gated with the default policy (any FAIL is a false alarm), and leaky at the
+## candidate's seed against the same baseline (must FAIL); LOAD=1 runs them beside stress-ng --cpu 1. Three runs a pair,
+## one at a time: about 40 minutes for 20 pairs on a quiet 2-core machine. GATE_AA_ARGS go to every run;
+## GATE_AA_FLAGS to scripts/gateaa (-out DIR reuses the runs already in DIR).
+GATE_AA_PAIRS ?= 20
+GATE_AA_ARGS  ?=
+GATE_AA_FLAGS ?=
+.PHONY: gate-aa
+gate-aa: build
+	@if [ -n "$(LOAD)" ]; then ./scripts/install-deps.sh --load; fi
+	$(GO) run ./scripts/gateaa -pairs $(GATE_AA_PAIRS) $(if $(LOAD),-load) $(GATE_AA_FLAGS) -- $(GATE_AA_ARGS)
+
+## soak: 4.3.1's model for SOAK_DURATION (default 1h: RocksDB's 600 s periodic-task timer comes due six times and
+## the allocator settles), then its curves against time (scripts/soaktable: native heap and RSS per window of the
+## run, their rise per minute, the verdict and any fitted level) and the plan from it. SOAK_MODELS=fixed,kafka-4.3.1
+## adds the jars (make jvm first). A measurement for a quiet machine: one core for the hour.
+SOAK_DURATION ?= 1h
+SOAK_MODELS   ?= fixed
+SOAK_STAMP    := $(shell date -u +%Y%m%dT%H%M%SZ)
+SOAK_OUT      ?= runs/soak-$(SOAK_STAMP)
+.PHONY: soak
+soak: build
+	./$(BIN) run --models $(SOAK_MODELS) --duration $(SOAK_DURATION) --out $(SOAK_OUT) $(ARGS)
+	$(GO) run ./scripts/soaktable $(SOAK_OUT)
+	./$(BIN) plan --result $(SOAK_OUT) --model $(firstword $(subst $(comma), ,$(SOAK_MODELS)))
 
 clean:
 	rm -rf bin build

@@ -12,6 +12,9 @@ func restoreStats(durations []time.Duration, records int64) schema.RestoreStats 
 	if len(durations) == 0 {
 		return rs
 	}
+	for _, d := range durations {
+		rs.DurationsNs = append(rs.DurationsNs, int64(d))
+	}
 	sorted := append([]time.Duration(nil), durations...)
 	sortDurations(sorted)
 	rs.P50Ns = int64(sorted[(len(sorted)-1)/2])
@@ -48,6 +51,9 @@ func (t *Topology) restoreStats() schema.RestoreStats {
 	}
 	rs := restoreStats(d, t.restored)
 	rs.Count = t.restoreLog.count()
+	if int64(len(rs.DurationsNs)) != rs.Count {
+		rs.DurationsNs = nil // the log could not be read back whole
+	}
 	rs.SegmentLifecycles = t.restoreLifecycles
 	return rs
 }

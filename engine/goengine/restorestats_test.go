@@ -26,7 +26,8 @@ func TestRestoreStats(t *testing.T) {
 	assert.Equal(t, schema.RestoreStats{}, restoreStats(nil, 0))
 	ms := time.Millisecond
 	rs := restoreStats([]time.Duration{5 * ms, 1 * ms, 9 * ms, 3 * ms}, 40)
-	assert.Equal(t, schema.RestoreStats{Count: 4, P50Ns: int64(3 * ms), MaxNs: int64(9 * ms), Records: 40}, rs)
+	assert.Equal(t, schema.RestoreStats{Count: 4, P50Ns: int64(3 * ms), MaxNs: int64(9 * ms), Records: 40,
+		DurationsNs: []int64{int64(5 * ms), int64(1 * ms), int64(9 * ms), int64(3 * ms)}}, rs, "durations kept in the order they ended")
 }
 
 func TestMedianIntervalRanks(t *testing.T) {
