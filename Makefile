@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     := bin/rocksleak
 # The pure-Go packages (no cgo, no RocksDB: `go list -deps` names neither grocksdb nor lifecycle nor harness).
-PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./gate/... ./plan/... ./rehearsal/... ./sweep/... ./internal/... ./workload/... ./engine/jvm/kafkaversions/...
+PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./gate/... ./plan/... ./rehearsal/... ./sweep/... ./internal/... ./workload/... ./engine ./engine/jvm/kafkaversions/...
 # Every other package: the ones with real runs (evaluated only when used).
 REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # The packages whose code runs goroutines or guards shared state (go statements, sync, atomic outside tests: the
@@ -167,7 +167,8 @@ clean:
 	rm -rf bin build
 
 ## stats-check: the seeded simulation suite of stats (coverage and false calls per case, the coverage
-## frontier, early verdicts, controlled verdicts) and the across-seed spread on runs/reliability/* if present.
+## frontier, early verdicts, the early stop against the full run (half the runs per case: 200 by default), controlled
+## verdicts) and the across-seed spread on runs/reliability/* if present.
 ## STATSCHECK_FLAGS=-quick for 100 instead of 400 runs per case.
 .PHONY: stats-check
 stats-check:

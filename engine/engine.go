@@ -30,9 +30,11 @@ type Engine interface {
 	// Preflight checks, before any model runs, that rn's child can start
 	// here; the error names what is missing and the command that makes it.
 	Preflight(rn spec.RunName) error
-	// Command is the command line of rn's child, whose state directory is
-	// stateDir; cleanup (never nil) removes what Command made for it.
-	Command(rn spec.RunName, stateDir string) (argv []string, cleanup func(), err error)
+	// Command is the command line of rn's child; workDir is a directory of
+	// the harness's own for it (the job's changelog directory, off the state
+	// disk under test), where its temporary files go. cleanup (never nil)
+	// removes what Command made for it.
+	Command(rn spec.RunName, workDir string) (argv []string, cleanup func(), err error)
 }
 
 // Capabilities is what an engine honours. Limits lists the scenario fields

@@ -83,7 +83,7 @@ var metrics = map[string]metric{
 	"restore_time_p50":                  restoreMedian(),
 	"restore_time_max":                  restore(func(r *schema.Run) int64 { return r.Restore.MaxNs }),
 	"task_errors":                       count(UnitCount, func(r *schema.Run) int64 { return r.TaskErrors }),
-	"records_lost":                      count(UnitCount, func(r *schema.Run) int64 { return r.RecordsLost }),
+	"records_lost":                      recordsLost(),
 	"pinned_dbs":                        count(UnitCount, func(r *schema.Run) int64 { return r.PinnedDBs }),
 	"init_failures":                     count(UnitCount, func(r *schema.Run) int64 { return r.InitFailures }),
 	"live_natives_at_end": count(UnitCount, func(r *schema.Run) int64 {
@@ -201,6 +201,18 @@ func nsToFloat(ns []int64) []float64 {
 
 func count(unit string, get func(*schema.Run) int64) metric {
 	return metric{unit: unit, events: true, read: func(s Subject) (Quantity, error) { return exact(float64(get(s.Run))), nil }}
+}
+
+// recordsLost is the run's records lost, not measured (the check warns) when
+// the run says so (schema.Summary.RecordsNotMeasured: a JVM child, or a child
+// killed before its summary), never 0 by default.
+func recordsLost() metric {
+	return metric{unit: UnitCount, read: func(s Subject) (Quantity, error) {
+		if why := s.Run.RecordsNotMeasured; why != "" {
+			return Quantity{}, fmt.Errorf("%w: %s", errNoData, why)
+		}
+		return exact(float64(s.Run.RecordsLost)), nil
+	}}
 }
 
 // MetricUnit returns a metric's unit, or "" for an unknown metric.

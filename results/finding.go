@@ -6,6 +6,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 	"github.com/rocksleak/rocksleak/stats"
 )
 
@@ -69,8 +70,12 @@ func Finding(r *schema.Result) []string {
 	return out
 }
 
-// fixPair reports whether a − b is 4.3.0 against 4.3.1: the Go engine's
-// models (leaky, fixed) or Kafka's own jars (kafka-4.3.0, kafka-4.3.1).
+// fixPair reports whether a − b is the leaky release against the fixed one
+// (spec.Leaky's and spec.Fixed's Release, 4.3.0 against 4.3.1) within one
+// engine: the Go engine's models (leaky, fixed) or Kafka's own jars
+// (kafka-4.3.0, kafka-4.3.1).
 func fixPair(a, b string) bool {
-	return (a == "leaky" && b == "fixed") || (a == "kafka-4.3.0" && b == "kafka-4.3.1")
+	_, ja := spec.KafkaVersion(a)
+	_, jb := spec.KafkaVersion(b)
+	return ja == jb && spec.ModelRelease(a) == spec.Leaky.Release && spec.ModelRelease(b) == spec.Fixed.Release
 }

@@ -200,7 +200,12 @@ func reportRuns(b *bytes.Buffer, r *schema.Result) {
 	row("init failures", func(run *schema.Run) string { return i(run.InitFailures) })
 	row("records written", func(run *schema.Run) string { return i(run.Records) })
 	row("task errors", func(run *schema.Run) string { return i(run.TaskErrors) })
-	row("records lost / verified", func(run *schema.Run) string { return i(run.RecordsLost) + " / " + i(run.Verified) })
+	row("records lost / verified", func(run *schema.Run) string {
+		if run.RecordsNotMeasured != "" {
+			return "not measured"
+		}
+		return i(run.RecordsLost) + " / " + i(run.Verified)
+	})
 	if anyRun(r, func(run *schema.Run) bool { return run.RecordsUnavailable+run.RecordsWriteFailed > 0 }) {
 		// What a fault cost that Kafka would not lose (schema.Summary.RecordsLost).
 		row("not lost: unavailable / write failed", func(run *schema.Run) string {
@@ -231,8 +236,15 @@ func reportRuns(b *bytes.Buffer, r *schema.Result) {
 		if run.Error != "" {
 			notes = append(notes, fmt.Sprintf("%s: error: %s", m, run.Error))
 		}
-		for _, e := range run.TaskErrorList {
-			notes = append(notes, fmt.Sprintf("%s: task error: %s", m, e))
+		if run.RecordsNotMeasured != "" {
+			notes = append(notes, fmt.Sprintf("%s: records lost not measured: %s", m, run.RecordsNotMeasured))
+		}
+		for i, e := range run.TaskErrorList {
+			times := ""
+			if i < len(run.TaskErrorCounts) && run.TaskErrorCounts[i] > 1 {
+				times = fmt.Sprintf(" (×%d)", run.TaskErrorCounts[i])
+			}
+			notes = append(notes, fmt.Sprintf("%s: task error%s: %s", m, times, e))
 		}
 	}
 	for _, n := range notes {

@@ -27,8 +27,13 @@ type Summary struct {
 	Rebalances   int64 `json:"rebalances"`
 	// TaskErrors are errors that escaped a store to its task, e.g. a reopen
 	// refused because a pinned DB still holds the path's LOCK.
-	TaskErrors    int64    `json:"task_errors"`
-	TaskErrorList []string `json:"task_error_examples,omitempty"` // the first few, in words
+	TaskErrors int64 `json:"task_errors"`
+	// TaskErrorList holds the distinct task errors in words (at most
+	// MaxTaskErrorExamples, each at most MaxTaskErrorChars: see
+	// TaskErrorTally); TaskErrorCounts how many task errors had each text
+	// (empty in results written before it was recorded).
+	TaskErrorList   []string `json:"task_error_examples,omitempty"`
+	TaskErrorCounts []int64  `json:"task_error_counts,omitempty"`
 	// RecordsLost counts the records a store, once open (after its restore,
 	// if any), does not hold although the changelog does: what Kafka itself
 	// would lose. Not lost, and counted apart: RecordsUnavailable, the
@@ -49,6 +54,21 @@ type Summary struct {
 	ReleasedLate       map[string]int64 `json:"released_late"`
 	ElapsedNs          int64            `json:"elapsed_ns"`
 	Error              string           `json:"error,omitempty"` // a failure that ended the model's run early
+	// StorageFaults counts the errors the child met that name a storage
+	// fault of the state disk (FaultENOSPC, FaultEROFS, FaultEIO: see
+	// StorageFaults), by fault; empty when none (a JVM child does not count
+	// them: the parent reads its examples).
+	StorageFaults StorageFaultTally `json:"storage_faults,omitempty"`
+	// RecordsNotMeasured, when set, says why RecordsLost and Verified were not
+	// measured (they are then 0 and mean nothing): a JVM child that does not
+	// read its stores back, or a child killed before its summary.
+	RecordsNotMeasured string `json:"records_not_measured,omitempty"`
+	// FromLastSample: the child sent no summary (it was killed); the parent
+	// took the counts and the ledger from its last sample.
+	FromLastSample bool `json:"summary_from_last_sample,omitempty"`
+	// StateLeft names the model's state directory when the parent could not
+	// remove it after the child, with the error; empty when it was removed.
+	StateLeft string `json:"state_left,omitempty"`
 	// Retention is the allocator-retention probe taken after the last sample (Go engine only; nil for the JVM
 	// engine, fleet instances and results made before it was recorded).
 	Retention *Retention `json:"retention,omitempty"`
@@ -103,6 +123,15 @@ type ModelRun struct {
 	// StoppedNoProgress says why the parent stopped a child that made no
 	// progress (harness.Progress), if it did (Error says so too).
 	StoppedNoProgress string
+	// FirstTaskError and FaultsSeen are what the child said of its task
+	// errors as they happened (TaskErrorEvent): the first one, and the
+	// storage faults they named. They outlive a child killed before its
+	// summary.
+	FirstTaskError string
+	FaultsSeen     []string
+	// StateLeft is set when the parent could not remove the model's state
+	// directory after its child: the path and the error.
+	StateLeft string
 	// OutsideRSSPeak is the child's largest RSS seen from outside, bytes.
 	OutsideRSSPeak int64
 	// Profile is set when the run was profiled (harness.Config.Profile).

@@ -102,6 +102,9 @@ func resolveScenario(o runOptions) (scenarios.Scenario, error) {
 	if o.seed >= 0 {
 		sc.Seed = o.seed
 	}
+	if err := sc.CheckSetsUsed(o.sets); err != nil {
+		return sc, err
+	}
 	return sc, sc.Validate()
 }
 
@@ -155,6 +158,10 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, o runOptions, co
 		return res, schema.SamplesByModel(out), errInterrupted
 	case runErr != nil:
 		return res, schema.SamplesByModel(out), runErr
+	case len(res.Errors) > 0:
+		// A storage fault or a state directory left behind, said in the
+		// summary's first lines: the run is failed whatever its verdict.
+		return res, schema.SamplesByModel(out), errQuiet
 	}
 	return res, schema.SamplesByModel(out), nil
 }

@@ -249,10 +249,11 @@ func (j Engine) Preflight(rn spec.RunName) error {
 	return err
 }
 
-// Command is rn's child's command line, its temporary files in a directory
-// beside its state (stateDir + ".tmp"), made here and removed by cleanup.
-func (j Engine) Command(rn spec.RunName, stateDir string) (argv []string, cleanup func(), err error) {
-	tmp := stateDir + ".tmp"
+// Command is rn's child's command line, its temporary files (RocksJava's
+// extracted library) in workDir/tmp, off the state disk under test, made here
+// and removed by cleanup.
+func (j Engine) Command(rn spec.RunName, workDir string) (argv []string, cleanup func(), err error) {
+	tmp := filepath.Join(workDir, "tmp")
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		return nil, func() {}, err
 	}

@@ -9,7 +9,9 @@
 #   -t: run the child's JUnit tests: against the jars it compiles against (4.3.1) first, then, for each listed
 #       version before 4.3 (no StateStore.commit(Map), no AbstractSegments.createSegment), the same test classes
 #       against that version's classpath in place of Kafka's and RocksJava's jars (surefire:test).
-# Maven runs offline (-o) first and goes online only when ~/.m2 lacks something: it resolves once.
+# Maven runs offline (-o) first and goes online only when ~/.m2 lacks something: it resolves once. The offline
+# attempt's output is kept to itself (a first build's offline miss prints ~28 [ERROR] lines that are not errors);
+# it is shown only if the online attempt fails too.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tests=no
@@ -18,7 +20,15 @@ if [ "${1:-}" = "-t" ]; then tests=yes; shift; fi
 out=$(mkdir -p "$1" && cd "$1" && pwd); shift
 mvn=${MVN:-mvn}
 flags=(-q -B -Dstyle.color=never -f "$here/pom.xml")
-run() { "$mvn" "${flags[@]}" -o "$@" || "$mvn" "${flags[@]}" "$@"; }
+run() {
+  local log rc=0
+  log=$(mktemp)
+  if "$mvn" "${flags[@]}" -o "$@" >"$log" 2>&1; then cat "$log"; rm -f "$log"; return 0; fi
+  "$mvn" "${flags[@]}" "$@" || rc=$?
+  if [ "$rc" -ne 0 ]; then echo "jvm/child: the offline attempt before it said:" >&2; cat "$log" >&2; fi
+  rm -f "$log"
+  return "$rc"
+}
 if [ "$tests" = yes ]; then run package; else run package -DskipTests; fi
 cp "$here/target/rocksleak-child.jar" "$out/rocksleak-child.jar"
 MVN="$mvn" "$here/profiler.sh" "$out/profiler"
