@@ -38,9 +38,9 @@ func failedClosePair(steps int, perFailure float64, seed uint64) (faulty, contro
 
 // TestPerFailedCloseRecoversAKnownCost: a known cost per failed close is
 // recovered, its 95% interval covers it, excludes zero and is within ±2 KiB.
-// Checked failing: with PerFailedClose dividing by failed closes per
-// lifecycle (in.Lifecycles taken from Sample.Lifecycles) instead of per
-// record, the restores' extra lifecycles bias the estimate and this fails.
+// Checked failing: with the timer-backlog difference fitted out (as the
+// controlled verdict does) it read 48 [12, 84] B, the restores' extra opens
+// moving the backlog in step with the failed closes.
 func TestPerFailedCloseRecoversAKnownCost(t *testing.T) {
 	const known = 6000.0
 	faulty, control := failedClosePair(800, known, 1)
@@ -63,9 +63,7 @@ func TestPerFailedCloseRecoversAKnownCost(t *testing.T) {
 
 // TestPerFailedCloseCallsNoCostZero: with failed closes that cost nothing,
 // the interval covers zero (the negative control). Checked failing: with the
-// timer-backlog and pairing left as they are but the faulty run's restores'
-// lifecycles (a per-lifecycle growth of 900 B) read as its op position, the
-// interval sits near +9 KiB and this fails.
+// timer-backlog difference fitted out, seed 2 read -37 [-65, -9] B.
 func TestPerFailedCloseCallsNoCostZero(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		faulty, control := failedClosePair(800, 0, seed)

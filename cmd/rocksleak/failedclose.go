@@ -84,6 +84,7 @@ func writeFailedCloseTable(w io.Writer, rs [2]*schema.Result, ss [2]map[string][
 		nh, err := analysis.PerFailedClose(ss[0][m], ss[1][m], analysis.SignalNativeHeap)
 		if err != nil {
 			fmt.Fprintf(tw, "%s\t%s\t%v\n", engineOf(m), m, err)
+			rows++
 			continue
 		}
 		rss, err := analysis.PerFailedClose(ss[0][m], ss[1][m], analysis.SignalRSS)
