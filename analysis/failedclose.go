@@ -33,9 +33,9 @@ type FailedCloseCost struct {
 	// PerFailedClose is PerRecord over FailedClosesPerRecord: bytes per
 	// failed close, with PerRecord's interval scaled alike.
 	PerFailedClose stats.Estimate
-	// WhileRestoring is how far the adjusted paired difference stands above
-	// its own line at the samples taken while a restore ran or had just run
-	// (the faulty run's restore count moved since its previous sample),
+	// WhileRestoring is how far the paired difference stands above its own
+	// line at the first paired sample after a restore (the faulty run's
+	// restore count moved since the previous paired sample),
 	// against the other samples: the difference of the two means of the
 	// residuals with a Welch interval. !Valid with fewer than 2 of either.
 	WhileRestoring   stats.Estimate
@@ -66,7 +66,7 @@ var ErrNoFailedClosePair = errors.New("no failed-close pair")
 // are counted, not estimated.
 func PerFailedClose(faulty, control []schema.Sample, sig string) (FailedCloseCost, error) {
 	out := FailedCloseCost{Signal: sig}
-	in, cov, fails, restoring := pairedByRecords(faulty, control, sig)
+	in, fails, restoring := pairedByRecords(faulty, control, sig)
 	out.Samples = len(in.Y)
 	if len(in.Y) < 3 {
 		return out, fmt.Errorf("%w: the runs share %d records-written counts (need 3)", ErrNoFailedClosePair, len(in.Y))
@@ -92,23 +92,23 @@ func PerFailedClose(faulty, control []schema.Sample, sig string) (FailedCloseCos
 	e := c.Estimate
 	out.PerFailedClose = stats.Estimate{Value: e.Value / k.Value, Low: e.Low / k.Value, High: e.High / k.Value,
 		SE: e.SE / k.Value, DF: e.DF, Valid: e.Valid}
-	out.WhileRestoring, out.RestoringSamples = whileRestoring(in, cov, restoring)
+	out.WhileRestoring, out.RestoringSamples = whileRestoring(in, restoring)
 	return out, nil
 }
 
 // pairedByRecords is the series faulty − control of sig at every records
 // count both runs sampled (first non-timer sample at each), in the faulty
 // run's order, with the x-axis (stats.Input.Lifecycles) records written; per
-// sample the timer-backlog difference, the failed closes faulty − control,
-// and whether the faulty run's restore count moved since its previous sample.
-func pairedByRecords(faulty, control []schema.Sample, sig string) (in stats.Input, cov, fails []float64, restoring []bool) {
+// sample the failed closes faulty − control,
+// and whether the faulty run's restore count moved since the previous paired
+// sample (a restore ran since: the first sample that holds what it left).
+func pairedByRecords(faulty, control []schema.Sample, sig string) (in stats.Input, fails []float64, restoring []bool) {
 	first := map[int64]schema.Sample{}
 	for _, s := range control {
 		if _, seen := first[s.Records]; !seen && s.Trigger != schema.TriggerTimer {
 			first[s.Records] = s
 		}
 	}
-	bf, bc := TimerBacklog(faulty), TimerBacklog(control)
 	in.Unit = Describe(sig).statsUnit
 	seen := map[int64]bool{}
 	var prevRestores int64
@@ -116,8 +116,6 @@ func pairedByRecords(faulty, control []schema.Sample, sig string) (in stats.Inpu
 		if s.Trigger == schema.TriggerTimer {
 			continue
 		}
-		moved := s.Restores != prevRestores
-		prevRestores = s.Restores
 		if seen[s.Records] {
 			continue
 		}
@@ -126,21 +124,22 @@ func pairedByRecords(faulty, control []schema.Sample, sig string) (in stats.Inpu
 		if !ok {
 			continue
 		}
+		moved := s.Restores != prevRestores
+		prevRestores = s.Restores
 		in.Lifecycles = append(in.Lifecycles, float64(s.Records))
 		in.Y = append(in.Y, SignalValue(s, sig)-SignalValue(c, sig))
-		cov = append(cov, bf[s.Lifecycles]-bc[c.Lifecycles])
 		fails = append(fails, float64(s.FailedCloses-c.FailedCloses))
 		restoring = append(restoring, moved)
 	}
-	return in, cov, fails, restoring
+	return in, fails, restoring
 }
 
-// whileRestoring is FailedCloseCost.WhileRestoring: the residuals of Y on 1,
-// records and cov, their mean at the restoring samples less their mean at
+// whileRestoring is FailedCloseCost.WhileRestoring: the residuals of Y on 1
+// and records, their mean at the restoring samples less their mean at
 // the others, with a Welch interval at FailedCloseConfidence.
-func whileRestoring(in stats.Input, cov []float64, restoring []bool) (stats.Estimate, int) {
+func whileRestoring(in stats.Input, restoring []bool) (stats.Estimate, int) {
 	var during []float64
-	resid := residuals(in, cov)
+	resid := residuals(in)
 	var other []float64
 	for i, r := range resid {
 		if restoring[i] {
@@ -165,22 +164,17 @@ func whileRestoring(in stats.Input, cov []float64, restoring []bool) (stats.Esti
 	return stats.Estimate{Value: d, Low: d - t*se, High: d + t*se, SE: se, DF: df, Valid: true}, len(during)
 }
 
-// residuals are Y less its least-squares fit on 1, x and cov (on 1 and x
-// when cov does not vary or is collinear with x; zeros when neither fits).
-func residuals(in stats.Input, cov []float64) []float64 {
+// residuals are Y less its least-squares line on records (zeros when it
+// cannot be fitted).
+func residuals(in stats.Input) []float64 {
 	n := len(in.Y)
-	for _, k := range []int{3, 2} {
-		X := mat.NewDense(n, k, nil)
-		for i := range n {
-			X.Set(i, 0, 1)
-			X.Set(i, 1, in.Lifecycles[i])
-			if k == 3 {
-				X.Set(i, 2, cov[i])
-			}
-		}
-		if r, err := stats.OLS(X, in.Y); err == nil {
-			return r.Resid
-		}
+	X := mat.NewDense(n, 2, nil)
+	for i := range n {
+		X.Set(i, 0, 1)
+		X.Set(i, 1, in.Lifecycles[i])
+	}
+	if r, err := stats.OLS(X, in.Y); err == nil {
+		return r.Resid
 	}
 	return make([]float64, n)
 }
