@@ -229,6 +229,13 @@ crosscheck: jvm build
 ## bench-jvm: the JVM child's cost: kafka-4.3.1 instrumented vs bare (the Java child's --bare: same store operations,
 ## no sampling, no ledger), alternately, 2 rounds of 600 lifecycles; prints lifecycles/s, the ratio (goal <= 1.10)
 ## and one sample's cost (about 3 minutes).
+## bench-profile-jvm: what rocksleak run --profile costs the JVM engine: kafka-4.3.0 without and with --profile,
+## alternately, 3 rounds of 400 lifecycles; prints lifecycles/s and the ratio profiled/plain (goal >= 0.75).
+.PHONY: bench-profile-jvm
+bench-profile-jvm: KAFKA_VERSIONS := 4.3.0
+bench-profile-jvm: jvm build
+	$(GO) run ./scripts/benchprofile -bin $(BIN) $(BENCH_PROFILE_FLAGS)
+
 .PHONY: bench-jvm
 bench-jvm: KAFKA_VERSIONS := 4.3.1
 bench-jvm: jvm build

@@ -3,6 +3,8 @@
 #   <out>/rocksleak-child.jar           the child's classes, Main-Class in the manifest
 #   <out>/classpath-<version>.txt       one line, ':'-separated: kafka-streams and kafka-streams-test-utils of that
 #                                       version, the rocksdbjni its pom names, JNA, Jackson, slf4j-nop
+#   <out>/profiler/                     rocksleak run --profile on the JVM engine (engine/jvm/child/profiler.sh):
+#                                       libasyncProfiler.so, async-profiler.jar, jfr-converter.jar
 # Usage: engine/jvm/child/build.sh [-t] <out-dir> <version>...
 #   -t: run the child's JUnit tests: against the jars it compiles against (4.3.1) first, then, for each listed
 #       version before 4.3 (no StateStore.commit(Map), no AbstractSegments.createSegment), the same test classes
@@ -34,6 +36,7 @@ run() {
 plain() { sed 's/\x1b\[[0-9;]*m//g'; }
 if [ "$tests" = yes ]; then run package; else run package -DskipTests; fi
 cp "$here/target/rocksleak-child.jar" "$out/rocksleak-child.jar"
+MVN="$mvn" "$here/profiler.sh" "$out/profiler"
 for v in "$@"; do
   run dependency:build-classpath -Dkafka.version="$v" -Dmdep.outputFile="$out/classpath-$v.txt"
   echo "engine/jvm/child: $out/classpath-$v.txt"
