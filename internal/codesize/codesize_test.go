@@ -35,15 +35,14 @@ const cohesive = "one cohesive algorithm"
 var allowedFiles = map[string]int{
 	// Grew past the limit on main while this test was written (the JVM
 	// profile, the user's application): split by their owners.
-	"harness/parent.go":          453,
-	"fleet/fleet.go":             612,
-	"lifecycle/store.go":         588,
-	"lifecycle/store_test.go":    520,
-	"rehearsal/gate_test.go":     480,
-	"scripts/statscheck/main.go": 793,
-	"stats/decide_test.go":       635,
-	"stats/fit_test.go":          462,
-	"stats/robust_test.go":       463,
+	"harness/parent.go":       453,
+	"fleet/fleet.go":          612,
+	"lifecycle/store.go":      588,
+	"lifecycle/store_test.go": 520,
+	"rehearsal/gate_test.go":  480,
+	"stats/decide_test.go":    635,
+	"stats/fit_test.go":       462,
+	"stats/robust_test.go":    463,
 }
 
 var allowedFuncs = map[string]int{
@@ -62,7 +61,7 @@ var allowedFuncs = map[string]int{
 	"scenarios/scenario_test.go:TestCatalogueShapes":    98,
 	"scripts/benchtable/table.go:Compute":               133,
 	"scripts/statscheck/main.go:main":                   94,
-	"scripts/statscheck/main.go:realPaired":             105,
+	"scripts/statscheck/real.go:realPaired":             105,
 	"scripts/statscheck/pairedtimer.go:realPairedTimer": 103,
 	"stats/decide_test.go:TestDecideSignals":            118,
 	"stats/ols.go:OLS":                                  131,
