@@ -40,9 +40,6 @@ var allowedFiles = map[string]int{
 	"lifecycle/store.go":      588,
 	"lifecycle/store_test.go": 520,
 	"rehearsal/gate_test.go":  480,
-	"stats/decide_test.go":    635,
-	"stats/fit_test.go":       462,
-	"stats/robust_test.go":    463,
 }
 
 var allowedFuncs = map[string]int{
