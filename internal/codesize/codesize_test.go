@@ -50,7 +50,6 @@ var allowedFuncs = map[string]int{
 	"experiment/sweep.go:Sweep":                                               91,
 	"fleet/child.go:runInstance":                                              84,
 	"fleet/rollback.go:fleetRuntime.verifyRollback":                           131,
-	"gate/policy.go:Policy.Validate":                                          87,
 	"lifecycle/store.go:Store.open":                                           120,
 	"rehearsal/plot.go:RenderPNG":                                             113,
 
