@@ -305,6 +305,10 @@ final class Executor {
                 }
                 put(slot(op), text(op, "key"), num(op, "ts"), num(op, "ver"));
                 return Stop.NONE;
+            case "get":
+            case "range":
+                read(slot(op), kind, op);
+                return Stop.NONE;
             case "commit":
                 commit((int) num(op, "task"));
                 return Stop.NONE;
@@ -582,6 +586,22 @@ final class Executor {
         slot.changelog().append(key, ts, ver);
         slot.maxTs = Math.max(slot.maxTs, ts);
         records++;
+    }
+
+    /** get or range (Reads) on the slot's open store, skipped when it is not open; a failed read is a task error. */
+    private void read(final Slot slot, final String kind, final JsonNode op) throws Job.BadInput {
+        if (slot.inst == null) {
+            return;
+        }
+        try {
+            if (kind.equals("get")) {
+                Reads.get(slot.inst.store, job.store, text(op, "key"), num(op, "ts"));
+            } else {
+                Reads.scan(slot.inst.store, job.store);
+            }
+        } catch (final RuntimeException e) {
+            taskError(slot, e);
+        }
     }
 
     /**

@@ -166,4 +166,50 @@ class KafkaStoresTest {
         assertEquals(7L, ex.ledger.live().getOrDefault(Ledger.READ_OPTIONS, 0L),
             "one defaultReadOptions_ per segment DB opened, none closed");
     }
+
+    static String get(final int i) {
+        return "{\"op\":\"get\",\"task\":0,\"store\":0,\"key\":\"key-00000" + (i % 10) + "\",\"ts\":" + i + "}";
+    }
+
+    static final String RANGE = "{\"op\":\"range\",\"task\":0,\"store\":0}";
+
+    /**
+     * Block-cache usage after the reads minus before them, on a store whose records are in an SST file (written,
+     * closed: RocksDB flushes the memtable at close with the WAL off, then reopened), with or without read ops.
+     */
+    long blockCacheGrowth(final String store, final boolean reads) throws Exception {
+        executor(store);
+        run(OPEN);
+        for (int i = 0; i < 10; i++) {
+            run(put(i, i));
+        }
+        run(COMMIT, CLOSE, OPEN);
+        final long before = ex.rocksdbFigures()[2];
+        for (int i = 0; i < 10; i++) {
+            if (reads) {
+                run(get(i));
+            }
+        }
+        if (reads) {
+            run(RANGE);
+        }
+        run(COMMIT);
+        assertEquals(0, ex.taskErrors, ex.taskErrorExamples.toString());
+        return ex.rocksdbFigures()[2] - before;
+    }
+
+    @Test
+    void readsFillKafkasPerStoreBlockCache() throws Exception {
+        assertTrue(blockCacheGrowth("kv", true) > 0, "get and range read data blocks through the store's cache");
+    }
+
+    @Test
+    void writesAloneLeaveTheBlockCacheAsItWas() throws Exception {
+        assertEquals(0, blockCacheGrowth("kv", false), "negative control: no reads, no blocks cached");
+    }
+
+    @Test
+    void windowReadsFillTheSegmentsBlockCaches() throws Exception {
+        assertTrue(blockCacheGrowth("window", true) > 0, "fetch and all() read the segments' data blocks");
+    }
 }
