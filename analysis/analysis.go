@@ -279,6 +279,7 @@ func Analyze(r *schema.Result, samples map[string][]schema.Sample, floors schema
 		run.Verdict = VerdictOf(d, nat, rss)
 		run.Verdict.Settle = SettleCommand(r, m, d)
 		applyEarlyStop(r, run, ss, floors)
+		crossCheckProfile(run, nat)
 	}
 	r.Comparisons = nil
 	for i, a := range r.Models {

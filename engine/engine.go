@@ -4,7 +4,7 @@
 // options (Capabilities). The two engines are package engine/goengine (each
 // ownership model re-implemented on RocksDB through grocksdb) and package
 // engine/jvm (Kafka Streams' own jars in a Java child); harness takes them
-// as values and imports neither. Pure Go: it imports spec and scenarios only.
+// as values and imports neither. Pure Go: it imports spec, scenarios and schema only.
 package engine
 
 import (
@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
 )
 
@@ -44,6 +45,28 @@ type Capabilities struct {
 	// HeapProfile: its children dump jemalloc heap profiles (rocksleak run
 	// --profile).
 	HeapProfile bool
+	// NativeMemProfile: its children record their own native allocations
+	// for rocksleak run --profile, and the engine is a NativeProfiler.
+	NativeMemProfile bool
+}
+
+// NativeProfiler is an engine whose children record their native
+// allocations themselves for rocksleak run --profile (the JVM engine's
+// async-profiler), instead of dumping jemalloc heap profiles. The child is
+// asked to through its job's profile (harness.ProfileJob).
+type NativeProfiler interface {
+	// ProfileIntervalBytes is the sampling interval the child is asked for.
+	ProfileIntervalBytes() int64
+	// PreflightProfile checks, before any model runs, that what records
+	// is there; the error names the command that makes it.
+	PreflightProfile() error
+	// ProfileCommand returns a child's command line (Command's) changed to
+	// record.
+	ProfileCommand(argv []string) ([]string, error)
+	// CollectProfile turns what the child left in dir into its profile
+	// (schema.HeapProfile.Error says what went wrong), writing the files the
+	// run directory gets under model/; samples are the child's.
+	CollectProfile(dir, model string, samples []schema.Sample) *schema.HeapProfile
 }
 
 // Limit is one scenario field an engine honours only at some values.
@@ -75,8 +98,8 @@ func Refuse(e Engine, sc scenarios.Scenario, profile bool) error {
 				sc.Name, l.Field, value(sc, l.Field), e.Name(), l.Honours, l.Why, ErrUnsupported))
 		}
 	}
-	if profile && !c.HeapProfile {
-		errs = append(errs, fmt.Errorf("--profile: %s does not dump jemalloc heap profiles (profile the Go engine's models): %w",
+	if profile && !c.HeapProfile && !c.NativeMemProfile {
+		errs = append(errs, fmt.Errorf("--profile: %s does not profile its children (profile the Go engine's models): %w",
 			e.Name(), ErrUnsupported))
 	}
 	return errors.Join(errs...)

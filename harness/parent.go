@@ -147,6 +147,9 @@ func preflightEngines(cfg Config, runs []modelRun) error {
 		if err == nil {
 			err = e.Preflight(r.rn)
 		}
+		if np, ok := e.(engine.NativeProfiler); ok && err == nil && cfg.Profile != nil {
+			err = np.PreflightProfile()
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", r.name, err))
 		}
@@ -239,6 +242,7 @@ type childPlan struct {
 	jobLine  []byte
 	gen      *workload.Generator
 	prof     *ProfileJob
+	native   engine.NativeProfiler // the engine that records for --profile, when not jemalloc's dumps
 	cleanups []func()
 }
 
@@ -269,6 +273,7 @@ func planChild(cfg Config, r modelRun) (*childPlan, error) {
 	if err != nil {
 		return p, err
 	}
+	native, _ := eng.(engine.NativeProfiler) // records for --profile itself, when the engine is one
 	if p.gen, err = workload.New(cfg.Scenario, cfg.Seed); err != nil {
 		return p, err
 	}
@@ -279,7 +284,14 @@ func planChild(cfg Config, r modelRun) (*childPlan, error) {
 	var profEnv []string
 	if cfg.Profile != nil {
 		j := newProfileJob(cfg.Profile, cfg.Scenario, r.name)
-		if profEnv, err = profileEnv(j); err != nil {
+		if native != nil && !eng.Capabilities().HeapProfile {
+			// The child records itself (engine.NativeProfiler): no jemalloc.
+			j.IntervalBytes, p.native = native.ProfileIntervalBytes(), native
+			err = os.MkdirAll(j.Dir, 0o755)
+		} else {
+			profEnv, err = profileEnv(j)
+		}
+		if err != nil {
 			return p, err
 		}
 		p.prof = &j
@@ -295,6 +307,9 @@ func planChild(cfg Config, r modelRun) (*childPlan, error) {
 	p.cleanups = append(p.cleanups, func() { os.RemoveAll(job.ChangelogDir) })
 	argv, done, err := eng.Command(r.rn, job.ChangelogDir)
 	p.cleanups = append(p.cleanups, done)
+	if err == nil && p.native != nil {
+		argv, err = p.native.ProfileCommand(argv)
+	}
 	if err != nil {
 		return p, err
 	}
@@ -382,7 +397,10 @@ func watchChild(ctx context.Context, cfg Config, p *childPlan, cmd *exec.Cmd, pr
 	slices.Sort(faults)
 	run.StoppedNoProgress = progress.finish(firstErr, faults, p.stateDir, cfg.StateRoot)
 	run.Error = endError(run, waitErr, decErr, tail)
-	if p.prof != nil {
+	switch {
+	case p.native != nil:
+		run.Profile = p.native.CollectProfile(p.prof.Dir, run.Model, run.Samples)
+	case p.prof != nil:
 		run.Profile = collectProfile(p.prof.Dir, run.Model)
 	}
 }

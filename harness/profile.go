@@ -56,6 +56,8 @@ type ProfileJob struct {
 	WarmLifecycles int64 `json:"warm_lifecycles,omitempty"`
 	WarmAfterNs    int64 `json:"warm_after_ns,omitempty"`
 	Every          int64 `json:"every,omitempty"`
+	// IntervalBytes is async-profiler's nativemem sampling interval, for the JVM child (NativeMemIntervalBytes).
+	IntervalBytes int64 `json:"interval_bytes,omitempty"`
 }
 
 func newProfileJob(p *Profile, sc scenarios.Scenario, model string) ProfileJob {

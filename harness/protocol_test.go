@@ -45,7 +45,7 @@ func protocolJobValue(t *testing.T) Job {
 			Allocator: spec.AllocatorJemalloc, KafkaVersion: "4.3.0"},
 		Seed: 20616, StateDir: "/state/rocksleak-kafka-4.3.0-1", Ops: workload.OpsVersion,
 		ChangelogDir: "/state/rocksleak-kafka-4.3.0-changelog-1",
-		Profile:      &ProfileJob{Dir: "/profile", WarmLifecycles: 300, WarmAfterNs: int64(time.Minute), Every: 100},
+		Profile:      &ProfileJob{Dir: "/profile", WarmLifecycles: 300, WarmAfterNs: int64(time.Minute), Every: 100, IntervalBytes: 32768},
 		DiskFull:     &DiskFullJob{Attempts: 3}}
 }
 

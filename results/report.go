@@ -16,7 +16,9 @@ import (
 	"github.com/rocksleak/rocksleak/stats"
 )
 
-// The plots ReportMarkdown links to; Plots renders them.
+// The plots ReportMarkdown links to; Plots renders them. The signals' plots
+// are declared in analysis' registry (SignalInfo.Plot); TestSignalPlots checks
+// these names against it.
 const (
 	PlotNativeHeap = "native_heap.png"
 	PlotRSS        = "rss.png"
@@ -137,12 +139,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 	reportRetention(&b, r)
 	reportProfiles(&b, r)
 
-	p("## Plots\n\n")
-	p("Each signal against lifecycles, one colour per model: the samples, the fitted line over the samples used, and a " +
-		"dashed line where the warm-up cut ends.\n\n")
-	p("![native heap against lifecycles](%s)\n\n", PlotNativeHeap)
-	p("![RSS against lifecycles](%s)\n\n", PlotRSS)
-	p("![live native objects against lifecycles](%s)\n\n", PlotLedger)
+	reportPlots(&b)
 
 	p("## Scenario\n\n")
 	scenarioTable(r.Scenario).Markdown(&b)

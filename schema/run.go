@@ -173,7 +173,30 @@ type HeapProfile struct {
 	Intervals []ProfileInterval `json:"intervals,omitempty"`
 	// Error says why there is no profile, or what went wrong making it.
 	Error string `json:"error,omitempty"`
+	// Profiler is ProfilerNativeMem for the JVM engine's profile (async-profiler's nativemem mode), "" for jemalloc's
+	// heap dumps. A nativemem profile's GrowthBytes are the sampled allocations made from WarmLifecycles on that were
+	// not freed when the recording stopped, after the child closed every store (StopLifecycles), weighted unsampled,
+	// leaving out those made in its last TailFraction (0: none): EndLifecycles is the lifecycle count at that cut,
+	// interpolated in the samples' time.
+	Profiler string `json:"profiler,omitempty"`
+	// RuntimeBytes is the part of a nativemem profile's unfreed bytes that the JVM allocated for itself (HotSpot's
+	// os::malloc, which Native Memory Tracking counts): left out of GrowthBytes and Functions, as the native-heap
+	// signal leaves out the child's runtime_malloc. The profile's files keep it.
+	RuntimeBytes int64 `json:"runtime_bytes,omitempty"`
+	// StopLifecycles is the lifecycle count when the nativemem recording stopped.
+	StopLifecycles int64 `json:"stop_lifecycles,omitempty"`
+	// TailFraction is the share of the nativemem recording, at its end, whose allocations are left out.
+	TailFraction float64 `json:"tail_fraction,omitempty"`
+	// FlameGraph is the unfreed allocations' flame graph (HTML) relative to the run directory, when made.
+	FlameGraph string `json:"flame_graph,omitempty"`
+	// NativeHeapSlope and SlopeRatio are filled by the analysis: the run's native-heap slope per lifecycle and the
+	// profile's GrowthBytes per lifecycle over it (0 without a fit or with a zero slope).
+	NativeHeapSlope float64 `json:"native_heap_slope,omitempty"`
+	SlopeRatio      float64 `json:"slope_ratio,omitempty"`
 }
+
+// ProfilerNativeMem names async-profiler's nativemem mode in HeapProfile.Profiler.
+const ProfilerNativeMem = "async-profiler nativemem"
 
 // ProfileFunction is one allocating function's share of a HeapProfile's growth.
 type ProfileFunction struct {

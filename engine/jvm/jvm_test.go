@@ -97,7 +97,8 @@ func TestCapabilitiesRefuseWhatTheJavaChildCannotRun(t *testing.T) {
 	}
 	sc, err := scenarios.Get("kafka-20616")
 	require.NoError(t, err)
-	require.ErrorIs(t, engine.Refuse(Engine{}, sc, true), engine.ErrUnsupported, "--profile")
+	assert.NoError(t, engine.Refuse(Engine{}, sc, true), "--profile: async-profiler's nativemem mode (nativemem.go)")
+	var _ engine.NativeProfiler = Engine{} // what --profile asks of it
 }
 
 // TestLimitsNameScenarioFields: every limit of the JVM engine names a

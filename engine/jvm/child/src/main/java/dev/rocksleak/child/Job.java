@@ -52,6 +52,44 @@ final class Job {
     int syntheticLeakBytes;
     long boundedCacheBytes;
     long restoreScratchBytes;
+    /** rocksleak run --profile (harness.ProfileJob); null when not profiled. */
+    Profile profile;
+
+    /** harness.ProfileJob: where and from when the child records native allocations (NativeMemProfile). */
+    static final class Profile {
+        String dir;
+        long warmLifecycles;
+        long warmAfterNs;
+        long intervalBytes;
+
+        /** The job's profile, null when absent; its dir is required, the counts are integers (0 when absent). */
+        static Profile parse(final JsonNode p) throws BadInput {
+            if (p == null || p.isNull()) {
+                return null;
+            }
+            final JsonNode dir = p.get("dir");
+            if (dir == null || !dir.isTextual() || dir.asText().isEmpty()) {
+                throw new BadInput("job: profile.dir: missing or not a string");
+            }
+            final Profile out = new Profile();
+            out.dir = dir.asText();
+            out.warmLifecycles = count(p, "warm_lifecycles");
+            out.warmAfterNs = count(p, "warm_after_ns");
+            out.intervalBytes = count(p, "interval_bytes");
+            return out;
+        }
+
+        private static long count(final JsonNode p, final String f) throws BadInput {
+            final JsonNode v = p.get(f);
+            if (v == null || v.isNull()) {
+                return 0;
+            }
+            if (!v.isIntegralNumber() || v.asLong() < 0) {
+                throw new BadInput("job: profile." + f + ": not a count: " + v);
+            }
+            return v.asLong();
+        }
+    }
 
     static Job parse(final JsonNode j) throws BadInput {
         final Job job = new Job();
@@ -70,6 +108,8 @@ final class Job {
             throw new BadInput("job: allocator: \"" + job.allocator + "\" is not glibc or jemalloc");
         }
         job.changelogDir = job.str(j, "changelog_dir", false);
+        job.read.add("profile");
+        job.profile = Profile.parse(j.get("profile"));
         job.read.add("scenario");
         final JsonNode s = j.get("scenario");
         if (s == null || !s.isObject()) {

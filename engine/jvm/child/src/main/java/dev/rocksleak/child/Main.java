@@ -72,6 +72,7 @@ public final class Main {
             return 2;
         }
         installSignals();
+        NativeMemProfile.install(job.profile, mapper); // rocksleak run --profile: any loop below
         try (Json out = new Json(events)) {
             return new Run(job, bare, out, in, mapper).run();
         } catch (final IOException e) {
@@ -171,6 +172,14 @@ public final class Main {
                 error = error == null ? "closing the stores: " + describe(e) : error;
                 status = Math.max(status, 1);
             }
+            if (job.profile != null && sampler != null) {
+                try {
+                    NativeMemProfile.stopped(ex.lifecycles, ex.failedCloses, sampler.nativeHeap(), ex.elapsedNs());
+                } catch (final RuntimeException | IOException e) {
+                    error = error == null ? "profile: " + describe(e) : error;
+                    status = Math.max(status, 1);
+                }
+            }
             summary(stop, error);
             try {
                 Executor.deleteTree(Path.of(job.stateDir));
@@ -241,6 +250,7 @@ public final class Main {
             sampleFields(g, new SampleValues(job.model, seq++, ex.elapsedNs(), trigger, ex.lifecycles, ex.failedCloses,
                 ex.initFailures, ex.taskErrors, ex.records, ex.restores, ex.restoredRecords, r, live, rocks));
             out.end();
+            NativeMemProfile.sampled(trigger.equals("end"), ex.lifecycles, ex.failedCloses, r.nativeHeap, ex.elapsedNs());
             if (!trigger.equals("timer")) {
                 lastLC = ex.lifecycles;
             }

@@ -29,7 +29,6 @@ class ProtocolTest {
     /** The job's keys the child does not read, each with why (everything else it reads must be in the job). */
     static final Map<String, String> IGNORED_JOB_KEYS = Map.of(
         "base_model", "the JVM child takes its Kafka version from kafka_version",
-        "profile", "--profile is refused for the JVM engine before any work (jvm.Engine's capabilities)",
         "disk_full", "rocksleak disk-full runs the Go engine's models");
     static final Map<String, String> IGNORED_SCENARIO_KEYS = new TreeMap<>(Map.ofEntries(
         Map.entry("description", "text"),
