@@ -24,6 +24,7 @@ import com.sun.jna.Pointer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.StateRestoreCallback;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
@@ -68,6 +69,8 @@ final class Executor {
     final List<String> taskErrorExamples = new ArrayList<>();
     final List<Long> taskErrorCounts = new ArrayList<>();
     private final Map<String, Integer> taskErrorIndex = new HashMap<>();
+    /** The stores' app configs beyond the context's base ones (rocksdb.config.setter when bounded memory is on). */
+    private final Map<String, Object> appConfigs = new HashMap<>();
     /** Task errors whose cause chain names a storage fault, by fault (schema.StorageFaults' words). */
     final Map<String, Long> storageFaults = new java.util.TreeMap<>();
     private static final String[][] STORAGE_FAULTS = {
@@ -88,8 +91,10 @@ final class Executor {
         this.changelogRoot = (job.changelogDir != null && !job.changelogDir.isEmpty()
             ? Path.of(job.changelogDir) : root.toPath()).resolve("changelog");
         if (job.boundedCacheBytes > 0) {
-            throw new UnsupportedOperationException("scenario.bounded_cache_bytes > 0 (Kafka's bounded-memory "
-                + "RocksDBConfigSetter) is not run by the JVM child yet");
+            // Kafka's bounded-memory example, reached as an application reaches it: rocksdb.config.setter.
+            appConfigs.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemorySetter.class);
+            appConfigs.put(BoundedMemorySetter.CACHE_BYTES, job.boundedCacheBytes);
+            appConfigs.put(BoundedMemorySetter.WRITE_BUFFER_BYTES, job.boundedWriteBufferBytes);
         }
         if (job.restoreScratchBytes > 0) {
             throw new UnsupportedOperationException("scenario.restore_scratch_bytes > 0 is not run by the JVM child yet");
@@ -257,7 +262,7 @@ final class Executor {
         }
         final File dir = slot.taskDir();
         dir.mkdirs();
-        inst.ctx = new StoreContext(slot.task, dir, job.exactlyOnce);
+        inst.ctx = new StoreContext(slot.task, dir, job.exactlyOnce, appConfigs);
         try {
             inst.store.init(inst.ctx.context(), inst.store);
         } catch (final RuntimeException e) {
@@ -700,6 +705,12 @@ final class Executor {
             }
         }
         return new long[] {mem, readers, cache, n};
+    }
+
+    /** The DBs open now (for tests). */
+    List<RocksDB> openDbList() {
+        openDbs.keySet().removeIf(db -> !db.isOwningHandle());
+        return new ArrayList<>(openDbs.keySet());
     }
 
     int openDbCount() {

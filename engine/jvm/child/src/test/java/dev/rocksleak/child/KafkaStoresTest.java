@@ -50,7 +50,13 @@ class KafkaStoresTest {
     };
 
     Executor executor(final String store) throws Exception {
-        final String scenario = JobTest.SCENARIO.replace("\"store\":\"kv\"", "\"store\":\"" + store + "\"");
+        return executor(store, "");
+    }
+
+    /** An executor over JobTest.SCENARIO with the store kind and more scenario fields (",\"f\":v..."). */
+    Executor executor(final String store, final String fields) throws Exception {
+        final String scenario = JobTest.SCENARIO.replace("\"store\":\"kv\"", "\"store\":\"" + store + "\"")
+            .replace("}", fields + "}");
         final Job job = Job.parse(new ObjectMapper().readTree("{\"scenario\":" + scenario
             + ",\"model\":\"kafka-" + VERSION + "\",\"seed\":7,\"state_dir\":\"" + dir.resolve("state")
             + "\",\"changelog_dir\":\"" + dir.resolve("cl") + "\"}"));
@@ -211,5 +217,46 @@ class KafkaStoresTest {
     @Test
     void windowReadsFillTheSegmentsBlockCaches() throws Exception {
         assertTrue(blockCacheGrowth("window", true) > 0, "fetch and all() read the segments' data blocks");
+    }
+
+    static final long BOUNDED_CACHE = 8L << 20;
+    static final String BOUNDED = ",\"bounded_cache_bytes\":" + BOUNDED_CACHE + ",\"bounded_write_buffer_bytes\":" + (4L << 20);
+    static final String OPEN_1 = "{\"op\":\"open\",\"task\":0,\"store\":1,\"stream_time\":0,\"init_failures\":0}";
+
+    /** rocksdb.block-cache-capacity of every open DB. */
+    long[] cacheCapacities() throws Exception {
+        final java.util.List<org.rocksdb.RocksDB> dbs = ex.openDbList();
+        final long[] out = new long[dbs.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = dbs.get(i).getLongProperty("rocksdb.block-cache-capacity");
+        }
+        return out;
+    }
+
+    @Test
+    void boundedMemoryReachesOpenDBThroughRocksdbConfigSetter() throws Exception {
+        executor("kv", BOUNDED + ",\"stores_per_task\":2"); // a repeated key: Jackson keeps the last
+        run(OPEN, OPEN_1);
+        assertEquals(2, ex.openDbCount());
+        assertTrue(java.util.Arrays.equals(new long[] {BOUNDED_CACHE, BOUNDED_CACHE}, cacheCapacities()),
+            "both stores use the setter's cache: " + java.util.Arrays.toString(cacheCapacities()));
+        final org.rocksdb.Cache shared = BoundedMemorySetter.sharedCache();
+        assertNotNull(shared, "Kafka's openDB instantiated the setter named by rocksdb.config.setter");
+        // One cache: what one store's memtable charges to it (the write buffer manager's dummy entries) shows in both.
+        for (int i = 0; i < 50; i++) {
+            run(put(i, i));
+        }
+        final java.util.List<org.rocksdb.RocksDB> dbs = ex.openDbList();
+        assertEquals(dbs.get(0).getLongProperty("rocksdb.block-cache-usage"),
+            dbs.get(1).getLongProperty("rocksdb.block-cache-usage"), "one cache, one usage");
+        assertEquals(shared.getUsage(), dbs.get(0).getLongProperty("rocksdb.block-cache-usage"));
+    }
+
+    @Test
+    void withoutBoundedMemoryEachStoreHasKafkasOwnCache() throws Exception {
+        executor("kv");
+        run(OPEN);
+        // Kafka's RocksDBStore.BLOCK_CACHE_SIZE: a 50 MB LRUCache per store (the negative control).
+        assertEquals(50L << 20, cacheCapacities()[0]);
     }
 }
