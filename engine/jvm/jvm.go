@@ -233,7 +233,7 @@ var capabilities = engine.Capabilities{NativeMemProfile: true, Limits: []engine.
 		OK: func(sc scenarios.Scenario) bool {
 			return sc.CloseFailureRate == 0 || sc.CloseFailureKind == "" || sc.CloseFailureKind == spec.FaultTransient
 		},
-		Why: "the Java child injects the transient close failure (Kafka's failed status write) only"},
+		Why: "the Java child injects the transient close failure (Kafka's failed status write) only; a sticky one loses the store's unflushed records and offsets, and the child has no catch-up restore from a store's committed offset (docs/fidelity.md)"},
 }}
 
 // Preflight checks that rn's child can start (see CommandLine); the error

@@ -149,6 +149,7 @@ final class Executor {
         StateStore store;
         StoreContext ctx;
         boolean armed;
+        boolean sticky;
         final boolean counted;
 
         Instance(final Slot slot, final boolean counted) {
@@ -179,6 +180,11 @@ final class Executor {
         @Override
         public boolean armed() {
             return armed;
+        }
+
+        @Override
+        public boolean sticky() {
+            return sticky;
         }
 
         @Override
@@ -319,13 +325,13 @@ final class Executor {
                 return Stop.NONE;
             case "arm": {
                 final String fault = text(op, "fault");
-                if (!fault.equals("transient")) {
-                    throw new UnsupportedOperationException("op arm: fault \"" + fault + "\" is not run by the JVM "
-                        + "child yet (transient is)");
+                if (!fault.equals("transient") && !fault.equals("sticky")) {
+                    throw new Job.BadInput("op arm: unknown fault \"" + fault + "\" (transient, sticky)");
                 }
                 final Slot s = slot(op);
                 if (s.inst != null) {
                     s.inst.armed = true;
+                    s.inst.sticky = fault.equals("sticky");
                 }
                 return Stop.NONE;
             }
@@ -705,6 +711,12 @@ final class Executor {
             }
         }
         return new long[] {mem, readers, cache, n};
+    }
+
+    /** The records store (task, idx) holds now, read through all(); -1 when it is not open (for tests). */
+    long scanRecords(final int task, final int idx) {
+        final Slot s = slots[task][idx];
+        return s.inst == null ? -1 : Reads.scan(s.inst.store, job.store);
     }
 
     /** The DBs open now (for tests). */

@@ -259,4 +259,40 @@ class KafkaStoresTest {
         // Kafka's RocksDBStore.BLOCK_CACHE_SIZE: a 50 MB LRUCache per store (the negative control).
         assertEquals(50L << 20, cacheCapacities()[0]);
     }
+
+    /**
+     * The sticky fault on RocksJava (why the JVM engine still refuses close_failure_kind sticky, docs/fidelity.md):
+     * the malformed batch puts the DB into RocksDB's failed state, the status write fails with that background error,
+     * and the close cannot flush: with the WAL off, the reopened store holds neither the records nor a status, so no
+     * TaskCorruptedException, no wipe. Kafka's state manager would restore from the store's committed offset, which
+     * is gone too; the child does not model that catch-up restore. The transient fault (the control) keeps them.
+     */
+    @Test
+    void aStickyArmedCloseLosesWhatTheMemtableHeld() throws Exception {
+        executor("kv");
+        run(OPEN);
+        for (int i = 0; i < 25; i++) {
+            run(put(i, i));
+        }
+        run(ARM.replace("transient", "sticky"), CLOSE, OPEN);
+        if (!OFFSETS_CF) {
+            assertEquals(0, ex.failedCloses); // 4.0 to 4.2: no status write to fail
+            return;
+        }
+        assertEquals(1, ex.failedCloses);
+        assertTrue(ex.firstCloseError.contains("malformed WriteBatch"), ex.firstCloseError);
+        assertEquals(0, ex.restores, "no status on disk: no TaskCorruptedException");
+        assertEquals(0, ex.scanRecords(0, 0), "the memtable's records are gone");
+    }
+
+    @Test
+    void aTransientArmedCloseKeepsTheRecordsThroughTheRestore() throws Exception {
+        executor("kv");
+        run(OPEN);
+        for (int i = 0; i < 25; i++) {
+            run(put(i, i));
+        }
+        run(ARM, CLOSE, OPEN);
+        assertEquals(10, ex.scanRecords(0, 0), "key_spread 10: every key is back");
+    }
 }
