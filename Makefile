@@ -54,12 +54,14 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/rocksleak
 
 ## jvm: build the JVM engine's child and each KAFKA_VERSIONS' classpath into build/jvm (jvm/child/build.sh: Maven
-## offline first, online only for what ~/.m2 lacks; JVM_TESTS=-t runs its JUnit tests too).
+## offline first, online only for what ~/.m2 lacks; JVM_TESTS=-t runs its JUnit tests too), and the example
+## applications (examples/java/build.sh: build/jvm/rocksleak-examples.jar, docs/your-application.md).
 jvm: deps
 ifeq ($(wildcard $(JVM_POM)),)
 	@echo "make jvm: $(JVM_POM) is not there yet, so the kafka-<version> models cannot run"
 else
 	MVN=$(MVN) jvm/child/build.sh $(JVM_TESTS) $(JVM_DIR) $(KAFKA_VERSIONS)
+	MVN=$(MVN) examples/java/build.sh $(JVM_DIR)
 endif
 
 ## run: build and run the default scenario (kafka-20616), leaky vs fixed.

@@ -28,18 +28,22 @@ func SettleCommand(r *schema.Result, model string, d stats.Decision) string {
 		lifecycles = run.Lifecycles
 	}
 	sets := carriedSets(r.Provenance.Command)
-	base := fmt.Sprintf("rocksleak run --scenario %s --models %s --seed %d%s", r.Scenario.Name, model, r.Scenario.Seed, sets)
+	what := "--scenario " + r.Scenario.Name
+	if app := carriedApp(r.Provenance.Command); app != "" {
+		what = "--app " + app // an application's run: its app file, not a catalogue scenario
+	}
+	base := fmt.Sprintf("rocksleak run %s --models %s --seed %d%s", what, model, r.Scenario.Seed, sets)
 	round := func(v float64) int64 { return int64(math.Ceil(v/100) * 100) }
 	var cmd string
 	switch {
 	case d.Step():
-		cmd = fmt.Sprintf("rocksleak run --scenario %s --models %s --seed %d%s", r.Scenario.Name, model, r.Scenario.Seed+1, sets)
+		cmd = fmt.Sprintf("rocksleak run %s --models %s --seed %d%s", what, model, r.Scenario.Seed+1, sets)
 		if lifecycles > 0 {
 			cmd += fmt.Sprintf(" --lifecycles %d", lifecycles)
 		}
 	case d.NeedsControl():
 		if model == "fixed" {
-			cmd = fmt.Sprintf("rocksleak run --scenario %s --models fixed,all-fixes --seed %d%s --lifecycles %d", r.Scenario.Name, r.Scenario.Seed, sets, max(round(float64(lifecycles)), 3000))
+			cmd = fmt.Sprintf("rocksleak run %s --models fixed,all-fixes --seed %d%s --lifecycles %d", what, r.Scenario.Seed, sets, max(round(float64(lifecycles)), 3000))
 		} else if lifecycles > 0 {
 			cmd = fmt.Sprintf("%s --lifecycles %d", base, round(2*float64(lifecycles)))
 		}
@@ -52,6 +56,20 @@ func SettleCommand(r *schema.Result, model string, d stats.Decision) string {
 		return d.Settle
 	}
 	return d.Settle + ": " + cmd
+}
+
+// carriedApp returns the --app file of a recorded rocksleak command line ("" when there is none).
+func carriedApp(command string) string {
+	f := strings.Fields(command)
+	for i, a := range f {
+		switch {
+		case (a == "--app" || a == "-app") && i+1 < len(f):
+			return f[i+1]
+		case strings.HasPrefix(a, "--app="):
+			return strings.TrimPrefix(a, "--app=")
+		}
+	}
+	return ""
 }
 
 // carriedSets returns the --set flags of a recorded rocksleak command line,

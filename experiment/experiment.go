@@ -45,6 +45,9 @@ type Options struct {
 	// Stderr gets the progress display and the children's stderr (nil:
 	// discarded).
 	Stderr io.Writer
+	// App, when set, is the user's application every model runs
+	// (rocksleak run --app; harness.App).
+	App *harness.App
 }
 
 // Run runs the scenario's models in child processes, with a progress
@@ -65,7 +68,9 @@ func Run(ctx context.Context, o Options) (*schema.Result, *schema.Output, error)
 			seq[m] = &analysis.Sequential{Floors: analysis.DefaultFloors(), PlannedLifecycles: float64(sc.Lifecycles),
 				DurationNs: int64(sc.Duration)}
 		}
-		settled = func(m string, samples []schema.Sample) bool { return seq[m].Observe(samples) }
+		settled = func(m string, samples []schema.Sample) bool {
+			return seq[m].Observe(schema.BetweenLifecycles(samples))
+		}
 	}
 	out, runErr := harness.Run(ctx, harness.Config{
 		Settled:   settled,
@@ -77,6 +82,7 @@ func Run(ctx context.Context, o Options) (*schema.Result, *schema.Output, error)
 		OnEvent:   prog.event,
 		Profile:   o.Profile,
 		Guard:     harness.Guard{MaxRSS: o.MaxRSS},
+		App:       o.App,
 	})
 	prog.finish()
 	if out == nil {

@@ -61,6 +61,8 @@ type Config struct {
 	JVM JVM
 	// Progress stops a child that makes no progress (see Progress).
 	Progress Progress
+	// App, when set, is the user's application every model runs (see App).
+	App *App
 
 	diskFull *DiskFullJob // set by RunDiskFull
 }
@@ -89,6 +91,14 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 	if err := cfg.JVM.preflight(models); err != nil {
 		return nil, err
 	}
+	if err := cfg.JVM.preflightApp(models, cfg.App, cfg.Scenario); err != nil {
+		return nil, err
+	}
+	if cfg.App != nil {
+		w := cfg.App.Redactor.Writer(cfg.Stderr)
+		defer w.Close()
+		cfg.Stderr = w
+	}
 	out := &schema.Output{Started: time.Now().UTC()}
 	var failed []string
 	for _, m := range models {
@@ -97,6 +107,7 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 			break
 		}
 		run := runChild(ctx, cfg, m)
+		cfg.App.redactRun(run)
 		out.Runs = append(out.Runs, run)
 		if run.Summary != nil && run.Summary.Interrupted && run.StoppedByGuard == "" && run.StoppedNoProgress == "" {
 			out.Interrupted = true
@@ -165,10 +176,12 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		run.Error = fmt.Sprintf("%s: --profile profiles the Go engine's models only (the JVM child does not dump jemalloc heap profiles)", model)
 		return run
 	}
-	gen, err := workload.New(cfg.Scenario, cfg.Seed)
-	if err != nil {
-		run.Error = err.Error()
-		return run
+	var gen *workload.Generator // nil for an app: no op stream
+	if cfg.App == nil {
+		if gen, err = workload.New(cfg.Scenario, cfg.Seed); err != nil {
+			run.Error = err.Error()
+			return run
+		}
 	}
 	stateDir, err := os.MkdirTemp(cfg.StateRoot, "rocksleak-"+model+"-")
 	if err != nil {
@@ -189,6 +202,13 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 	}
 	job := Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir, Profile: prof,
 		Ops: workload.OpsVersion, Synthetic: rn.Synthetic, ReadOptionsFix: rn.ReadOptionsFix, Allocator: string(rn.Allocator), DiskFull: cfg.diskFull}
+	if cfg.App != nil {
+		// The child ends a runaway allocation itself, naming the application's frames, a little before the
+		// guard would kill it from outside.
+		app := cfg.App.Job
+		app.MaxRSS = cfg.Guard.limit() / 10 * 9
+		job.App, job.Ops = &app, 0
+	}
 	exe, args := cfg.Exe, cfg.ChildArgs
 	// Every child's changelogs, made and removed here: under ChangelogRoot,
 	// not on the state disk, as Kafka's changelog topics live on the
@@ -335,7 +355,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 // input (or w was closed). Nothing is held beyond the generator's step and
 // one 64 KiB buffer: the pipe's back-pressure paces it.
 func streamOps(w io.Writer, job []byte, gen *workload.Generator) error {
-	if _, err := w.Write(append(job, '\n')); err != nil {
+	if _, err := w.Write(append(job, '\n')); err != nil || gen == nil {
 		return err
 	}
 	return gen.WriteTo(w, nil)

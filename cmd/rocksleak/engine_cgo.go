@@ -43,5 +43,5 @@ func childMain() int {
 // engineUsageError reports the run half's errors that mean "cannot run this
 // here" (exit status 2).
 func engineUsageError(err error) bool {
-	return errors.Is(err, harness.ErrLimits) || errors.Is(err, harness.ErrJVMNotBuilt)
+	return errors.Is(err, harness.ErrLimits) || errors.Is(err, harness.ErrJVMNotBuilt) || errors.Is(err, harness.ErrBadApp)
 }

@@ -42,6 +42,7 @@ type runOptions struct {
 	profileEvery int64
 	maxRSS       string
 	noSpaceCheck bool
+	app          string
 }
 
 func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
@@ -62,6 +63,7 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs.Int64Var(&o.profileEvery, "profile-every", 0, "with --profile, also dump the heap every K lifecycles after the warm-up (growth per interval in result.json and report.md)")
 	fs.StringVar(&o.maxRSS, "max-rss", "", "stop a model's child whose RSS, watched from outside, crosses this size (e.g. 4GiB; default half the memory available at the child's start, or of the cgroup's memory.max when smaller; \"none\" for no limit); its result is marked and the run exits 1")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go (default: the system temp dir); removed at the end")
+	fs.StringVar(&o.app, "app", "", "run your own application instead of the scenario's workload: an app file naming its class, classpath and Kafka Streams properties (docs/your-application.md); the models are the file's Kafka versions (kafka-<version>) unless --models names them")
 	fs.BoolVar(&o.noSpaceCheck, "no-space-check", false, "skip the check, before the run, that --state-dir has the space the scenario needs (to study a state disk that fills: a model that stops making progress is then stopped, see docs/faults.md)")
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("%w: %w", errUsage, err)
@@ -138,6 +140,10 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	if err != nil {
 		return err
 	}
+	app, err := loadApp(o, &sc)
+	if err != nil {
+		return err
+	}
 	outDir := o.out
 	if outDir == "" {
 		outDir = filepath.Join("results", "runs", time.Now().UTC().Format("20060102T150405Z")+"-"+sc.Name)
@@ -179,7 +185,7 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	}
 	res, out, runErr := experiment.Run(ctx, experiment.Options{Scenario: sc, StateRoot: o.stateRoot,
 		Command: "rocksleak run " + strings.Join(args, " "), Commit: gitCommit, UntilVerdict: o.untilVerdict,
-		MaxRSS: maxRSS, Profile: prof, Stderr: stderr})
+		MaxRSS: maxRSS, Profile: prof, Stderr: stderr, App: app})
 	if out == nil {
 		return runErr
 	}

@@ -1,0 +1,72 @@
+package analysis
+
+import (
+	"fmt"
+
+	"github.com/rocksleak/rocksleak/internal/units"
+	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
+)
+
+// withinConfidence is the confidence of WithinLifecycle's interval for the median growth.
+const withinConfidence = 0.95
+
+// WithinLifecycle reads an application run's samples inside its lifecycles (schema.TriggerAfterOpen after a
+// task's first step, schema.TriggerBeforeClose after its last, the stores open at both): the code's native heap
+// from the one to the other in each sampled lifecycle, the median over lifecycles with a distribution-free 95%
+// interval, and the records and steps in between. It is growth within a task's life: an iterator left open until
+// its store closes. Whether the close gives it back is the lifecycles' own verdict (the fits leave these samples
+// out): growth here with no leak across lifecycles is released at close. Present when the interval's bottom is
+// above floor (bytes per lifecycle, the native heap's verdict floor). counts, when not nil, gives the punctuations
+// per lifecycle (Kafka's punctuate-total). nil when the run has no such pair.
+func WithinLifecycle(samples []schema.Sample, counts *schema.AppCounts, lifecycles int64, floor float64) *schema.WithinLifecycle {
+	var growth, records, open, cache, mem, readers []float64
+	var peak int64
+	for i, s := range samples {
+		if s.Trigger != schema.TriggerBeforeClose {
+			continue
+		}
+		peak = max(peak, s.LiveNatives["iterator"])
+		open = append(open, float64(s.RocksDB.OpenDBs))
+		cache = append(cache, float64(s.RocksDB.BlockCache))
+		mem = append(mem, float64(s.RocksDB.MemTables))
+		readers = append(readers, float64(s.RocksDB.TableReaders))
+		for j := i - 1; j >= 0; j-- {
+			o := samples[j]
+			if o.Lifecycles != s.Lifecycles || o.Trigger == schema.TriggerLifecycle || o.Trigger == schema.TriggerStart {
+				break
+			}
+			if o.Trigger == schema.TriggerAfterOpen {
+				growth = append(growth, float64(s.CodeNativeHeap()-o.CodeNativeHeap()))
+				records = append(records, float64(s.Records-o.Records))
+				break
+			}
+		}
+	}
+	if len(growth) == 0 {
+		return nil
+	}
+	w := &schema.WithinLifecycle{Lifecycles: len(growth), Growth: stats.Median(growth), Records: stats.Median(records),
+		OpenIteratorsPeak: peak, Confidence: withinConfidence, OpenStores: stats.Median(open),
+		BlockCache: stats.Median(cache), MemTables: stats.Median(mem), TableReaders: stats.Median(readers)}
+	if counts != nil && counts.StepsPerLifecycle > 1 {
+		w.Steps = float64(counts.StepsPerLifecycle - 1)
+		if lifecycles > 0 && counts.Punctuations > 0 {
+			w.Punctuations = float64(counts.Punctuations) / float64(lifecycles) * w.Steps / float64(counts.StepsPerLifecycle)
+		}
+	}
+	lo, hi, ok := stats.MedianInterval(growth, withinConfidence)
+	if !ok {
+		w.Reason = fmt.Sprintf("%d lifecycles sampled inside: too few for an interval (6 at least)", len(growth))
+		return w
+	}
+	w.Low, w.High = lo, hi
+	w.Present = lo > floor
+	word := "no growth within a lifecycle above"
+	if w.Present {
+		word = "growth within a lifecycle above"
+	}
+	w.Reason = fmt.Sprintf("%s the %s floor: the native heap from after the first step to before the close, median %s [%s, %s] over %d lifecycles",
+		word, units.FormatBytes(floor), units.FormatSignedBytes(w.Growth), units.FormatSignedBytes(lo), units.FormatSignedBytes(hi), len(growth))
+	return w
+}
