@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     := bin/rocksleak
 # The pure-Go packages (no cgo, no RocksDB: `go list -deps` names neither grocksdb nor lifecycle nor harness).
-PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./internal/... ./workload/... ./jvm/kafkaversions/...
+PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./gate/... ./plan/... ./rehearsal/... ./sweep/... ./internal/... ./workload/... ./engine/jvm/kafkaversions/...
 # Every other package: the ones with real runs (evaluated only when used).
 REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # The packages whose code runs goroutines or guards shared state (go statements, sync, atomic outside tests: the
@@ -16,10 +16,13 @@ REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # CPU priority: RACE_MEM's -short tests passed so, beside two default runs at once, twice on 2026-12-03.
 RACE_MEM    := ./measure ./harness ./lifecycle
 RACE_SHARED := ./fleet ./heapprof
+# The packages with Go benchmarks: make test runs each benchmark once (-benchtime=1x, -short: BenchmarkProfileCost's
+# children run 30 lifecycles instead of 300), so that none breaks unseen; make bench measures.
+BENCH_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Benchmark' .)))
 ARGS    ?=
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
 FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./schema:FuzzParseSamplesCSV \
-           ./results/gate:FuzzParsePolicy ./results/plan:FuzzParseTopology
+           ./gate:FuzzParsePolicy ./plan:FuzzParseTopology
 FUZZTIME ?= 2m
 # How long the fuzzer may shrink a new input (go test -fuzzminimizetime; Go's default is 60s).
 FUZZMINIMIZETIME ?= 60s
@@ -29,7 +32,7 @@ FUZZMINIMIZETIME ?= 60s
 # it minimizing its first new input (47 executions, 0 new inputs kept); 20000 executions with minimizing bounded to
 # 500 each run every target in 3-6 s here and keep what they find (59 new inputs for FuzzLoadYAML).
 TESTFUZZ := FUZZTIME=20000x FUZZMINIMIZETIME=500x
-# The JVM engine (kafka-<version> models, harness.JVM): the Java child (jvm/child, a Maven module) as
+# The JVM engine (kafka-<version> models, harness.JVM): the Java child (engine/jvm/child, a Maven module) as
 # build/jvm/rocksleak-child.jar and, per Kafka version, the classpath Maven resolves for it
 # (build/jvm/classpath-<version>.txt: kafka-streams and kafka-streams-test-utils of that version, with the
 # rocksdbjni its pom names). Maven is tried offline (-o) first and goes online only when something is not in
@@ -37,8 +40,8 @@ TESTFUZZ := FUZZTIME=20000x FUZZMINIMIZETIME=500x
 MVN      ?= mvn
 KAFKA_VERSIONS ?= 4.2.2 4.3.0 4.3.1
 JVM_DIR  := build/jvm
-JVM_POM  := jvm/child/pom.xml
-# The tests find the JVM build here; once jvm/child exists, its absence fails them instead of skipping.
+JVM_POM  := engine/jvm/child/pom.xml
+# The tests find the JVM build here; once engine/jvm/child exists, its absence fails them instead of skipping.
 JVM_TEST_ENV := ROCKSLEAK_JVM_DIR=$(abspath $(JVM_DIR)) $(if $(wildcard $(JVM_POM)),ROCKSLEAK_REQUIRE_JVM=1)
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS := -X main.gitCommit=$(COMMIT)
@@ -53,14 +56,14 @@ deps:
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/rocksleak
 
-## jvm: build the JVM engine's child and each KAFKA_VERSIONS' classpath into build/jvm (jvm/child/build.sh: Maven
+## jvm: build the JVM engine's child and each KAFKA_VERSIONS' classpath into build/jvm (engine/jvm/child/build.sh: Maven
 ## offline first, online only for what ~/.m2 lacks; JVM_TESTS=-t runs its JUnit tests too), and the example
 ## applications (examples/java/build.sh: build/jvm/rocksleak-examples.jar, docs/your-application.md).
 jvm: deps
 ifeq ($(wildcard $(JVM_POM)),)
 	@echo "make jvm: $(JVM_POM) is not there yet, so the kafka-<version> models cannot run"
 else
-	MVN=$(MVN) jvm/child/build.sh $(JVM_TESTS) $(JVM_DIR) $(KAFKA_VERSIONS)
+	MVN=$(MVN) engine/jvm/child/build.sh $(JVM_TESTS) $(JVM_DIR) $(KAFKA_VERSIONS)
 	MVN=$(MVN) examples/java/build.sh $(JVM_DIR)
 endif
 
@@ -75,18 +78,18 @@ run: deps build
 ##   cmd/rocksleak the real runs go two at a time (each keeps about one core busy).
 ## - test-beside, at the lowest CPU priority (nice -n 19), so that it takes only the CPU test-alone leaves idle, two at
 ##   a time: the Java child's JUnit tests, go vet, the pure packages' tests, the race detector on the packages with
-##   goroutines (-short), and the brief fuzzing.
+##   goroutines (-short), the brief fuzzing, and every Go benchmark once (-benchtime=1x -short).
 ## docs/developing.md ("Tests and their timings") says how long each part takes and why.
 test: deps
 	@$(MAKE) --no-print-directory jvm
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-alone test-beside
 
 # make test's parts (`make test` runs them).
-.PHONY: test-alone test-beside test-jvm test-vet test-pure test-race-mem test-race-shared test-fuzz
+.PHONY: test-alone test-beside test-jvm test-vet test-pure test-race-mem test-race-shared test-fuzz test-bench
 test-alone:
 	$(JVM_TEST_ENV) $(GO) test -p 1 -count=1 -timeout 25m $(REAL)
 test-beside:
-	@MAKEFLAGS= nice -n 19 $(MAKE) --no-print-directory -j2 --output-sync=target test-race-mem test-jvm test-vet test-pure test-race-shared test-fuzz
+	@MAKEFLAGS= nice -n 19 $(MAKE) --no-print-directory -j2 --output-sync=target test-race-mem test-jvm test-vet test-pure test-race-shared test-fuzz test-bench
 # The Java child with its own JUnit tests (make jvm with build.sh -t), built into a directory of its own
 # ($(JVM_DIR)-junit), so that test-alone's JVM runs keep reading the build make test made first in $(JVM_DIR).
 test-jvm:
@@ -101,6 +104,9 @@ test-race-shared:
 	$(GO) test -count=1 -race -short -timeout 10m $(RACE_SHARED)
 test-fuzz:
 	@$(MAKE) --no-print-directory fuzz $(TESTFUZZ)
+# Every Go benchmark once: it checks that each still runs; its figures mean nothing here (make bench measures).
+test-bench:
+	$(GO) test -short -count=1 -run '^$$' -bench . -benchtime=1x -timeout 10m $(BENCH_PKGS)
 
 ## test-short: the edit loop, under 2 minutes (91 s on a shared 2-core machine; no RocksDB, nothing installed):
 ## the pure packages vetted, then their tests with -short, which skips their long Monte Carlo runs (the
@@ -135,11 +141,11 @@ clean:
 	rm -rf bin build
 
 ## stats-check: the seeded simulation suite of stats (coverage and false calls per case, the coverage
-## frontier, early verdicts, controlled verdicts) and the across-seed spread on results/reliability/* if present.
+## frontier, early verdicts, controlled verdicts) and the across-seed spread on runs/reliability/* if present.
 ## STATSCHECK_FLAGS=-quick for 100 instead of 400 runs per case.
 .PHONY: stats-check
 stats-check:
-	$(GO) run ./scripts/statscheck -real 'results/reliability/*' $(STATSCHECK_FLAGS)
+	$(GO) run ./scripts/statscheck -real 'runs/reliability/*' $(STATSCHECK_FLAGS)
 
 ## ci-example: run the GitHub Actions example's shell steps in order on this machine (Debian 12, as root), from a
 ## clean copy of the repository, with a tiny sweep (cmd/rocksleak TestGitHubActionsWorkflowSteps; about 35 s with a
@@ -148,23 +154,23 @@ stats-check:
 ci-example:
 	ROCKSLEAK_WORKFLOW_TEST=1 $(GO) test -count=1 -run TestGitHubActionsWorkflowSteps -v ./cmd/rocksleak
 
-## kafka-versions: resolve every Kafka version of jvm/kafkaversions/versions.tsv with Maven, check each row against its
+## kafka-versions: resolve every Kafka version of engine/jvm/kafkaversions/versions.tsv with Maven, check each row against its
 ## pom, Maven's resolution and its jar's bytecode (javap), and print the table as read from the jars (about 1 minute
 ## once resolved; the first run downloads the jars).
 kafka-versions:
-	./jvm/kafkatests/kafka-versions.sh
+	./engine/jvm/kafkatests/kafka-versions.sh
 
 ## kafka-tests: Kafka's own close-leak tests (4.3.1's test jar), a port of their assertions that links against both
 ## jars, the restore-path WriteBatch leak and the offsets CF's cache capacity, run against the 4.3.0 and 4.3.1 main
 ## jars; prints test method x jar -> outcome with every failure's message (about 3 minutes).
 kafka-tests:
-	./jvm/kafkatests/kafka-tests.sh
+	./engine/jvm/kafkatests/kafka-tests.sh
 
 ## versions: which Kafka versions leak, and how much: builds the JVM child and the classpath of every version of
-## jvm/kafkaversions/versions.tsv, then runs `rocksleak versions` over them (VERSIONS_FLAGS, e.g.
+## engine/jvm/kafkaversions/versions.tsv, then runs `rocksleak versions` over them (VERSIONS_FLAGS, e.g.
 ## VERSIONS_FLAGS="--versions 4.3.0,4.3.1 --lifecycles 800"; about 25 s per version at 400 lifecycles).
 # Every row of the table (4.0.0 on): the versions rocksleak versions runs.
-TABLE_VERSIONS := $(shell awk -F'\t' '!/^\#/ && $$1 != "kafka_version" {print $$1}' jvm/kafkaversions/versions.tsv)
+TABLE_VERSIONS := $(shell awk -F'\t' '!/^\#/ && $$1 != "kafka_version" {print $$1}' engine/jvm/kafkaversions/versions.tsv)
 .PHONY: versions
 versions: KAFKA_VERSIONS := $(TABLE_VERSIONS)
 versions: jvm build

@@ -315,8 +315,9 @@ func validOr0(e stats.Estimate) float64 {
 	return 0
 }
 
-// Analyze fits every model's samples, decides each model's verdict, and
-// compares the models pairwise and, when all four ran, attributes the leaky
+// Analyze fits every model's samples, decides each model's verdict (the
+// early stop's, for a run whose result records one: see applyEarlyStop),
+// and compares the models pairwise and, when all four ran, attributes the leaky
 // model's growth to the two leaks. It fills the Fits, Verdict, Comparisons and
 // Attribution fields of r.
 func Analyze(r *schema.Result, samples map[string][]schema.Sample, floors schema.VerdictFloors) error {
@@ -345,6 +346,7 @@ func Analyze(r *schema.Result, samples map[string][]schema.Sample, floors schema
 		d := Decide(nat, rss, floors)
 		run.Verdict = VerdictOf(d, nat, rss)
 		run.Verdict.Settle = SettleCommand(r, m, d)
+		applyEarlyStop(run, ss, floors)
 	}
 	r.Comparisons = nil
 	for i, a := range r.Models {

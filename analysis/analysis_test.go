@@ -36,8 +36,7 @@ func TestDifferenceIsSubjectMinusBaseline(t *testing.T) {
 }
 
 func TestDefaultFloorsAreTheStatsDefaults(t *testing.T) {
-	o := stats.DefaultVerdictOptions()
-	assert.Equal(t, schema.VerdictFloors{NativeHeap: o.NativeFloor, RSS: o.RSSFloor}, DefaultFloors())
+	assert.Equal(t, schema.VerdictFloors{NativeHeap: stats.DefaultNativeFloor, RSS: stats.DefaultRSSFloor}, DefaultFloors())
 	assert.Equal(t, schema.VerdictFloors{NativeHeap: 2048, RSS: 12288}, DefaultFloors(), "the floors every verdict has used")
 }
 

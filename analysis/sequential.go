@@ -49,6 +49,10 @@ type Sequential struct {
 	Verdict *schema.Look    // when the verdict settled, nil until then
 	Stop    *stats.Decision // the decision at the stopping look, nil until then
 	conf    float64         // the stopping look's level
+	// stopFits are the lifecycle-only (Total) native-heap and RSS fits of
+	// the stopping look: the verdict's flags come from the look its reason
+	// comes from.
+	stopFits [2]schema.SignalFit
 }
 
 func (q *Sequential) defaults() {
@@ -121,6 +125,7 @@ func (q *Sequential) Observe(all []schema.Sample) bool {
 		q.conf = d.Confidence
 		q.Verdict = look(d.Verdict.Leak(), d.Reason)
 		q.Stop = &d
+		q.stopFits = [2]schema.SignalFit{nat, rss}
 		return true
 	}
 	return false
@@ -135,12 +140,46 @@ func (q *Sequential) Outcome() *schema.SequentialOutcome {
 
 // StopVerdict is the verdict to report for a run that --until-verdict
 // stopped: the stopping look's Decision (intervals at the look's level,
-// flagged as an early stop), not a re-fit at a naive 95%. nil when the
-// verdict never settled: the run went on to its own limit and its full fit's
-// verdict stands.
-func (q *Sequential) StopVerdict(native, rss schema.SignalFit) *schema.Verdict {
+// flagged as an early stop), not a re-fit at a naive 95%, with the blocking
+// flags of that look's fits. nil when the verdict never settled: the run
+// went on to its own limit and its full fit's verdict stands.
+func (q *Sequential) StopVerdict() *schema.Verdict {
 	if q.Stop == nil {
 		return nil
 	}
-	return VerdictOf(*q.Stop, native, rss)
+	return VerdictOf(*q.Stop, q.stopFits[0], q.stopFits[1])
+}
+
+// Replay gives q a run's samples one at a time, as the harness gave them
+// while the run went on (after every sample, until q said stop), and
+// reports whether it stopped. Replaying the samples a result recorded takes
+// the looks the run took: the same samples at each look, the same fits, the
+// same decisions.
+func (q *Sequential) Replay(all []schema.Sample) bool {
+	for n := 1; n <= len(all); n++ {
+		if q.Observe(all[:n]) {
+			return true
+		}
+	}
+	return false
+}
+
+// applyEarlyStop applies the early stop a result records to run, whose
+// samples are all: when run.Sequential names this rule (RuleName), the
+// looks are replayed over the samples at the recorded horizon (Replay) and
+// their outcome replaces the record; at a stop, the stopping look's verdict
+// replaces the full fit's (StopVerdict). A run without a record (no
+// --until-verdict), or one recorded under another rule, keeps its full
+// fit's verdict and its record.
+func applyEarlyStop(run *schema.Run, all []schema.Sample, floors schema.VerdictFloors) {
+	rec := run.Sequential
+	if rec == nil || rec.Rule != RuleName {
+		return
+	}
+	q := &Sequential{Floors: floors, PlannedLifecycles: rec.PlannedLifecycles}
+	q.Replay(all)
+	run.Sequential = q.Outcome()
+	if v := q.StopVerdict(); v != nil {
+		run.Verdict = v
+	}
 }

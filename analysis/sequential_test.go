@@ -29,12 +29,10 @@ func series(seed uint64, n int, nat, rss float64) []schema.Sample {
 // feed gives q the samples one at a time, as the harness does, and returns
 // how many it had seen when it said stop (0: never).
 func feed(q *Sequential, all []schema.Sample) int {
-	for n := 1; n <= len(all); n++ {
-		if q.Observe(all[:n]) {
-			return n
-		}
+	if !q.Replay(all) {
+		return 0
 	}
-	return 0
+	return q.Verdict.Samples
 }
 
 // TestSequentialStopsOnALeakAfterTheWarmup: a leak at five times the floor
@@ -49,9 +47,7 @@ func TestSequentialStopsOnALeakAfterTheWarmup(t *testing.T) {
 	assert.GreaterOrEqual(t, n, 60, "no look before 60 samples")
 	assert.Less(t, n, 600)
 	require.NotNil(t, q.Stop)
-	fits, err := FitSamples(all[:n])
-	require.NoError(t, err)
-	v := q.StopVerdict(*fits[SignalNativeHeap].Total, *fits[SignalRSS].Total)
+	v := q.StopVerdict()
 	require.NotNil(t, v)
 	assert.Equal(t, WordLeak, VerdictWord(v.Leak), v.Reason)
 	assert.True(t, v.EarlyStop)
@@ -71,7 +67,7 @@ func TestSequentialGoesOnWhenInconclusive(t *testing.T) {
 		all := series(seed, 400, DefaultFloors().NativeHeap, 1000)
 		q := &Sequential{PlannedLifecycles: 400}
 		assert.Zero(t, feed(q, all), "seed %d: a slope on the floor is not called", seed)
-		assert.Nil(t, q.StopVerdict(schema.SignalFit{}, schema.SignalFit{}))
+		assert.Nil(t, q.StopVerdict())
 	}
 }
 

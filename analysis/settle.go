@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 	"github.com/rocksleak/rocksleak/stats"
 )
 
@@ -14,11 +15,12 @@ import (
 // that does it, for the scenario and seed of r. More lifecycles: the same
 // run over the model's lifecycles plus d.MoreLifecycles, rounded up to a
 // hundred. A slope on its floor, or RSS above its floor with a flat native
-// heap: the fixed model judged against all-fixes (a controlled verdict,
-// which finds leaks below any floor); another model, twice as long. A
-// one-time level shift: the same run at the next seed. Each command carries
-// the run's scenario overrides (the --set flags of the command r records), so
-// it runs the same workload. It returns "" for a settled decision.
+// heap: the model judged against its control with every fix (ControlOf: a
+// controlled verdict, which finds leaks below any floor), when it has one;
+// otherwise the same run twice as long. A one-time level shift: the same run
+// at the next seed. Each command carries the run's scenario overrides (the
+// --set flags of the command r records), so it runs the same workload. It
+// returns "" for a settled decision.
 func SettleCommand(r *schema.Result, model string, d stats.Decision) string {
 	if d.Verdict != stats.VerdictInconclusive || d.Settle == "" {
 		return d.Settle
@@ -27,35 +29,85 @@ func SettleCommand(r *schema.Result, model string, d stats.Decision) string {
 	if run := r.Runs[model]; run != nil {
 		lifecycles = run.Lifecycles
 	}
-	sets := carriedSets(r.Provenance.Command)
-	what := "--scenario " + r.Scenario.Name
-	if app := carriedApp(r.Provenance.Command); app != "" {
-		what = "--app " + app // an application's run: its app file, not a catalogue scenario
-	}
-	base := fmt.Sprintf("rocksleak run %s --models %s --seed %d%s", what, model, r.Scenario.Seed, sets)
+	run := RunCommand{Scenario: r.Scenario.Name, Models: []string{model}, Seed: r.Scenario.Seed,
+		Sets: carriedSets(r.Provenance.Command), App: carriedApp(r.Provenance.Command)}
 	round := func(v float64) int64 { return int64(math.Ceil(v/100) * 100) }
-	var cmd string
+	control, hasControl := ControlOf(model)
 	switch {
 	case d.Step():
-		cmd = fmt.Sprintf("rocksleak run %s --models %s --seed %d%s", what, model, r.Scenario.Seed+1, sets)
-		if lifecycles > 0 {
-			cmd += fmt.Sprintf(" --lifecycles %d", lifecycles)
-		}
+		run.Seed++
+		run.Lifecycles = lifecycles
+	case d.NeedsControl() && hasControl:
+		run.Models = append(run.Models, control)
+		run.Lifecycles = max(round(float64(lifecycles)), 3000)
 	case d.NeedsControl():
-		if model == "fixed" {
-			cmd = fmt.Sprintf("rocksleak run %s --models fixed,all-fixes --seed %d%s --lifecycles %d", what, r.Scenario.Seed, sets, max(round(float64(lifecycles)), 3000))
-		} else if lifecycles > 0 {
-			cmd = fmt.Sprintf("%s --lifecycles %d", base, round(2*float64(lifecycles)))
+		run.Lifecycles = round(2 * float64(lifecycles))
+	case d.MoreLifecycles > 0 && !math.IsInf(d.MoreLifecycles, 1):
+		run.Lifecycles = round(float64(lifecycles) + d.MoreLifecycles)
+	default:
+		run.Lifecycles = round(2 * float64(lifecycles))
+	}
+	if lifecycles <= 0 && !d.Step() && !(d.NeedsControl() && hasControl) {
+		return d.Settle // no run length to start from
+	}
+	return d.Settle + ": " + run.String()
+}
+
+// ControlOf is the control a model's slope is judged against when it sits
+// on its floor: the Go engine's model with every fix (spec.Fixes), for a
+// model that lacks exactly one of them (the released fix, which leaks one
+// object of RocksJava's own), so that the controlled verdict's difference is
+// that one leak. A model with no such control (one lacking several fixes,
+// the model with every fix itself, a synthetic leak, a run under a named
+// allocator, a Kafka version) has none: ok is false.
+func ControlOf(model string) (control string, ok bool) {
+	rn, err := spec.ParseRunName(model, spec.ModelNames())
+	if err != nil || rn.JVM() || rn.Synthetic || model != rn.Model {
+		return "", false
+	}
+	m, err := spec.ParseModel(rn.Model)
+	if err != nil {
+		return "", false
+	}
+	all := spec.NewFixSet(spec.Fixes()...)
+	if len(m.Fixes.List())+1 != len(all.List()) {
+		return "", false
+	}
+	for _, c := range spec.Models() {
+		if c.Fixes == all {
+			return c.Name, true
 		}
-	case d.MoreLifecycles > 0 && !math.IsInf(d.MoreLifecycles, 1) && lifecycles > 0:
-		cmd = fmt.Sprintf("%s --lifecycles %d", base, round(float64(lifecycles)+d.MoreLifecycles))
-	case lifecycles > 0:
-		cmd = fmt.Sprintf("%s --lifecycles %d", base, round(2*float64(lifecycles)))
 	}
-	if cmd == "" {
-		return d.Settle
+	return "", false
+}
+
+// RunCommand is a rocksleak run a result asks for (to settle a verdict):
+// its String is the command line a user can paste.
+type RunCommand struct {
+	Scenario   string
+	App        string // an application's app file (rocksleak run --app), in place of the scenario
+	Models     []string
+	Seed       int64
+	Sets       []string // scenario overrides, key=value, in order
+	Lifecycles int64    // 0: the scenario's stop condition
+}
+
+// String renders the command: "rocksleak run --scenario S --models A,B
+// --seed N [--set k=v ...] [--lifecycles L]".
+func (c RunCommand) String() string {
+	var b strings.Builder
+	what := "--scenario " + c.Scenario
+	if c.App != "" {
+		what = "--app " + c.App
 	}
-	return d.Settle + ": " + cmd
+	fmt.Fprintf(&b, "rocksleak run %s --models %s --seed %d", what, strings.Join(c.Models, ","), c.Seed)
+	for _, kv := range c.Sets {
+		b.WriteString(" --set " + kv)
+	}
+	if c.Lifecycles > 0 {
+		fmt.Fprintf(&b, " --lifecycles %d", c.Lifecycles)
+	}
+	return b.String()
 }
 
 // carriedApp returns the --app file of a recorded rocksleak command line ("" when there is none).
@@ -73,10 +125,10 @@ func carriedApp(command string) string {
 }
 
 // carriedSets returns the --set flags of a recorded rocksleak command line,
-// each as " --set key=value", in their order ("" when there are none): the
+// each as key=value, in their order (nil when there are none): the
 // scenario overrides a settle command must repeat to run the same workload.
-func carriedSets(command string) string {
-	var b strings.Builder
+func carriedSets(command string) []string {
+	var sets []string
 	f := strings.Fields(command)
 	for i := 0; i < len(f); i++ {
 		var kv string
@@ -91,7 +143,7 @@ func carriedSets(command string) string {
 		default:
 			continue
 		}
-		b.WriteString(" --set " + kv)
+		sets = append(sets, kv)
 	}
-	return b.String()
+	return sets
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 	"github.com/rocksleak/rocksleak/stats"
 )
 
@@ -38,5 +39,19 @@ func TestSettleCommandCarriesOverrides(t *testing.T) {
 	r.Provenance.Command = "rocksleak run --models kafka-4.3.1 --lifecycles 200 --set records_per_step=2 -set=value_bytes=64 --out /tmp/x"
 	assert.Equal(t, "run longer: rocksleak run --scenario kafka-20616 --models kafka-4.3.1 --seed 20616 --set records_per_step=2 --set value_bytes=64 --lifecycles 500",
 		SettleCommand(r, "kafka-4.3.1", stats.Decision{Settle: "run longer"}))
-	assert.Equal(t, "", carriedSets("rocksleak run --lifecycles 200"))
+	assert.Empty(t, carriedSets("rocksleak run --lifecycles 200"))
+}
+
+// TestControlOfIsTheModelWithEveryFix: the control a slope on its floor is
+// judged against is found by its role (the model with every fix, for a
+// model lacking exactly one), not by name; models without one get none.
+func TestControlOfIsTheModelWithEveryFix(t *testing.T) {
+	c, ok := ControlOf(spec.Fixed.Name)
+	assert.True(t, ok)
+	assert.Equal(t, spec.AllFixes.Name, c)
+	for _, m := range []string{spec.Leaky.Name, spec.OptionsFix.Name, spec.FinallyFix.Name, spec.ReadOptionsFix.Name, spec.AllFixes.Name,
+		"fixed+synthetic", "fixed@jemalloc", "kafka-4.3.1", "no-such-model"} {
+		_, ok := ControlOf(m)
+		assert.False(t, ok, m)
+	}
 }

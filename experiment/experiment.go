@@ -2,7 +2,7 @@
 // scenario's models in child processes (package harness), analyses what they
 // sent back (package analysis) and returns the result (Run); and it runs a
 // scenario at many seeds, writing each seed's result directory and tallying
-// the sweep (Sweep, tallied by package results/sweep). It is the run
+// the sweep (Sweep, tallied by package sweep). It is the run
 // half (cgo, through harness); cmd/rocksleak wires its flags to Options and
 // SweepOptions.
 package experiment
@@ -15,7 +15,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/harness"
-	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/host"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 )
@@ -88,19 +88,16 @@ func Run(ctx context.Context, o Options) (*schema.Result, *schema.Output, error)
 	if out == nil {
 		return nil, nil, runErr
 	}
-	res := schema.FromOutput(out, sc, results.BuildProvenance(sc.Seed, o.Commit, o.Command))
-	if err := analysis.Analyze(res, schema.SamplesByModel(out), analysis.DefaultFloors()); err != nil {
-		return res, out, errors.Join(runErr, fmt.Errorf("analysing samples: %w", err))
-	}
+	res := schema.FromOutput(out, sc, host.Provenance(sc.Seed, o.Commit, o.Command))
+	// The result records the looks; the analysis applies the early stop from
+	// that record, as a re-analysis of the result does.
 	for m, q := range seq {
 		if run := res.Runs[m]; run != nil {
 			run.Sequential = q.Outcome()
-			if run.Fits != nil {
-				if v := q.StopVerdict(*run.Fits[analysis.SignalNativeHeap].Total, *run.Fits[analysis.SignalRSS].Total); v != nil {
-					run.Verdict = v // the stopping look's decision, not a re-fit at a naive 95%
-				}
-			}
 		}
+	}
+	if err := analysis.Analyze(res, schema.SamplesByModel(out), analysis.DefaultFloors()); err != nil {
+		return res, out, errors.Join(runErr, fmt.Errorf("analysing samples: %w", err))
 	}
 	return res, out, runErr
 }

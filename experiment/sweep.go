@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/rocksleak/rocksleak/results"
-	"github.com/rocksleak/rocksleak/results/sweep"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/sweep"
 )
 
 // SweepOptions are a reliability sweep's: the scenario run at each seed, and

@@ -26,7 +26,7 @@ const DefaultUtilization = 0.1
 var ErrRehearsalConfig = errors.New("invalid rehearsal")
 
 // GateFunc evaluates the gate on phase of r: each candidate instance against
-// the baseline instances over that phase's window (results/rehearsal.Gate
+// the baseline instances over that phase's window (rehearsal.Gate
 // with a policy).
 type GateFunc func(r *schema.Rehearsal, phase int, candidates, baselines []int) (*schema.GateRecord, error)
 

@@ -292,7 +292,7 @@ func benchRecorder(b *testing.B, env *lifecycle.Env, sampler *measure.Sampler, m
 		<-drained
 		_ = r.Close()
 	})
-	return &recorder{topo: &Topology{env: env}, sampler: sampler, model: model, begin: time.Now(),
+	return &recorder{topo: &Topology{env: env, restoreLog: &durationLog{dir: b.TempDir()}}, sampler: sampler, model: model, begin: time.Now(),
 		every: 1, interval: 250 * time.Millisecond, out: newEventWriter(w)}
 }
 
@@ -530,8 +530,12 @@ func benchHarness(b *testing.B, w *benchWork, m lifecycle.Model) {
 	b.ReportMetric(float64(h.sampled.Nanoseconds())/float64(b.N), "sample-ns/lifecycle")
 }
 
-// profileBenchLifecycles is how many lifecycles each child of BenchmarkProfileCost runs.
-const profileBenchLifecycles = 300
+// profileBenchLifecycles is how many lifecycles each child of BenchmarkProfileCost runs; with -short (make
+// test's run of every benchmark once, which checks that it still runs, not what it measures) profileSmokeLifecycles.
+const (
+	profileBenchLifecycles = 300
+	profileSmokeLifecycles = 30
+)
 
 var profileBenchExe struct {
 	once sync.Once
@@ -566,6 +570,9 @@ func BenchmarkProfileCost(b *testing.B) {
 		b.Fatal(err)
 	}
 	sc.Lifecycles, sc.Duration = profileBenchLifecycles, 0
+	if testing.Short() {
+		sc.Lifecycles = profileSmokeLifecycles
+	}
 	childCPU := func() time.Duration {
 		var ru syscall.Rusage
 		if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {

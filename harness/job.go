@@ -12,7 +12,7 @@ import (
 // Job is what the parent hands one child, as the first line of its standard
 // input: the resolved scenario, the model to run and where its state may
 // live. The same job goes to both engines' children (the Go child and the
-// JVM child, jvm/child); the op stream that may follow it is package
+// JVM child, engine/jvm/child); the op stream that may follow it is package
 // workload's.
 type Job struct {
 	Scenario scenarios.Scenario `json:"scenario"`

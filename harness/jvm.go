@@ -17,7 +17,7 @@ import (
 
 // The JVM engine's build, as `make jvm` lays it out in JVM.Dir.
 const (
-	// JVMChildJar is the JVM child's jar (jvm/child, built by Maven); its
+	// JVMChildJar is the JVM child's jar (engine/jvm/child, built by Maven); its
 	// manifest's Main-Class is the class the parent starts.
 	JVMChildJar = "rocksleak-child.jar"
 	// DefaultJVMMaxHeap is the JVM child's Java heap (-Xms and -Xmx, touched

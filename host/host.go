@@ -1,6 +1,7 @@
 // Package host reads facts about the machine a run is measured on (CPU, memory,
 // kernel, cgroup v2 limits) with gopsutil and /sys/fs/cgroup, and the RSS of a
-// process from outside it. Pure Go: it builds without cgo.
+// process from outside it, and the provenance a run records (Provenance:
+// binary, build and machine). Pure Go: it builds without cgo.
 package host
 
 import (

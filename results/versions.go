@@ -8,7 +8,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/table"
-	"github.com/rocksleak/rocksleak/jvm/kafkaversions"
+	"github.com/rocksleak/rocksleak/engine/jvm/kafkaversions"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
 )
@@ -35,7 +35,7 @@ type VersionRow struct {
 	// OptionsLive and ReadOptionsLive are the ledger's live offsets-CF
 	// options and RocksDB.defaultReadOptions_ at the end.
 	OptionsLive, ReadOptionsLive int64
-	// NoOffsetsCF is set for a version of jvm/kafkaversions/versions.tsv
+	// NoOffsetsCF is set for a version of engine/jvm/kafkaversions/versions.tsv
 	// without the offsets column family (4.0 to 4.2, read from their jars):
 	// it has no offsets-CF options to leak and no status write at close, so
 	// OptionsLive is not applicable and no close can fail.
@@ -150,7 +150,7 @@ func versionsLegend(r *schema.Result, rows []VersionRow) string {
 	}
 	note := ""
 	if len(pre) > 0 {
-		note = fmt.Sprintf("offsets options n/a: no offsets column family in %s (jvm/kafkaversions/versions.tsv, read from "+
+		note = fmt.Sprintf("offsets options n/a: no offsets column family in %s (engine/jvm/kafkaversions/versions.tsv, read from "+
 			"the jars), so neither KAFKA-20616 leak exists there and no close writes a status that could fail; lifecycles "+
 			"are counted as for 4.3 (store closes, segments expired by Kafka's own segmented store).\n",
 			strings.Join(pre, ", "))

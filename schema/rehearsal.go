@@ -6,7 +6,7 @@ package schema
 // upgrade-governance source prescribes: baseline, canary, gated expansion by
 // failure domain, and, when a gate fails, a rollback that is verified.
 // Numbers are raw: bytes, nanoseconds, milliseconds of simulated (stream)
-// time, counts. The run half fills it; the analysis half (results/rehearsal)
+// time, counts. The run half fills it; the analysis half (rehearsal)
 // gates and renders it and never needs the run half.
 
 // RehearsalSchemaVersion is the version of rehearsal.json.

@@ -4,7 +4,7 @@ package schema
 // (`rocksleak reliability`, joined by `rocksleak merge`): how often each model
 // was called a leak over many seeds, with the per-seed slopes and standard
 // errors behind the spread. The run half fills it seed by seed; the tallies and
-// tables are package results/sweep's. Numbers are raw: bytes per
+// tables are package sweep's. Numbers are raw: bytes per
 // lifecycle, seconds, counts.
 
 // Reliability is the content of reliability.json.

@@ -44,6 +44,24 @@ func (k VerdictKind) Leak() *bool {
 	return nil
 }
 
+// The default floors, in bytes per lifecycle: the one definition every verdict
+// (a run's, an early one, a re-analysis) uses unless told otherwise.
+//
+// Native heap: 2 KiB per lifecycle, a fifth of the smallest leak of
+// KAFKA-20616 (the offsets options, ~11 KiB per lifecycle).
+//
+// RSS: 12 KiB per lifecycle. RSS carries the allocator's own retention,
+// which depends on how many glibc arenas the process's threads touch: the
+// fixed model's RSS rose 1.3 ± 0.2 KiB per lifecycle over 20 seeds with its
+// store operations on one thread (make reliability), and up to 11.5 KiB per
+// lifecycle when they were spread over threads on a loaded machine. The RSS
+// floor only bounds what "no leak" tolerates; a leak needs the native heap
+// above its floor and RSS rising (its interval above zero).
+const (
+	DefaultNativeFloor = 2048
+	DefaultRSSFloor    = 12288
+)
+
 // DecideOptions configures DecideSignals. A zero field means its default.
 type DecideOptions struct {
 	NativeFloor float64 // bytes per lifecycle; default DefaultNativeFloor

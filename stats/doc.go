@@ -1,6 +1,6 @@
 // Package stats turns memory samples into leak verdicts. It works on
 // numbers only: no I/O, no processes, no formatting beyond the sentences in
-// Verdict.Reason and in Warnings.
+// Decision.Reason and in Warnings.
 //
 // # Data and units
 //
@@ -66,7 +66,6 @@
 //
 // Decisions:
 //
-//   - Decide (original): native-heap and RSS fits into a Verdict.
 //   - DecideSignals: two one-sided tests per signal. "No leak" only when
 //     every signal's interval lies below its floor (equivalence), "leak"
 //     only when the native heap's lies above its floor and RSS's interval
@@ -78,13 +77,13 @@
 //     interval on the difference (Welch–Satterthwaite df from the fits' own
 //     dfs, optional between-run SD) and a decision against a margin; finds
 //     leaks below any floor. Interaction: the interval on a 2×2
-//     attribution's interaction term. Difference (original) is the
-//     interval without a decision.
+//     attribution's interaction term.
 //   - StopRule: early verdicts by Lan–DeMets O'Brien–Fleming-type error
 //     spending (Bonferroni over looks), no look before the warm-up is over.
 //
 // stats/simulate holds the seeded simulation suite that measures
-// all of this (make stats-check).
+// all of this (make stats-check), and the legacy rule (simulate.LegacyDecide)
+// that the suite compares DecideSignals with; no run decides by it.
 //
 // # Errors and warnings
 //

@@ -23,26 +23,27 @@ func run(seed uint64, n int, shape func(i int) float64) stats.Input {
 }
 
 // The leaky model of measurement.md: the native heap grows 11.4 KB per
-// lifecycle from the start, RSS 16 KB.
-func ExampleDecide_leak() {
+// lifecycle from the start, RSS 16 KB. DecideSignals, the rule every run's
+// verdict uses, calls it a leak: both intervals lie above their floors.
+func ExampleDecideSignals_leak() {
 	native, _ := stats.FitSignal(run(1, 500, func(i int) float64 { return 11400 * float64(i) }), stats.DefaultOptions())
 	rss, _ := stats.FitSignal(run(2, 500, func(i int) float64 { return 16000 * float64(i) }), stats.DefaultOptions())
-	v := stats.Decide(native, rss, stats.DefaultVerdictOptions())
-	fmt.Println(*v.Leak)
+	d := stats.DecideSignals(native, rss, stats.DecideOptions{})
+	fmt.Println(d.Verdict)
 	// Output:
-	// true
+	// leak
 }
 
 // The fixed model: the native heap is flat, RSS rises ~6 KB per lifecycle
 // for the first 750 lifecycles and then stays flat. The warm-up is cut and
-// no leak is reported.
-func ExampleDecide_fixed() {
+// DecideSignals reports no leak: both intervals lie below their floors.
+func ExampleDecideSignals_fixed() {
 	native, _ := stats.FitSignal(run(3, 1500, func(int) float64 { return 0 }), stats.DefaultOptions())
 	rss, _ := stats.FitSignal(run(4, 1500, func(i int) float64 { return 6000 * math.Min(float64(i), 750) }), stats.DefaultOptions())
-	v := stats.Decide(native, rss, stats.DefaultVerdictOptions())
-	fmt.Println(*v.Leak)
+	d := stats.DecideSignals(native, rss, stats.DecideOptions{})
+	fmt.Println(d.Verdict)
 	fmt.Println(rss.WarmupCut >= 700 && rss.WarmupCut <= 750)
 	// Output:
-	// false
+	// no leak
 	// true
 }

@@ -218,7 +218,7 @@ func TestFitSignalDegenerate(t *testing.T) {
 			require.NoError(t, err)
 			_, err = json.Marshal(f) // fails on NaN or Inf
 			assert.NoError(t, err)
-			Decide(f, f, VerdictOptions{}) // must not panic
+			DecideSignals(f, f, DecideOptions{}) // must not panic
 		})
 	}
 	f, err := FitSignal(synth(100, line(11000), nil), DefaultOptions())

@@ -22,3 +22,23 @@ func formatSignedQty(v float64, unit string) string {
 	}
 	return formatQty(v, unit)
 }
+
+// describe renders "+11.2 KiB/lifecycle [10.9, 11.5] (95%)".
+func describe(e Estimate, conf float64) string {
+	if !e.Valid {
+		return "(no estimate)"
+	}
+	s := fmt.Sprintf("%s/lifecycle [%s, %s]", units.FormatSignedBytes(e.Value), units.FormatBytes(e.Low), units.FormatBytes(e.High))
+	if conf > 0 {
+		s += " (" + units.FormatPercent(conf) + ")"
+	}
+	return s
+}
+
+// formatP renders a p-value: "p = 0.032", or "p < 0.0001".
+func formatP(p float64) string {
+	if p < 1e-4 {
+		return "p < 0.0001"
+	}
+	return fmt.Sprintf("p = %.2g", p)
+}

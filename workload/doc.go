@@ -2,7 +2,7 @@
 // operations, produced once, lazily, from (scenario, seed), and the child
 // protocol's op stream that carries it to an executor. Both executors consume
 // the same schedule: the Go engine's topology (package harness, on grocksdb)
-// and the JVM child (jvm/child: Kafka Streams' own store classes from the
+// and the JVM child (engine/jvm/child: Kafka Streams' own store classes from the
 // released jars). The schedule carries every decision drawn at random (record
 // keys, the tasks a rebalance moves, close faults, init failures); an
 // executor only reacts to what its stores do (restores, wipes, task errors).

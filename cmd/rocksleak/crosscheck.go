@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/schema"
@@ -34,7 +33,7 @@ func crosscheckCmd(ctx context.Context, stdout, stderr io.Writer, args []string)
 	var out, result, doc string
 	var lifecycles int
 	fs.IntVar(&lifecycles, "lifecycles", 1500, "lifecycles per model (the default scenario's own count)")
-	fs.StringVar(&out, "out", "", "output directory (default results/runs/<UTC time>-crosscheck)")
+	fs.StringVar(&out, "out", "", "output directory (default runs/<UTC time>-crosscheck)")
 	fs.StringVar(&result, "result", "", "render an earlier run's result.json (with its samples.csv beside it) instead of running")
 	fs.StringVar(&doc, "doc", "", "also write the table into this Markdown file, between its crosscheck markers (e.g. docs/crosscheck.md)")
 	if err := fs.Parse(args); err != nil {
@@ -59,7 +58,7 @@ func crosscheckCmd(ctx context.Context, stdout, stderr io.Writer, args []string)
 	var runErr error
 	if result == "" {
 		if out == "" {
-			out = filepath.Join("results", "runs", time.Now().UTC().Format("20060102T150405Z")+"-crosscheck")
+			out = defaultOut("", "crosscheck")
 		}
 		var models []string
 		for _, p := range results.CrossPairs {

@@ -11,7 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rocksleak/rocksleak/results/gate"
+	"github.com/rocksleak/rocksleak/gate"
 	"github.com/rocksleak/rocksleak/schema"
 )
 

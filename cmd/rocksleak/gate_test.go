@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/results/gate"
+	"github.com/rocksleak/rocksleak/gate"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/stats"

@@ -34,7 +34,7 @@ var jvmDir = sync.OnceValue(func() string {
 
 // requireJVM points the harness at the JVM engine's build (make jvm) for
 // Kafka versions vs. Without it the test is skipped, unless
-// ROCKSLEAK_REQUIRE_JVM=1 (make test sets it once jvm/child exists), which
+// ROCKSLEAK_REQUIRE_JVM=1 (make test sets it once engine/jvm/child exists), which
 // fails it: a JVM test that silently skips proves nothing.
 func requireJVM(t *testing.T, vs ...string) {
 	t.Helper()

@@ -24,7 +24,7 @@
 // (kafka-4.3.0, kafka-4.3.1, ...: Kafka Streams' own jars, built by make jvm)
 // in a Java child. A run writes result.json,
 // samples.csv, report.md and PNG plots into its output directory (default
-// results/runs/<UTC time>-<scenario>).
+// runs/<UTC time>-<scenario>).
 //
 // Exit status: 0 success; 1 a run, a model's child or a gate check failed; 2
 // bad input (unknown scenario, malformed file, invalid field, a scenario that

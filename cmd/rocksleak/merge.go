@@ -8,10 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
-	"github.com/rocksleak/rocksleak/results/sweep"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/sweep"
 )
 
 // mergeCmd is "rocksleak merge [--out DIR] DIR...": it joins the directories
@@ -25,7 +24,7 @@ import (
 func mergeCmd(stdout, stderr io.Writer, args []string) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("out", "", "output directory for the merged reliability.json (default results/reliability/<UTC time>-<scenario>-merged)")
+	out := fs.String("out", "", "output directory for the merged reliability.json (default runs/reliability/<UTC time>-<scenario>-merged)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -55,7 +54,7 @@ func mergeCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	dir := *out
 	if dir == "" {
-		dir = filepath.Join("results", "reliability", time.Now().UTC().Format("20060102T150405Z")+"-"+rep.Scenario+"-merged")
+		dir = defaultOut("reliability", rep.Scenario+"-merged")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "reliability.json")); err == nil {
 		return usagef("--out: %s already holds a reliability.json", dir)

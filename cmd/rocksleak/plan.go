@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rocksleak/rocksleak/plan"
 	"github.com/rocksleak/rocksleak/results"
-	"github.com/rocksleak/rocksleak/results/plan"
 )
 
 // planUsage is the manual of "rocksleak plan".

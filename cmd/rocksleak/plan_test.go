@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/results/plan"
+	"github.com/rocksleak/rocksleak/plan"
 	"github.com/rocksleak/rocksleak/schema"
 )
 

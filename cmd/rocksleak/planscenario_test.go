@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocksleak/rocksleak/results/plan"
+	"github.com/rocksleak/rocksleak/plan"
 	"github.com/rocksleak/rocksleak/schema"
 )
 

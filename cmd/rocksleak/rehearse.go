@@ -9,15 +9,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/rocksleak/rocksleak/fleet"
+	"github.com/rocksleak/rocksleak/gate"
+	"github.com/rocksleak/rocksleak/host"
 	"github.com/rocksleak/rocksleak/internal/units"
-	"github.com/rocksleak/rocksleak/results"
-	"github.com/rocksleak/rocksleak/results/gate"
-	"github.com/rocksleak/rocksleak/results/rehearsal"
+	"github.com/rocksleak/rocksleak/rehearsal"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 )
@@ -54,7 +53,7 @@ instance's tasks for its wall time mapped onto simulated time (the input uses
 up at 10 times the input rate. Lag is recorded per tick.
 
 Writes rehearsal.json, report.md and rehearsal.png into --out (default
-results/rehearsals/<UTC time>-<from>-to-<to>).
+runs/rehearsals/<UTC time>-<from>-to-<to>).
 
 Exit status: 0 the rollout completed; 1 a gate failed and the rollback
 verified; 2 bad input; 3 the rollback did not verify; 4 the rehearsal failed
@@ -89,7 +88,7 @@ func parseRehearseFlags(stderr io.Writer, args []string) (rehearseOptions, error
 	fs.StringVar(&o.scenario, "scenario", defaultRehearsalScenario, "workload: a catalogue scenario or a YAML file (its tasks are spread over the fleet)")
 	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
 	fs.Int64Var(&o.seed, "seed", -1, "seed (default: the scenario's)")
-	fs.StringVar(&o.out, "out", "", "output directory (default results/rehearsals/<UTC time>-<from>-to-<to>)")
+	fs.StringVar(&o.out, "out", "", "output directory (default runs/rehearsals/<UTC time>-<from>-to-<to>)")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the fleet's state and changelogs go (default /dev/shm or the temp dir); removed at the end")
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("%w: %w", errUsage, err)
@@ -137,7 +136,7 @@ func rehearseCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	}
 	outDir := o.out
 	if outDir == "" {
-		outDir = filepath.Join("results", "rehearsals", time.Now().UTC().Format("20060102T150405Z")+"-"+o.from+"-to-"+o.to)
+		outDir = defaultOut("rehearsals", o.from+"-to-"+o.to)
 	}
 	if _, err := os.Stat(outDir); err == nil {
 		return usagef("--out: %s already exists", outDir)
@@ -162,7 +161,7 @@ func rehearseCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 		}
 		return err
 	}
-	rec.Provenance = results.BuildProvenance(sc.Seed, gitCommit, "rocksleak rehearse "+strings.Join(args, " "))
+	rec.Provenance = host.Provenance(sc.Seed, gitCommit, "rocksleak rehearse "+strings.Join(args, " "))
 	if err := rehearsal.Write(outDir, rec); err != nil {
 		return fmt.Errorf("writing the rehearsal: %w", err)
 	}

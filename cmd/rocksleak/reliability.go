@@ -12,10 +12,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/rocksleak/rocksleak/experiment"
-	"github.com/rocksleak/rocksleak/results/sweep"
+	"github.com/rocksleak/rocksleak/sweep"
 )
 
 func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error {
@@ -34,7 +33,7 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	fs.IntVar(&seeds, "seeds", 20, "number of seeds")
 	fs.Int64Var(&first, "first-seed", 1, "first seed; the others follow it")
 	fs.StringVar(&shardFlag, "shard", "", "K/N: run only the K-th of N shares of the seeds (round robin: the seeds at index i with i mod N = K-1), for `rocksleak merge` to join")
-	fs.StringVar(&o.out, "out", "", "output directory (default results/reliability/<UTC time>-<scenario>)")
+	fs.StringVar(&o.out, "out", "", "output directory (default runs/reliability/<UTC time>-<scenario>)")
 	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go")
 	fs.IntVar(&parallel, "parallel", 1, "seeds run at once (each seed still runs its models one after another, each in its own process)")
@@ -72,7 +71,7 @@ func reliabilityCmd(ctx context.Context, stdout, stderr io.Writer, args []string
 	}
 	outDir := o.out
 	if outDir == "" {
-		outDir = filepath.Join("results", "reliability", time.Now().UTC().Format("20060102T150405Z")+"-"+sc.Name)
+		outDir = defaultOut("reliability", sc.Name)
 	}
 	if _, err := os.Stat(outDir); err == nil {
 		return usagef("--out: %s already exists", outDir)

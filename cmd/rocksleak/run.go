@@ -54,7 +54,7 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs.IntVar(&o.lifecycles, "lifecycles", -1, "stop each model after N lifecycles (overrides the scenario's stop condition)")
 	units.DurationVar(fs, &o.duration, "duration", -1, "stop each model after this wall time (overrides the scenario's stop condition)")
 	fs.Int64Var(&o.seed, "seed", -1, "seed for every random choice (default: the scenario's)")
-	fs.StringVar(&o.out, "out", "", "output directory (default results/runs/<UTC time>-<scenario>)")
+	fs.StringVar(&o.out, "out", "", "output directory (default runs/<UTC time>-<scenario>)")
 	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable)")
 	fs.StringVar(&o.allocator, "allocator", "", "C allocator of the children: glibc, jemalloc (Debian's libjemalloc2 preloaded), or glibc,jemalloc to run every model under both")
 	fs.StringVar(&o.format, "format", "text", "text; bench: also print Go benchmark lines (BenchmarkLifecycle/<scenario>/<model>) that benchstat reads; bmf: print only Bencher Metric Format JSON on stdout (the summary goes to stderr) and write bmf.json beside the result")
@@ -146,7 +146,7 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	}
 	outDir := o.out
 	if outDir == "" {
-		outDir = filepath.Join("results", "runs", time.Now().UTC().Format("20060102T150405Z")+"-"+sc.Name)
+		outDir = defaultOut("", sc.Name)
 	}
 	if _, err := os.Stat(outDir); err == nil {
 		return usagef("--out: %s already exists", outDir)

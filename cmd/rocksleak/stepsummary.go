@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/rocksleak/rocksleak/results/gate"
+	"github.com/rocksleak/rocksleak/gate"
 )
 
 // stepSummaryEnv names the file GitHub Actions renders as the job summary

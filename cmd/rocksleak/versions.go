@@ -9,15 +9,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/rocksleak/rocksleak/jvm/kafkaversions"
+	"github.com/rocksleak/rocksleak/engine/jvm/kafkaversions"
 	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
 // versionsCmd answers "which Kafka versions leak, and how much": one run of
-// the JVM engine over the versions of jvm/kafkaversions/versions.tsv (or a
+// the JVM engine over the versions of engine/jvm/kafkaversions/versions.tsv (or a
 // --versions subset), oldest first, then the versions table
 // (results.VersionsText). It is "rocksleak run --models kafka-<v>,..." with
 // the table added: the run writes its usual directory, plus versions.md.
@@ -29,7 +28,7 @@ func versionsCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	var lifecycles int
 	var seed int64
 	var sets []string
-	fs.StringVar(&list, "versions", "", "comma-separated Kafka versions of jvm/kafkaversions/versions.tsv (default: every one); each needs make jvm KAFKA_VERSIONS=\"...\" (make versions builds them all)")
+	fs.StringVar(&list, "versions", "", "comma-separated Kafka versions of engine/jvm/kafkaversions/versions.tsv (default: every one); each needs make jvm KAFKA_VERSIONS=\"...\" (make versions builds them all)")
 	fs.IntVar(&lifecycles, "lifecycles", 400, "lifecycles per version")
 	fs.Int64Var(&seed, "seed", -1, "seed (default: the scenario's)")
 	fs.StringVar(&scenario, "scenario", "", "scenario name or YAML file (default: the default scenario)")
@@ -37,7 +36,7 @@ func versionsCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 		sets = append(sets, v)
 		return nil
 	})
-	fs.StringVar(&out, "out", "", "output directory (default results/runs/<UTC time>-versions)")
+	fs.StringVar(&out, "out", "", "output directory (default runs/<UTC time>-versions)")
 	fs.StringVar(&result, "result", "", "re-render the table of an earlier run's result.json instead of running")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
@@ -64,7 +63,7 @@ func versionsCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 		return usagef("--lifecycles: %d must be a positive count", lifecycles)
 	}
 	if out == "" {
-		out = filepath.Join("results", "runs", time.Now().UTC().Format("20060102T150405Z")+"-versions")
+		out = defaultOut("", "versions")
 	}
 	runArgs := []string{"--models", strings.Join(models, ","), "--lifecycles", strconv.Itoa(lifecycles),
 		"--out", out, "--set", "records_per_step=2"}
@@ -113,7 +112,7 @@ func versionModels(list string) ([]string, error) {
 			for i, v := range all {
 				known[i] = v.Kafka
 			}
-			return nil, usagef("--versions: %q is not in jvm/kafkaversions/versions.tsv (%s)", s, strings.Join(known, ", "))
+			return nil, usagef("--versions: %q is not in engine/jvm/kafkaversions/versions.tsv (%s)", s, strings.Join(known, ", "))
 		}
 		want[s] = true
 	}

@@ -186,7 +186,7 @@ type VerdictCounts struct {
 }
 
 // RealVerdicts decides every seed of model from its total (lifecycle-only)
-// native-heap and RSS fits, by p (Legacy: stats.Decide; Robust:
+// native-heap and RSS fits, by p (Legacy: LegacyDecide; Robust:
 // stats.DecideSignals).
 func RealVerdicts(seeds []map[string]Series, model string, p Procedure) (VerdictCounts, error) {
 	var vc VerdictCounts

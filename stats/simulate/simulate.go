@@ -183,10 +183,10 @@ type Procedure struct {
 }
 
 // Legacy is the procedure as it was before issue 11: Cochrane–Orcutt FGLS
-// with Student-t intervals, and stats.Decide.
+// with Student-t intervals, and the legacy rule (LegacyDecide).
 func Legacy() Procedure {
 	return Procedure{Name: "legacy", Options: stats.DefaultOptions(), Decide: func(a, b stats.Fit) stats.VerdictKind {
-		v := stats.Decide(a, b, stats.DefaultVerdictOptions())
+		v := LegacyDecide(a, b, DefaultLegacyOptions())
 		switch {
 		case v.Leak == nil:
 			return stats.VerdictInconclusive
