@@ -26,11 +26,12 @@ func reportApp(b *bytes.Buffer, r *schema.Result) {
 	fmt.Fprintf(b, "One lifecycle is one task's life under Kafka's TopologyTestDriver: the driver made (the task's "+
 		"stores open, Kafka calling the config setter), the application's steps piped, the driver closed (the stores "+
 		"close, as when the task migrates). The native heap per lifecycle is the fits' (95%% CI); per 10⁶ records "+
-		"is the records fit's; per punctuation is per lifecycle over Kafka's punctuations per lifecycle (recorded at "+
+		"is the records fit's; per RocksDB open is per lifecycle over the RocksDB instances Kafka opened per lifecycle "+
+		"(stores and window segments); per punctuation is per lifecycle over Kafka's punctuations per lifecycle (recorded at "+
 		"metrics.recording.level DEBUG only). Per open store: the resident cost with the stores open. Kafka's figures "+
 		"are its driver's metrics before the close (RocksDB's, summed over the stores; KIP-989's open iterators).\n\n")
-	t := table.New("l|r|r|r|r|r|r|r|r|r|r", "model", "task lives", "records", "punctuations", "RocksDB opens (segments)",
-		"native heap per lifecycle", "per 10⁶ records", "per punctuation", "native heap per open store",
+	t := table.New("l|r|r|r|r|r|r|r|r|r|r|r", "model", "task lives", "records", "punctuations", "RocksDB opens (segments)",
+		"native heap per lifecycle", "per RocksDB open", "per 10⁶ records", "per punctuation", "native heap per open store",
 		"Kafka's block cache, memtables", "open iterators before close (peak)")
 	for _, m := range r.Models {
 		run := r.Runs[m]
@@ -38,10 +39,13 @@ func reportApp(b *bytes.Buffer, r *schema.Result) {
 			continue
 		}
 		a := run.App
-		perLC, perRec, perPunct := "—", "—", "—"
+		perLC, perOpen, perRec, perPunct := "—", "—", "—", "—"
 		if f, ok := run.Fits[analysis.SignalNativeHeap]; ok && f.Total != nil {
 			perLC = fmtEst(f.Total.PerLifecycle, "bytes", true)
 			perRec = fmtEst(f.Total.PerMillionRecords, "bytes", true)
+			if a.StoreOpens > 0 && run.Lifecycles > 0 {
+				perOpen = fmtEst(scaleEstimate(f.Total.PerLifecycle, float64(run.Lifecycles)/float64(a.StoreOpens)), "bytes", true)
+			}
 			if a.Punctuations > 0 && run.Lifecycles > 0 {
 				perPunct = fmtEst(scaleEstimate(f.Total.PerLifecycle, float64(run.Lifecycles)/float64(a.Punctuations)), "bytes", true)
 			}
@@ -55,7 +59,7 @@ func reportApp(b *bytes.Buffer, r *schema.Result) {
 			iters = fmt.Sprintf("%d", w.OpenIteratorsPeak)
 		}
 		t.Add(m, fmt.Sprint(run.Lifecycles), fmt.Sprint(run.Records), fmt.Sprint(a.Punctuations),
-			fmt.Sprintf("%d (%d)", a.StoreOpens, a.SegmentOpens), perLC, perRec, perPunct, perStore, kafka, iters)
+			fmt.Sprintf("%d (%d)", a.StoreOpens, a.SegmentOpens), perLC, perOpen, perRec, perPunct, perStore, kafka, iters)
 	}
 	t.Markdown(b)
 	fmt.Fprintf(b, "### Growth within a task's life\n\n")
