@@ -26,6 +26,7 @@ func WithinLifecycle(samples []schema.Sample, counts *schema.AppCounts, lifecycl
 	rocks := func(s schema.Sample) int64 { return s.RocksDB.MemTables + s.RocksDB.TableReaders + s.RocksDB.BlockCache }
 	var growth, accounted, records, open, cache, mem, readers []float64
 	var peak int64
+	rolled := 0 // lifecycles whose open RocksDB instances changed between the two samples
 	for i, s := range samples {
 		if s.Trigger != schema.TriggerBeforeClose {
 			continue
@@ -40,6 +41,10 @@ func WithinLifecycle(samples []schema.Sample, counts *schema.AppCounts, lifecycl
 			if o.Lifecycles != s.Lifecycles || o.Trigger == schema.TriggerLifecycle || o.Trigger == schema.TriggerStart {
 				break
 			}
+			if o.Trigger == schema.TriggerAfterOpen && o.RocksDB.OpenDBs != s.RocksDB.OpenDBs {
+				rolled++
+				break
+			}
 			if o.Trigger == schema.TriggerAfterOpen {
 				a := float64(rocks(s) - rocks(o))
 				growth = append(growth, float64(s.CodeNativeHeap()-o.CodeNativeHeap())-a)
@@ -48,6 +53,14 @@ func WithinLifecycle(samples []schema.Sample, counts *schema.AppCounts, lifecycl
 				break
 			}
 		}
+	}
+	if len(growth) == 0 && rolled > 0 {
+		return &schema.WithinLifecycle{Lifecycles: rolled, Reason: fmt.Sprintf("not read: in each of %d sampled lifecycles "+
+			"the RocksDB instances open changed between the first step and the close (window segments rolled), and "+
+			"growth within a lifecycle is not told apart from their resident cost; a smaller stream_time_per_step "+
+			"keeps the segments of a task's life open together", rolled), OpenIteratorsPeak: peak,
+			OpenStores: stats.Median(open), BlockCache: stats.Median(cache), MemTables: stats.Median(mem),
+			TableReaders: stats.Median(readers)}
 	}
 	if len(growth) == 0 {
 		return nil
