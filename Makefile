@@ -10,16 +10,17 @@ REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # under the race detector with -short. The pure packages start no goroutine and their tests none either, so the
 # race detector cannot see a race there; cmd/rocksleak's goroutines (seeds in parallel, progress) drive child
 # processes, which a -race binary would re-exec slowly, and its -short tests start few. RACE_MEM are those whose
-# -short tests read memory (measure's and harness's retention tests assert RSS after a trim, lifecycle's the native
+# -short tests read memory (measure's and engine/goengine's retention tests assert RSS after a trim, lifecycle's the native
 # heap per lifecycle): they run one at a time (-p 1). RACE_SHARED's (fleet: assignment, a child, the reference
 # replay, a rollback's checks; heapprof) read none. Both run in make test's lane beside the real runs, at the lowest
 # CPU priority: RACE_MEM's -short tests passed so, beside two default runs at once, twice on 2026-12-03.
-RACE_MEM    := ./measure ./harness ./lifecycle
+RACE_MEM    := ./measure ./harness ./engine/goengine ./lifecycle
 RACE_SHARED := ./fleet ./heapprof
 # The packages with Go benchmarks: make test runs each benchmark once (-benchtime=1x, -short: BenchmarkProfileCost's
 # children run 30 lifecycles instead of 300), so that none breaks unseen; make bench measures.
 BENCH_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Benchmark' .)))
 ARGS    ?=
+comma   := ,
 # Fuzz targets as package:Target; run briefly by `make test`, longer by `make fuzz`.
 FUZZ    := ./scenarios:FuzzLoadYAML ./results:FuzzParseResult ./schema:FuzzParseSamplesCSV \
            ./gate:FuzzParsePolicy ./plan:FuzzParseTopology
@@ -32,7 +33,7 @@ FUZZMINIMIZETIME ?= 60s
 # it minimizing its first new input (47 executions, 0 new inputs kept); 20000 executions with minimizing bounded to
 # 500 each run every target in 3-6 s here and keep what they find (59 new inputs for FuzzLoadYAML).
 TESTFUZZ := FUZZTIME=20000x FUZZMINIMIZETIME=500x
-# The JVM engine (kafka-<version> models, harness.JVM): the Java child (engine/jvm/child, a Maven module) as
+# The JVM engine (kafka-<version> models, engine/jvm: jvm.Engine): the Java child (engine/jvm/child, a Maven module) as
 # build/jvm/rocksleak-child.jar and, per Kafka version, the classpath Maven resolves for it
 # (build/jvm/classpath-<version>.txt: kafka-streams and kafka-streams-test-utils of that version, with the
 # rocksdbjni its pom names). Maven is tried offline (-o) first and goes online only when something is not in
@@ -136,6 +137,33 @@ reliability: deps build
 	./$(BIN) reliability --scenario kafka-20616 --seeds 20 --parallel 2 --until-verdict $(ARGS)
 	./$(BIN) reliability --scenario calibration --seeds 10 --parallel 2
 	./$(BIN) reliability --scenario calibration --seeds 10 --parallel 2 --set synthetic_leak_bytes=256 --replicate fixed
+
+## gate-aa: the CI gate's false-alarm table on real runs (scripts/gateaa): GATE_AA_PAIRS pairs of fixed runs of the
+## default scenario at different seeds, each gated with the default policy (any FAIL is a false alarm), and leaky at the
+## candidate's seed against the same baseline (must FAIL); LOAD=1 runs them beside stress-ng --cpu 1. Three runs a pair,
+## one at a time: about 40 minutes for 20 pairs on a quiet 2-core machine. GATE_AA_ARGS go to every run;
+## GATE_AA_FLAGS to scripts/gateaa (-out DIR reuses the runs already in DIR).
+GATE_AA_PAIRS ?= 20
+GATE_AA_ARGS  ?=
+GATE_AA_FLAGS ?=
+.PHONY: gate-aa
+gate-aa: build
+	@if [ -n "$(LOAD)" ]; then ./scripts/install-deps.sh --load; fi
+	$(GO) run ./scripts/gateaa -pairs $(GATE_AA_PAIRS) $(if $(LOAD),-load) $(GATE_AA_FLAGS) -- $(GATE_AA_ARGS)
+
+## soak: 4.3.1's model for SOAK_DURATION (default 1h: RocksDB's 600 s periodic-task timer comes due six times and
+## the allocator settles), then its curves against time (scripts/soaktable: native heap and RSS per window of the
+## run, their rise per minute, the verdict and any fitted level) and the plan from it. SOAK_MODELS=fixed,kafka-4.3.1
+## adds the jars (make jvm first). A measurement for a quiet machine: one core for the hour.
+SOAK_DURATION ?= 1h
+SOAK_MODELS   ?= fixed
+SOAK_STAMP    := $(shell date -u +%Y%m%dT%H%M%SZ)
+SOAK_OUT      ?= runs/soak-$(SOAK_STAMP)
+.PHONY: soak
+soak: build
+	./$(BIN) run --models $(SOAK_MODELS) --duration $(SOAK_DURATION) --out $(SOAK_OUT) $(ARGS)
+	$(GO) run ./scripts/soaktable $(SOAK_OUT)
+	./$(BIN) plan --result $(SOAK_OUT) --model $(firstword $(subst $(comma), ,$(SOAK_MODELS)))
 
 clean:
 	rm -rf bin build

@@ -22,21 +22,14 @@ func Difference(x, base schema.SignalFit) stats.Estimate {
 	return stats.CompareFits(statsFit(x), statsFit(base), stats.CompareOptions{}).Estimate
 }
 
+// statsFit is f as stats decides on it: its stats.Fit, at 95% when f
+// records no level (results written before fits recorded theirs).
 func statsFit(f schema.SignalFit) stats.Fit {
-	return stats.Fit{PerLifecycle: f.PerLifecycle, PerFailedClose: f.PerFailedClose,
-		PerMillionRecords: f.PerMillionRecords, R2: f.R2, N: f.Samples, Used: f.SamplesUsed,
-		WarmupCut: f.WarmupSamples, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
-		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Confidence: confidence(f), Lag1: f.Lag1,
-		Warnings: f.Warnings, LifecyclesUsed: f.LifecyclesUsed, Flags: flagsOf(f.Flags), Halves: f.Halves,
-		Rates: f.CurvatureRates, Bound: f.Bound}
-}
-
-func flagsOf(fs []string) []stats.Flag {
-	out := make([]stats.Flag, len(fs))
-	for i, f := range fs {
-		out[i] = stats.Flag(f)
+	sf := f.Fit
+	if !(sf.Confidence > 0 && sf.Confidence < 1) {
+		sf.Confidence = 0.95
 	}
-	return out
+	return sf
 }
 
 // Options are the fit options of the native heap, the Go heap and the FDs:
@@ -98,19 +91,12 @@ func VerdictOf(d stats.Decision, native, rss schema.SignalFit) *schema.Verdict {
 		f    schema.SignalFit
 	}{{"native heap", native}, {"RSS", rss}} {
 		for _, fl := range s.f.Flags {
-			if stats.Flag(fl) != stats.FlagRandomWalkModelled {
-				v.Flags = append(v.Flags, s.name+": "+fl)
+			if fl != stats.FlagRandomWalkModelled {
+				v.Flags = append(v.Flags, s.name+": "+string(fl))
 			}
 		}
 	}
 	return v
-}
-
-func confidence(f schema.SignalFit) float64 {
-	if f.Confidence > 0 && f.Confidence < 1 {
-		return f.Confidence
-	}
-	return 0.95
 }
 
 // instrumentFreeRSS is s's RSS less the instrument's memory: the code's RSS
@@ -255,64 +241,18 @@ func fitSamples(all []schema.Sample, signals []string) (map[string]schema.Signal
 		if err != nil {
 			return nil, fmt.Errorf("fitting %s: %w", sig, err)
 		}
-		sf := toSignalFit(f, unit, in)
+		sf := schema.NewSignalFit(f, unit)
 		total := in
 		total.FailedCloses = nil
 		tf, err := stats.FitSignal(total, opt)
 		if err != nil {
 			return nil, fmt.Errorf("fitting %s on lifecycles alone: %w", sig, err)
 		}
-		t := toSignalFit(tf, unit, total)
+		t := schema.NewSignalFit(tf, unit)
 		sf.Total = &t
 		fits[sig] = sf
 	}
 	return fits, nil
-}
-
-func toSignalFit(f stats.Fit, unit string, in stats.Input) schema.SignalFit {
-	sf := schema.SignalFit{Unit: unit,
-		BytesPerLifecycle: f.PerLifecycle.Value, CI95: [2]float64{f.PerLifecycle.Low, f.PerLifecycle.High},
-		BytesPerFailedClose: f.PerFailedClose.Value, BytesPerMillionRecords: f.PerMillionRecords.Value,
-		PerLifecycle: (f.PerLifecycle), PerFailedClose: (f.PerFailedClose),
-		PerMillionRecords: (f.PerMillionRecords), R2: f.R2, Samples: f.N, SamplesUsed: f.Used,
-		WarmupSamples: f.WarmupCut, WarmupReason: f.WarmupReason, TheilSen: f.TheilSen,
-		MannKendallZ: f.MannKendallZ, MannKendallP: f.MannKendallP, Lag1: f.Lag1, Confidence: f.Confidence,
-		Warnings: append([]string{}, f.Warnings...), LifecyclesUsed: f.LifecyclesUsed, Halves: f.Halves,
-		CurvatureRates: f.Rates, Bound: f.Bound}
-	if f.PerRestoredRecord.Valid {
-		e := f.PerRestoredRecord
-		sf.PerRestoredRecord = &e
-	}
-	for _, fl := range f.Flags {
-		sf.Flags = append(sf.Flags, string(fl))
-	}
-	if f.Step != nil {
-		sf.Step = &schema.StepInfo{Index: f.Step.Index, Size: f.Step.Size}
-	}
-	if f.WarmupCut < len(in.Lifecycles) {
-		sf.WarmupEndLifecycles = in.Lifecycles[f.WarmupCut]
-	}
-	// The fitted line through the centroid of the used samples.
-	var sum float64
-	n := 0
-	for i := f.WarmupCut; i < len(in.Y); i++ {
-		sum += in.Y[i] - f.PerLifecycle.Value*in.Lifecycles[i]
-		if in.FailedCloses != nil {
-			sum -= validOr0(f.PerFailedClose) * in.FailedCloses[i]
-		}
-		n++
-	}
-	if n > 0 {
-		sf.Intercept = sum / float64(n)
-	}
-	return sf
-}
-
-func validOr0(e stats.Estimate) float64 {
-	if e.Valid {
-		return e.Value
-	}
-	return 0
 }
 
 // Analyze fits every model's samples, decides each model's verdict (the

@@ -23,8 +23,8 @@ func TestVerdictWord(t *testing.T) {
 // TestDifferenceIsSubjectMinusBaseline: the one sign convention.
 func TestDifferenceIsSubjectMinusBaseline(t *testing.T) {
 	fit := func(v float64) schema.SignalFit {
-		return schema.SignalFit{PerLifecycle: stats.Estimate{Value: v, Low: v - 100, High: v + 100, SE: 50, DF: 30, Valid: true},
-			Samples: 32, SamplesUsed: 32, Confidence: 0.95}
+		return schema.SignalFit{Fit: stats.Fit{PerLifecycle: stats.Estimate{Value: v, Low: v - 100, High: v + 100, SE: 50, DF: 30, Valid: true},
+			Samples: 32, SamplesUsed: 32, Confidence: 0.95}}
 	}
 	leaky, fixed := fit(11000), fit(1000)
 	d := Difference(leaky, fixed)

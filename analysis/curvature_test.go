@@ -43,8 +43,8 @@ func seed34Fits(t *testing.T) (nat, rss schema.SignalFit) {
 // said where RSS levels off "cannot be told", though its bound was fitted.
 func TestVerdictReadsTheCurvatureOfTheFits(t *testing.T) {
 	nat, rss := seed34Fits(t)
-	require.Contains(t, rss.Flags, string(stats.FlagSlows), "the case needs RSS read as slowing")
-	require.NotContains(t, nat.Flags, string(stats.FlagSlows))
+	require.Contains(t, rss.Flags, stats.FlagSlows, "the case needs RSS read as slowing")
+	require.NotContains(t, nat.Flags, stats.FlagSlows)
 	require.Len(t, nat.CurvatureRates, 2)
 	require.NotNil(t, rss.Bound)
 	require.True(t, rss.Bound.Fitted)
@@ -79,8 +79,12 @@ func TestFitsKeepTheirCurvatureThroughJSON(t *testing.T) {
 		assert.Equal(t, f.CurvatureRates, back.CurvatureRates)
 		assert.Equal(t, f.Bound, back.Bound)
 		sf := statsFit(back)
-		assert.Equal(t, f.CurvatureRates, sf.Rates)
+		assert.Equal(t, f.CurvatureRates, sf.CurvatureRates)
 		assert.Equal(t, f.Bound, sf.Bound)
+		whole := f.Fit
+		whole.Bandwidth = 0 // not written: 0 under the robust intervals every signal is fitted with
+		assert.Equal(t, whole, back.Fit, "the whole fit, one type through result.json")
+		assert.Zero(t, f.Bandwidth)
 	}
 	require.NotNil(t, rss.Bound)
 	assert.Equal(t, rss.Bound.Level, statsFit(rss).Bound.Level)
@@ -88,6 +92,6 @@ func TestFitsKeepTheirCurvatureThroughJSON(t *testing.T) {
 	old := rss
 	old.CurvatureRates, old.Bound = nil, nil
 	sf := statsFit(old)
-	assert.Nil(t, sf.Rates)
+	assert.Nil(t, sf.CurvatureRates)
 	assert.Nil(t, sf.Bound)
 }

@@ -24,8 +24,8 @@ func TestSettleCommand(t *testing.T) {
 		SettleCommand(r, "fixed", inc("run ~70 more lifecycles", 70)))
 	assert.Equal(t, "run longer: rocksleak run --scenario kafka-20616 --models leaky --seed 20616 --lifecycles 3100",
 		SettleCommand(r, "leaky", inc("run longer", 0)))
-	d := stats.DecideSignals(stats.Fit{PerLifecycle: stats.Estimate{Value: 300, Low: 200, High: 400, SE: 50, DF: 200, Valid: true}, N: 500, Used: 450, LifecyclesUsed: 900},
-		stats.Fit{PerLifecycle: stats.Estimate{Value: 40000, Low: 30000, High: 50000, SE: 5000, DF: 200, Valid: true}, N: 500, Used: 450, LifecyclesUsed: 900}, stats.DecideOptions{})
+	d := stats.DecideSignals(stats.Fit{PerLifecycle: stats.Estimate{Value: 300, Low: 200, High: 400, SE: 50, DF: 200, Valid: true}, Samples: 500, SamplesUsed: 450, LifecyclesUsed: 900},
+		stats.Fit{PerLifecycle: stats.Estimate{Value: 40000, Low: 30000, High: 50000, SE: 5000, DF: 200, Valid: true}, Samples: 500, SamplesUsed: 450, LifecyclesUsed: 900}, stats.DecideOptions{})
 	assert.Contains(t, SettleCommand(r, "fixed", d), ": rocksleak run --scenario kafka-20616 --models fixed,all-fixes --seed 20616 --lifecycles 3000")
 	assert.Equal(t, "", SettleCommand(r, "leaky", stats.Decision{Verdict: stats.VerdictLeak}))
 }

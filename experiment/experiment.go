@@ -14,6 +14,9 @@ import (
 	"io"
 
 	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/engine"
+	"github.com/rocksleak/rocksleak/engine/goengine"
+	"github.com/rocksleak/rocksleak/engine/jvm"
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/host"
 	"github.com/rocksleak/rocksleak/scenarios"
@@ -50,6 +53,11 @@ type Options struct {
 	App *harness.App
 }
 
+// Engines are the two engines a run's models go to: the JVM engine's
+// kafka-<version> models (engine/jvm, built by make jvm) and every other
+// model on the Go engine (engine/goengine: a re-exec of this binary).
+func Engines() []engine.Engine { return []engine.Engine{jvm.Engine{}, goengine.Engine{}} }
+
 // Run runs the scenario's models in child processes, with a progress
 // display on o.Stderr, and analyses what they sent back. A nil Output means
 // nothing ran; otherwise the Result is complete, interrupted or failed, and
@@ -73,6 +81,7 @@ func Run(ctx context.Context, o Options) (*schema.Result, *schema.Output, error)
 		}
 	}
 	out, runErr := harness.Run(ctx, harness.Config{
+		Engines:   Engines(),
 		Settled:   settled,
 		Scenario:  sc,
 		Models:    sc.Models,

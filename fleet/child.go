@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rocksleak/rocksleak/changelog"
+	"github.com/rocksleak/rocksleak/engine/goengine"
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
@@ -18,7 +19,7 @@ import (
 )
 
 // InstanceArg is the argument a fleet instance's child is started with (the
-// binary's entry point calls RunInstance for it; harness.RunChild's children
+// binary's entry point calls RunInstance for it; goengine.RunChild's children
 // get "__child").
 const InstanceArg = "__instance"
 
@@ -41,14 +42,14 @@ type Event struct {
 	Stopped  *InstanceStopped  `json:"stopped,omitempty"`
 }
 
-// RunInstance is an instance child's whole job, as harness.RunChild is a
+// RunInstance is an instance child's whole job, as goengine.RunChild is a
 // model child's: it reads a Job (JSON) from in, opens its stores (Ready),
 // then runs the commands that follow the job on in until a Stop, the end of
 // in or ctx's cancellation, writing Events as JSON lines to events; it ends
 // with the committed offsets (Stopped) and a schema.Summary. Its state
 // directory outlives it.
 func RunInstance(ctx context.Context, in io.Reader, events io.Writer) error {
-	// The topology runs on one OS thread, as in harness.RunChild.
+	// The topology runs on one OS thread, as in goengine.RunChild.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var j Job
@@ -102,7 +103,7 @@ type TickCommand struct {
 // its own state (catching up from the changelog when behind), restored from
 // the changelog (a task it did not hold), or new.
 type InstanceReady struct {
-	Stores []harness.StoreOpen `json:"stores"`
+	Stores []goengine.StoreOpen `json:"stores"`
 	// Lost counts changelog records the opened stores did not hold (the
 	// topology's verify); TaskErrors the errors while opening.
 	Lost       int64 `json:"lost"`
@@ -138,22 +139,22 @@ type TaskOutput struct {
 // InstanceStopped is sent at a Stop, before the stores close: each store's
 // committed changelog offset and the changelog's end.
 type InstanceStopped struct {
-	Stores []harness.StoreOpen `json:"stores"`
+	Stores []goengine.StoreOpen `json:"stores"`
 }
 
 // instance is the child side of a fleet instance.
 type instance struct {
 	job     InstanceJob
 	records records // the fleet's input; its scenario is the job's
-	c       *harness.Child
-	topo    *harness.Topology
+	c       *goengine.Child
+	topo    *goengine.Topology
 	model   string
 	pos     map[int]int64
 	owned   []int // the tasks, in order
 
 	// The phase's marks: counters at its start, outputs since.
 	mark     schema.Summary
-	markRest harness.RestoreMark
+	markRest goengine.RestoreMark
 	outFrom  map[int]int64
 	outHash  map[int]uint64
 	outCount map[int]int64
@@ -168,7 +169,7 @@ func runInstance(ctx context.Context, j Job, dec *json.Decoder, events io.Writer
 	}
 	// The changelogs are the fleet's, under its root.
 	j.ChangelogDir = ij.FleetRoot
-	c, err := harness.StartChild(j.Job, events)
+	c, err := goengine.StartChild(j.Job, events)
 	if err != nil {
 		return err
 	}
@@ -278,7 +279,7 @@ func (in *instance) start(ctx context.Context) error {
 // written is the topology's onWrite (the topology has appended the record
 // to the changelog): the store's answer when the record is read back right
 // away goes to the task's outputs.
-func (in *instance) written(id harness.StoreID, r changelog.Record) {
+func (in *instance) written(id goengine.StoreID, r changelog.Record) {
 	in.outHash[id.Task] = outputHash(in.outHash[id.Task], id.Store, r.Key, in.records.hashTs(r.Ts), in.topo.Read(id, r))
 	in.outCount[id.Task]++
 }

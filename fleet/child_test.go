@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/engine/goengine"
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/scenarios"
 )
@@ -83,7 +84,7 @@ func TestInstanceRestartReopensAndMovedTaskRestores(t *testing.T) {
 	first := runInstanceJob(t, sc, "leaky", InstanceJob{ID: 0, Tasks: []int{0, 1}, FleetRoot: root, FleetSeed: 99}, state0,
 		tick(30), end, stop)
 	for _, s := range findReady(t, first).Stores {
-		assert.Equal(t, harness.StoreNew, s.How)
+		assert.Equal(t, goengine.StoreNew, s.How)
 	}
 	pes := phaseEnds(first)
 	require.Len(t, pes, 1)
@@ -97,7 +98,7 @@ func TestInstanceRestartReopensAndMovedTaskRestores(t *testing.T) {
 	assert.Zero(t, r.TaskErrors)
 	require.Len(t, r.Stores, 4)
 	for _, s := range r.Stores {
-		assert.Equal(t, harness.StoreReopened, s.How, "task %d store %d", s.Task, s.Store)
+		assert.Equal(t, goengine.StoreReopened, s.How, "task %d store %d", s.Task, s.Store)
 		assert.True(t, s.HasCommitted)
 		assert.Equal(t, int64(30*sc.RecordsPerStep), s.Committed, "the offset committed before the restart")
 		assert.Equal(t, s.ChangelogEnd, s.Committed)
@@ -118,7 +119,7 @@ func TestInstanceRestartReopensAndMovedTaskRestores(t *testing.T) {
 	r = findReady(t, third)
 	assert.Zero(t, r.Lost)
 	for _, s := range r.Stores {
-		assert.Equal(t, harness.StoreRestored, s.How, "task 1 store %d restores from the changelog", s.Store)
+		assert.Equal(t, goengine.StoreRestored, s.How, "task 1 store %d restores from the changelog", s.Store)
 	}
 	assert.Positive(t, r.Verified, "the restored records were read back")
 	pes = phaseEnds(third)

@@ -9,9 +9,9 @@
 // instance's process). It returns a schema.Rehearsal whose Status says how
 // the rehearsal ended, stops every child and removes the fleet's state and
 // changelogs. RunInstance is an instance's child (child.go): it reads a Job,
-// resumes its tasks on a harness topology (harness.StartChild) and runs the
+// resumes its tasks on a harness topology (goengine.StartChild) and runs the
 // parent's commands, streaming Events. The binary's entry point calls it for
-// InstanceArg, as it calls harness.RunChild for a model's child.
+// InstanceArg, as it calls goengine.RunChild for a model's child.
 //
 // An instance's outputs (every record's value read back right after its
 // update) are hashed per task and compared with Reference, the parent's

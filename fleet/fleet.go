@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocksleak/rocksleak/engine/goengine"
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
@@ -427,13 +428,13 @@ func (f *fleetRuntime) restartAll(ctx context.Context, phase string, ids []int, 
 	return nil
 }
 
-func storeHows(ss []harness.StoreOpen) string {
+func storeHows(ss []goengine.StoreOpen) string {
 	n := map[string]int{}
 	for _, s := range ss {
 		n[s.How]++
 	}
 	var parts []string
-	for _, h := range []string{harness.StoreReopened, harness.StoreCaughtUp, harness.StoreRestored, harness.StoreNew} {
+	for _, h := range []string{goengine.StoreReopened, goengine.StoreCaughtUp, goengine.StoreRestored, goengine.StoreNew} {
 		if n[h] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[h], h))
 		}

@@ -6,7 +6,7 @@ import (
 	"hash/fnv"
 
 	"github.com/rocksleak/rocksleak/changelog"
-	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/engine/goengine"
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/workload"
@@ -38,14 +38,14 @@ func recordKeyHash(seed uint64, task, idx int, ts int64) uint64 {
 func fleetVersion(pos int64, n, i int) int64 { return pos*int64(n) + int64(i) + 1 }
 
 // record is the key and version of the i-th of the n records store id
-// writes in the step from stream time from, at ts (harness.Hooks.Record).
-func (rs records) record(id harness.StoreID, from, ts int64, i, n int) (string, int64) {
+// writes in the step from stream time from, at ts (goengine.Hooks.Record).
+func (rs records) record(id goengine.StoreID, from, ts int64, i, n int) (string, int64) {
 	key := workload.Key(int(recordKeyHash(rs.seed, id.Task, id.Store, ts) % uint64(rs.sc.KeySpread)))
 	return key, fleetVersion(from/rs.sc.StepMs, n, i)
 }
 
-// value is the value of record r of store id (harness.Hooks.Value).
-func (rs records) value(id harness.StoreID, r changelog.Record) []byte {
+// value is the value of record r of store id (goengine.Hooks.Value).
+func (rs records) value(id goengine.StoreID, r changelog.Record) []byte {
 	return workload.RecordValue(rs.seed, rs.sc.ValueBytes, id.Task, id.Store, r.Key, r.Ts, r.Ver)
 }
 
@@ -59,17 +59,17 @@ func (rs records) hashTs(ts int64) int64 {
 }
 
 // partition is the offsets-CF key of store id's changelog partition
-// (harness.Hooks.Partition): partition <task> of app-store-<idx>-changelog,
+// (goengine.Hooks.Partition): partition <task> of app-store-<idx>-changelog,
 // one per store.
-func partition(id harness.StoreID) string {
+func partition(id goengine.StoreID) string {
 	return lifecycle.ChangelogKey(fmt.Sprintf("app-store-%d-changelog", id.Store), id.Task)
 }
 
 // hooks are an instance's topology's hooks: the fleet's records, one
 // changelog partition per store, and written called with each record
 // written.
-func (rs records) hooks(written func(harness.StoreID, changelog.Record)) harness.Hooks {
-	return harness.Hooks{Record: rs.record, Value: rs.value, Partition: partition, Written: written}
+func (rs records) hooks(written func(goengine.StoreID, changelog.Record)) goengine.Hooks {
+	return goengine.Hooks{Record: rs.record, Value: rs.value, Partition: partition, Written: written}
 }
 
 // outputHash folds one output (store idx of a task returned value for key
@@ -129,7 +129,7 @@ func (r *Reference) Outputs(task int, from, to int64) (uint64, int64, error) {
 	for ; rt.pos < to; rt.pos++ {
 		prev := rt.pos * r.sc.StepMs
 		for idx := range r.sc.StoresPerTask {
-			id := harness.StoreID{Task: task, Store: idx}
+			id := goengine.StoreID{Task: task, Store: idx}
 			for i := range r.sc.RecordsPerStep {
 				ts := prev + int64(i+1)*r.sc.StepMs/int64(r.sc.RecordsPerStep)
 				key, ver := r.record(id, prev, ts, i, r.sc.RecordsPerStep)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/rocksleak/rocksleak/changelog"
-	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/engine/goengine"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -79,11 +79,11 @@ func (f *fleetRuntime) verifyRollback(ids []int) []schema.RollbackCheck {
 		taskErrs += int(r.TaskErrors)
 		for _, s := range r.Stores {
 			switch s.How {
-			case harness.StoreReopened:
+			case goengine.StoreReopened:
 				reopened++
-			case harness.StoreCaughtUp:
+			case goengine.StoreCaughtUp:
 				caughtUp++
-			case harness.StoreRestored:
+			case goengine.StoreRestored:
 				restored++
 			default:
 				fresh++
@@ -103,7 +103,7 @@ func (f *fleetRuntime) verifyRollback(ids []int) []schema.RollbackCheck {
 	var checked, files int
 	var diffs []string
 	for _, i := range ids {
-		before := map[[2]int]harness.StoreOpen{}
+		before := map[[2]int]goengine.StoreOpen{}
 		if st := f.stopped[i]; st != nil {
 			for _, s := range st.Stores {
 				before[[2]int{s.Task, s.Store}] = s
@@ -128,7 +128,7 @@ func (f *fleetRuntime) verifyRollback(ids []int) []schema.RollbackCheck {
 					s.Task, s.Store, len(recs), want, err))
 			}
 			files++
-			if s.How != harness.StoreReopened {
+			if s.How != goengine.StoreReopened {
 				continue // rebuilt or caught up: its offset is the changelog's end once it commits
 			}
 			checked++

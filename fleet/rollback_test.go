@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/changelog"
-	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/engine/goengine"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/workload"
@@ -26,8 +26,8 @@ func rolledBackFleet(t *testing.T) *fleetRuntime {
 	require.NoError(t, err)
 	f := &fleetRuntime{cfg: RehearsalConfig{Scenario: sc, From: "fixed", To: "fixed+synthetic"}, root: t.TempDir(),
 		assign: a, pos: map[int]int64{0: 3, 1: 3}, models: []string{"fixed", "fixed"},
-		ready:      []*InstanceReady{{Stores: []harness.StoreOpen{{Task: 0, How: harness.StoreReopened, Committed: 6, HasCommitted: true, ChangelogEnd: 6}}}, nil},
-		stopped:    map[int]*InstanceStopped{0: {Stores: []harness.StoreOpen{{Task: 0, Committed: 6, HasCommitted: true, ChangelogEnd: 6}}}},
+		ready:      []*InstanceReady{{Stores: []goengine.StoreOpen{{Task: 0, How: goengine.StoreReopened, Committed: 6, HasCommitted: true, ChangelogEnd: 6}}}, nil},
+		stopped:    map[int]*InstanceStopped{0: {Stores: []goengine.StoreOpen{{Task: 0, Committed: 6, HasCommitted: true, ChangelogEnd: 6}}}},
 		mismatches: map[int][]string{},
 		rec: &schema.Rehearsal{Instances: []schema.FleetInstance{{ID: 0, Tasks: []int{0}}, {ID: 1, Domain: 1, Tasks: []int{1}}},
 			Phases: []schema.Phase{{Name: "rollback", Instances: []schema.InstancePhase{{Instance: 0}, {Instance: 1}}}}}}

@@ -36,7 +36,13 @@ const (
 // Rule states how a check's outcome is decided; reports print it.
 const Rule = "ratio limit = max(baseline × factor, baseline + floor), a baseline below 0 counted as 0; an estimate FAILs only when its 95% " +
 	"interval's lower bound exceeds the limit (evidence of a regression), PASSes when its value is within the " +
-	"limit, and WARNs (passing) when its value is above the limit but its interval reaches below it"
+	"limit, and WARNs (passing) when its value is above the limit but its interval reaches below it; a ratio check on a " +
+	"value without an interval WARNs above its limit (no noise model to tell noise from change); counts of events and " +
+	"absolute limits (equal, max) FAIL on the value"
+
+// NoNoiseModel ends the reason of a ratio check that warned because its
+// value, above the limit, has no interval to tell noise from change.
+const NoNoiseModel = "; one value without an interval cannot tell noise from change: not evidence of a regression"
 
 // Options selects what is compared and what is tolerated.
 type Options struct {
@@ -331,6 +337,7 @@ func EvaluateCheck(c Check, base, cand Subject) CheckResult {
 		return failf("cannot evaluate the candidate: %v", err)
 	}
 	res.Candidate = &cq
+	basis := ""
 	switch c.Op {
 	case OpRatio:
 		bq, err := m.read(base)
@@ -342,6 +349,12 @@ func EvaluateCheck(c Check, base, cand Subject) CheckResult {
 		}
 		if err != nil {
 			return failf("cannot set a limit from the baseline: %v", err)
+		}
+		if m.paired != nil {
+			if pb, pc, b, ok := m.paired(base, cand); ok {
+				bq, cq, basis = pb, pc, " ("+b+")"
+				res.Candidate = &cq
+			}
 		}
 		res.Baseline = &bq
 		res.Limit = ratioLimit(bq.Value, c)
@@ -366,9 +379,12 @@ func EvaluateCheck(c Check, base, cand Subject) CheckResult {
 	case cq.Value <= res.Limit:
 		res.Outcome = Pass
 		res.Reason = fmt.Sprintf("%s ≤ limit %s", fmtQty(cq.Value, m.unit), limit)
-	case !cq.Interval:
+	case !cq.Interval && (m.events || c.Op != OpRatio):
 		res.Outcome = Fail
 		res.Reason = fmt.Sprintf("%s > limit %s", fmtQty(cq.Value, m.unit), limit)
+	case !cq.Interval:
+		res.Outcome = Warn
+		res.Reason = fmt.Sprintf("%s > limit %s%s", fmtQty(cq.Value, m.unit), limit, NoNoiseModel)
 	case cq.Low > res.Limit:
 		res.Outcome = Fail
 		res.Reason = fmt.Sprintf("95%% interval [%s, %s] lies above limit %s: a regression",
@@ -378,6 +394,7 @@ func EvaluateCheck(c Check, base, cand Subject) CheckResult {
 		res.Reason = fmt.Sprintf("%s > limit %s, but the 95%% interval reaches down to %s: not evidence of a regression; run longer to decide",
 			fmtQty(cq.Value, m.unit), limit, fmtNum(cq.Low, m.unit))
 	}
+	res.Reason += basis
 	return res
 }
 

@@ -23,7 +23,7 @@ func pt(v float64) stats.Estimate { return est(v, v, v) }
 // lifecycle and RSS per million records; everything else clean.
 func runOf(model string, nativePerLifecycle, rssPerMillion stats.Estimate) *schema.Run {
 	total := func(pl, pm stats.Estimate) *schema.SignalFit {
-		return &schema.SignalFit{Unit: "bytes", PerLifecycle: pl, PerMillionRecords: pm, Samples: 200, SamplesUsed: 180}
+		return &schema.SignalFit{Unit: "bytes", Fit: stats.Fit{PerLifecycle: pl, PerMillionRecords: pm, Samples: 200, SamplesUsed: 180}}
 	}
 	return &schema.Run{
 		Summary: schema.Summary{Model: model, Lifecycles: 1500, Records: 192000,

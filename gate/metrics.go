@@ -58,7 +58,17 @@ func RunSubject(r *schema.Run) Subject { return Subject{Run: r} }
 type metric struct {
 	unit     string
 	estimate bool // a slope with a 95% interval
-	read     func(Subject) (Quantity, error)
+	// events marks a count of discrete events (errors, lost records,
+	// pinned stores, live native objects): exact, with no sampling noise
+	// to tell from a change, so a count above its limit fails.
+	events bool
+	read   func(Subject) (Quantity, error)
+	// paired, when set, reads both sides of a ratio check together, with an
+	// interval for the candidate from both sides' own observations (the
+	// candidate on the baseline's scale: the baseline's value times the
+	// interval of their ratio) and what the interval rests on; ok is false
+	// when they have too few observations, and read is used instead.
+	paired func(base, cand Subject) (b, c Quantity, basis string, ok bool)
 }
 
 // metrics is the catalogue of what a check can compare. Slopes come from the
@@ -141,11 +151,16 @@ func restore(get func(*schema.Run) int64) metric {
 	}}
 }
 
-// restoreMedian is the median restore time, with its distribution-free 95%
-// interval when the run had enough restores for one (restore times are wall
-// time: a loaded machine moves them, so a lone median must not fail a gate).
+// restoreMedian is the median restore time. Restore times are wall time: a
+// loaded machine moves them, so a lone median must not fail a gate. In a
+// ratio check, when both runs recorded each restore's duration (at least
+// stats.MinRatioSample a side), the candidate's median comes with the
+// bootstrap interval of the ratio of the two medians (restorePaired);
+// otherwise with the candidate's distribution-free 95% interval for its
+// median when it had enough restores for one; otherwise alone (no interval:
+// the check warns above its limit).
 func restoreMedian() metric {
-	return metric{unit: UnitNanoseconds, read: func(s Subject) (Quantity, error) {
+	return metric{unit: UnitNanoseconds, paired: restorePaired, read: func(s Subject) (Quantity, error) {
 		rs := s.Run.Restore
 		if rs.Count == 0 {
 			return Quantity{}, fmt.Errorf("%w: no restores in the run", errNoData)
@@ -157,8 +172,35 @@ func restoreMedian() metric {
 	}}
 }
 
+// restorePaired compares the two runs' restore times by the ratio of their
+// medians, candidate over baseline, with its 95% percentile-bootstrap
+// interval from each run's own restores (stats.MedianRatio): b is the
+// baseline's median, c the candidate's, with Low and High the baseline's
+// median times the ratio's bounds.
+func restorePaired(base, cand Subject) (b, c Quantity, basis string, ok bool) {
+	bd, cd := nsToFloat(base.Run.Restore.DurationsNs), nsToFloat(cand.Run.Restore.DurationsNs)
+	e := stats.MedianRatio(bd, cd, 0.95)
+	if !e.Valid {
+		return Quantity{}, Quantity{}, "", false
+	}
+	bm := stats.Median(bd)
+	b = exact(bm)
+	c = Quantity{Value: stats.Median(cd), Low: bm * e.Low, High: bm * e.High, Interval: true}
+	basis = fmt.Sprintf("medians' ratio ×%.2f [%.2f, %.2f], bootstrap of %d baseline and %d candidate restores",
+		e.Value, e.Low, e.High, len(bd), len(cd))
+	return b, c, basis, true
+}
+
+func nsToFloat(ns []int64) []float64 {
+	out := make([]float64, len(ns))
+	for i, v := range ns {
+		out[i] = float64(v)
+	}
+	return out
+}
+
 func count(unit string, get func(*schema.Run) int64) metric {
-	return metric{unit: unit, read: func(s Subject) (Quantity, error) { return exact(float64(get(s.Run))), nil }}
+	return metric{unit: unit, events: true, read: func(s Subject) (Quantity, error) { return exact(float64(get(s.Run))), nil }}
 }
 
 // MetricUnit returns a metric's unit, or "" for an unknown metric.

@@ -9,9 +9,9 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/rocksleak/rocksleak/engine"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
-	"github.com/rocksleak/rocksleak/spec"
 	"github.com/rocksleak/rocksleak/userapp"
 )
 
@@ -29,44 +29,61 @@ type App struct {
 // version than a model's, a class not found (the command exits 2 before any model runs).
 var ErrBadApp = errors.New("the application cannot run as given")
 
-// preflightApp checks, before any model runs, that each model can run the app: a kafka-<version> model, no other
-// Kafka version in the app's classpath, and the app's classes as the child loads them (the child's --check-app:
-// the application's class and methods, its config setter).
-func (j JVM) preflightApp(models []string, app *App, sc scenarios.Scenario) error {
+// preflightApp checks, before any model runs, that each model can run the app (when there is one): its engine
+// runs applications (engine.Capabilities.App), the app's classpath holds no other Kafka version than the model's,
+// and the child loads the app's classes (the child's --check-app: the application's class and methods, its config
+// setter).
+func preflightApp(cfg Config, runs []modelRun) error {
+	app := cfg.App
 	if app == nil {
 		return nil
 	}
-	for _, m := range models {
-		rn, err := spec.ParseRunName(m, scenarios.ModelNames())
+	for _, r := range runs {
+		if r.err != nil {
+			return r.err
+		}
+		e, err := engine.For(cfg.Engines, r.rn)
 		if err != nil {
 			return err
 		}
-		if !rn.JVM() {
-			return fmt.Errorf("%w: model %s: an application runs on the JVM engine only (--models kafka-<version>)", ErrBadApp, m)
+		if !e.Capabilities().App {
+			return fmt.Errorf("%w: model %s: %s does not run an application: run it on the JVM engine (--models kafka-<version>)", ErrBadApp, r.name, e.Name())
 		}
-		line, err := j.Command(rn.KafkaVersion, os.TempDir())
+		tmp, err := os.MkdirTemp("", "rocksleak-check-app-")
 		if err != nil {
-			return fmt.Errorf("%s: %w", m, err)
+			return err
 		}
-		var kafkaCP []string
-		for i, a := range line {
-			if a == "-cp" && i+1 < len(line) {
-				kafkaCP = strings.Split(line[i+1], string(os.PathListSeparator))
-			}
-		}
-		if err := userapp.CheckClasspath(app.Job.Classpath, rn.KafkaVersion, userapp.RocksDBVersionOf(kafkaCP)); err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrBadApp, m, err)
-		}
-		if err := checkAppClasses(line, m, app, sc); err != nil {
+		err = checkApp(e, r, app, cfg.Scenario, tmp)
+		os.RemoveAll(tmp)
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// checkApp checks one model's classpath and classes (see preflightApp); tmp is the child's scratch directory.
+func checkApp(e engine.Engine, r modelRun, app *App, sc scenarios.Scenario, tmp string) error {
+	line, done, err := e.Command(r.rn, tmp)
+	defer done()
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.name, err)
+	}
+	var kafkaCP []string
+	for i, a := range line {
+		if a == "-cp" && i+1 < len(line) {
+			kafkaCP = strings.Split(line[i+1], string(os.PathListSeparator))
+		}
+	}
+	if err := userapp.CheckClasspath(app.Job.Classpath, r.rn.KafkaVersion, userapp.RocksDBVersionOf(kafkaCP)); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrBadApp, r.name, err)
+	}
+	return checkAppClasses(line, r.name, app, sc, tmp)
+}
+
 // checkAppClasses runs the child with --check-app on the app's job: status 2 names what is missing.
-func checkAppClasses(line []string, model string, app *App, sc scenarios.Scenario) error {
-	job, err := json.Marshal(Job{Scenario: sc, Model: model, StateDir: os.TempDir(), App: &app.Job})
+func checkAppClasses(line []string, model string, app *App, sc scenarios.Scenario, tmp string) error {
+	job, err := json.Marshal(Job{Scenario: sc, Model: model, StateDir: tmp, App: &app.Job})
 	if err != nil {
 		return err
 	}

@@ -9,40 +9,45 @@ import (
 	"github.com/rocksleak/rocksleak/schema"
 )
 
-// eventWriter writes a child's Events to its parent as JSON lines, one Write
+// EventWriter writes a child's Events to its parent as JSON lines, one Write
 // per event. The parent reads them with encoding/json (decodeEvents).
 //
 // A sample, which the child writes after every lifecycle, is appended by hand
-// into a reused buffer (writeSample): the same bytes encoding/json's Encoder
+// into a reused buffer (WriteSample): the same bytes encoding/json's Encoder
 // writes for Event{Sample: s} (field order, map keys sorted, HTML-safe string
 // escaping, a newline at the end; TestEventWriterMatchesEncodingJSON fills
 // every field of schema.Sample, so a field added there and not here fails it),
 // without encoding/json's reflection and its allocations. Every other event
 // goes through encoding/json.
 //
-// An eventWriter is not safe for concurrent use.
-type eventWriter struct {
+// An EventWriter is not safe for concurrent use.
+type EventWriter struct {
 	w    io.Writer
 	enc  *json.Encoder
 	buf  []byte   // the sample's line, reused
 	keys []string // live_natives' keys in order, reused
 }
 
-func newEventWriter(w io.Writer) *eventWriter {
-	return &eventWriter{w: w, enc: json.NewEncoder(w), buf: make([]byte, 0, 1024)}
+// NewEventWriter writes to w.
+func NewEventWriter(w io.Writer) *EventWriter {
+	return &EventWriter{w: w, enc: json.NewEncoder(w), buf: make([]byte, 0, 1024)}
 }
 
-// emit writes one event: a sample alone by writeSample, anything else by
+// Emit writes one event: a sample alone by WriteSample, anything else by
 // encoding/json.
-func (w *eventWriter) emit(e Event) error {
+func (w *EventWriter) Emit(e Event) error {
 	if e.Sample != nil && e == (Event{Sample: e.Sample}) {
-		return w.writeSample(e.Sample)
+		return w.WriteSample(e.Sample)
 	}
 	return w.enc.Encode(e)
 }
 
-// writeSample writes Event{Sample: s}. It does not retain s.
-func (w *eventWriter) writeSample(s *schema.Sample) error {
+// Encode writes any other JSON value as one line (package fleet's instance
+// events), by encoding/json.
+func (w *EventWriter) Encode(v any) error { return w.enc.Encode(v) }
+
+// WriteSample writes Event{Sample: s}. It does not retain s.
+func (w *EventWriter) WriteSample(s *schema.Sample) error {
 	b := append(w.buf[:0], `{"sample":{"model":`...)
 	b = appendJSONString(b, s.Model)
 	b = appendField(b, "seq", int64(s.Seq))

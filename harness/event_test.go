@@ -1,9 +1,7 @@
 package harness
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -12,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -83,63 +80,28 @@ func TestEventWriterMatchesEncodingJSON(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got bytes.Buffer
-			w := newEventWriter(&got)
-			require.NoError(t, w.writeSample(&tc.s))
+			w := NewEventWriter(&got)
+			require.NoError(t, w.WriteSample(&tc.s))
 			want := jsonLine(t, Event{Sample: &tc.s})
 			assert.Equal(t, string(want), got.String())
 
 			// Again through emit, into the same reused buffer.
 			got.Reset()
-			require.NoError(t, w.emit(Event{Sample: &tc.s}))
+			require.NoError(t, w.Emit(Event{Sample: &tc.s}))
 			assert.Equal(t, string(want), got.String())
 		})
 	}
 	t.Run("not a sample", func(t *testing.T) {
 		var got bytes.Buffer
-		w := newEventWriter(&got)
+		w := NewEventWriter(&got)
 		for _, e := range []Event{
 			{Info: &schema.ChildInfo{PID: 7, RocksDBVersion: "7.8.3", Allocator: "glibc"}},
 			{Summary: &schema.Summary{Model: "fixed", Lifecycles: 3}},
 			{Sample: &full, Summary: &schema.Summary{Model: "fixed"}}, // never sent; encoding/json writes both
 		} {
 			got.Reset()
-			require.NoError(t, w.emit(e))
+			require.NoError(t, w.Emit(e))
 			assert.Equal(t, string(jsonLine(t, e)), got.String())
 		}
 	})
-}
-
-// TestChildEventsAreEncodingJSONs runs a real child (the smoke scenario's
-// fixed model, in this process, on real RocksDB) and checks every line it
-// writes: it decodes as the parent decodes it, and encoding/json writes the
-// decoded event back byte for byte, so the parent reads the lines the child
-// wrote by hand as it read encoding/json's (that the values are the sample's:
-// TestEventWriterMatchesEncodingJSON).
-func TestChildEventsAreEncodingJSONs(t *testing.T) {
-	sc, err := scenarios.Get("smoke")
-	require.NoError(t, err)
-	sc.Lifecycles = 20
-	var in, out bytes.Buffer
-	require.NoError(t, json.NewEncoder(&in).Encode(Job{Scenario: sc, Model: "fixed", Seed: 1,
-		StateDir: t.TempDir() + "/state"}))
-	require.NoError(t, RunChild(context.Background(), &in, &out))
-	samples, withDBs := 0, 0
-	sc2 := bufio.NewScanner(&out)
-	for sc2.Scan() {
-		line := append(sc2.Bytes(), '\n')
-		var e Event
-		require.NoError(t, json.Unmarshal(line, &e))
-		require.Equal(t, string(line), string(jsonLine(t, e)))
-		if e.Sample != nil {
-			samples++
-			require.NotNil(t, e.Sample.LiveNatives)
-			require.Positive(t, e.Sample.RSS)
-			if e.Sample.RocksDB.OpenDBs > 0 {
-				withDBs++
-			}
-		}
-	}
-	require.NoError(t, sc2.Err())
-	assert.GreaterOrEqual(t, samples, 10, "samples as the lifecycles go")
-	assert.Positive(t, withDBs, "samples with stores open")
 }

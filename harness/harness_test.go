@@ -2,17 +2,14 @@ package harness
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocksleak/rocksleak/lifecycle"
+	"github.com/rocksleak/rocksleak/engine"
 	"github.com/rocksleak/rocksleak/scenarios"
-	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // TestParentSurvivesChildCrash: children that abort or exit without a summary
@@ -29,7 +26,7 @@ func TestParentSurvivesChildCrash(t *testing.T) {
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			out, err := Run(context.Background(), Config{Scenario: sc, Models: []string{"leaky", "fixed"},
-				Exe: "/bin/sh", ChildArgs: []string{"-c", tc.script}, StateRoot: t.TempDir()})
+				Engines: shellChild(tc.script), StateRoot: t.TempDir()})
 			require.ErrorIs(t, err, ErrChild)
 			require.Len(t, out.Runs, 2, "the second model runs after the first one's child failed")
 			for _, r := range out.Runs {
@@ -38,23 +35,6 @@ func TestParentSurvivesChildCrash(t *testing.T) {
 			assert.False(t, out.Interrupted)
 		})
 	}
-}
-
-func TestNonMarkerKeepsOnlyRealErrors(t *testing.T) {
-	marker := fmt.Errorf("%w: %v", lifecycle.ErrMarkerWrite, errors.New("Invalid argument: Sync writes has to enable WAL."))
-	other := errors.New("IO error: lock hold by current process")
-	assert.NoError(t, nonMarker(nil))
-	assert.NoError(t, nonMarker(marker))
-	assert.NoError(t, nonMarker(errors.Join(marker, errors.Join(marker, nil))))
-	assert.Equal(t, other.Error(), nonMarker(errors.Join(marker, other)).Error())
-	assert.ErrorIs(t, nonMarker(errors.Join(errors.Join(marker), other)), other)
-}
-
-func TestRestoreStats(t *testing.T) {
-	assert.Equal(t, schema.RestoreStats{}, restoreStats(nil, 0))
-	ms := time.Millisecond
-	rs := restoreStats([]time.Duration{5 * ms, 1 * ms, 9 * ms, 3 * ms}, 40)
-	assert.Equal(t, schema.RestoreStats{Count: 4, P50Ns: int64(3 * ms), MaxNs: int64(9 * ms), Records: 40}, rs)
 }
 
 func TestPreflightNamesTheLimitARunNeeds(t *testing.T) {
@@ -71,16 +51,17 @@ func TestPreflightNamesTheLimitARunNeeds(t *testing.T) {
 	assert.Contains(t, err.Error(), "100 tasks × 1 stores × 32 live segments")
 }
 
-func TestMedianIntervalRanks(t *testing.T) {
-	// Known ranks for a 95% distribution-free interval of the median.
-	for _, tc := range []struct{ n, j int }{{5, 0}, {6, 1}, {10, 2}, {20, 6}, {100, 40}} {
-		assert.Equal(t, tc.j, medianRank(tc.n, 0.025), "n=%d", tc.n)
-	}
-	var ds []time.Duration
-	for i := 1; i <= 10; i++ {
-		ds = append(ds, time.Duration(i)*time.Millisecond)
-	}
-	rs := restoreStats(ds, 0)
-	assert.Equal(t, int64(2*time.Millisecond), rs.P50LowNs)
-	assert.Equal(t, int64(9*time.Millisecond), rs.P50HighNs)
+// shellEngine is an engine whose child is a shell script (/bin/sh -c): the
+// parent's side of the protocol with a child that misbehaves as told.
+type shellEngine struct{ script string }
+
+func (shellEngine) Name() string                      { return "a shell script" }
+func (shellEngine) Runs(spec.RunName) bool            { return true }
+func (shellEngine) Capabilities() engine.Capabilities { return engine.Capabilities{HeapProfile: true} }
+func (shellEngine) Preflight(spec.RunName) error      { return nil }
+func (e shellEngine) Command(spec.RunName, string) ([]string, func(), error) {
+	return []string{"/bin/sh", "-c", e.script}, func() {}, nil
 }
+
+// shellChild is Config.Engines for a shell script's children.
+func shellChild(script string) []engine.Engine { return []engine.Engine{shellEngine{script}} }

@@ -24,7 +24,7 @@ func TestChildReadsJobThenOps(t *testing.T) {
 	require.NoError(t, err)
 	out := filepath.Join(t.TempDir(), "stdin")
 	_, err = Run(context.Background(), Config{Scenario: sc, Models: []string{"leaky"}, Seed: 42,
-		Exe: "/bin/sh", ChildArgs: []string{"-c", "head -n 2001 > " + out}, StateRoot: t.TempDir()})
+		Engines: shellChild("head -n 2001 > " + out), StateRoot: t.TempDir()})
 	require.ErrorIs(t, err, ErrChild, "the shell child sends no summary")
 
 	f, err := os.Open(out)

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rocksleak/rocksleak/engine"
 	"github.com/rocksleak/rocksleak/internal/shm"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
@@ -27,11 +28,10 @@ type Config struct {
 	Scenario scenarios.Scenario
 	Models   []string // in run order; default Scenario.Models
 	Seed     int64
-	// Exe and ChildArgs start a child: default the running binary with
-	// arguments {"__child"}. The child must call RunChild with its standard
-	// input as the job and file descriptor 3 as the event stream.
-	Exe       string
-	ChildArgs []string
+	// Engines start the children: each model's is the first engine that
+	// runs it (engine.For). Package engine/goengine's and engine/jvm's are
+	// the two; harness imports neither.
+	Engines []engine.Engine
 	// ChildEnv is added to each child's environment (e.g. LD_PRELOAD).
 	ChildEnv []string
 	// StateRoot is where per-model state directories are made; default
@@ -56,9 +56,6 @@ type Config struct {
 	KillAfter time.Duration
 	// Guard stops a child whose RSS crosses its limit (see Guard).
 	Guard Guard
-	// JVM starts the children of kafka-<version> models (see JVM); Exe and
-	// ChildArgs start the Go engine's.
-	JVM JVM
 	// Progress stops a child that makes no progress (see Progress).
 	Progress Progress
 	// App, when set, is the user's application every model runs (see App).
@@ -66,6 +63,9 @@ type Config struct {
 
 	diskFull *DiskFullJob // set by RunDiskFull
 }
+
+// ChildEnvVar marks a process started by the parent as a model child.
+const ChildEnvVar = "ROCKSLEAK_CHILD"
 
 // StopSignal tells a child its verdict is settled: it stops as at its stop
 // condition.
@@ -84,14 +84,14 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 	if err := fillDefaults(&cfg); err != nil {
 		return nil, err
 	}
-	models := cfg.Models
 	if err := Preflight(cfg.Scenario); err != nil {
 		return nil, err
 	}
-	if err := cfg.JVM.preflight(models); err != nil {
+	runs := parseRuns(cfg.Models)
+	if err := preflightEngines(cfg, runs); err != nil {
 		return nil, err
 	}
-	if err := cfg.JVM.preflightApp(models, cfg.App, cfg.Scenario); err != nil {
+	if err := preflightApp(cfg, runs); err != nil {
 		return nil, err
 	}
 	if cfg.App != nil {
@@ -101,19 +101,19 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 	}
 	out := &schema.Output{Started: time.Now().UTC()}
 	var failed []string
-	for _, m := range models {
+	for _, r := range runs {
 		if ctx.Err() != nil {
 			out.Interrupted = true
 			break
 		}
-		run := runChild(ctx, cfg, m)
+		run := runChild(ctx, cfg, r)
 		cfg.App.redactRun(run)
 		out.Runs = append(out.Runs, run)
 		if run.Summary != nil && run.Summary.Interrupted && run.StoppedByGuard == "" && run.StoppedNoProgress == "" {
 			out.Interrupted = true
 		}
 		if run.Error != "" {
-			failed = append(failed, fmt.Sprintf("%s: %s", m, run.Error))
+			failed = append(failed, fmt.Sprintf("%s: %s", r.name, run.Error))
 		}
 	}
 	if ctx.Err() != nil {
@@ -126,18 +126,45 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 	return out, nil
 }
 
+// modelRun is one entry of Config.Models, its run name parsed once here, at
+// the run half's edge (err when it does not parse: the run reports it).
+type modelRun struct {
+	name string
+	rn   spec.RunName
+	err  error
+}
+
+func parseRuns(models []string) []modelRun {
+	out := make([]modelRun, 0, len(models))
+	for _, m := range models {
+		rn, err := spec.ParseRunName(m, scenarios.ModelNames())
+		out = append(out, modelRun{name: m, rn: rn, err: err})
+	}
+	return out
+}
+
+// preflightEngines checks, before any model runs, that every model's engine
+// can start its child (engine.Engine.Preflight); models whose name does not
+// parse are left to their run.
+func preflightEngines(cfg Config, runs []modelRun) error {
+	var errs []error
+	for _, r := range runs {
+		if r.err != nil {
+			continue
+		}
+		e, err := engine.For(cfg.Engines, r.rn)
+		if err == nil {
+			err = e.Preflight(r.rn)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", r.name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // fillDefaults sets cfg's unset fields to their documented defaults.
 func fillDefaults(cfg *Config) error {
-	if cfg.Exe == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return err
-		}
-		cfg.Exe = exe
-	}
-	if cfg.ChildArgs == nil {
-		cfg.ChildArgs = []string{"__child"}
-	}
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
@@ -156,87 +183,14 @@ func fillDefaults(cfg *Config) error {
 	return nil
 }
 
-func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
-	run := &schema.ModelRun{Model: model}
-	rn, err := spec.ParseRunName(model, scenarios.ModelNames())
-	if err != nil {
-		run.Error = err.Error()
-		return run
-	}
-	preload := ""
-	if rn.Allocator == spec.AllocatorJemalloc {
-		lib, err := JemallocPath()
-		if err != nil {
-			run.Error = err.Error()
-			return run
-		}
-		preload = lib
-	}
-	if rn.JVM() && cfg.Profile != nil {
-		run.Error = fmt.Sprintf("%s: --profile profiles the Go engine's models only (the JVM child does not dump jemalloc heap profiles)", model)
-		return run
-	}
-	var gen *workload.Generator // nil for an app: no op stream
-	if cfg.App == nil {
-		if gen, err = workload.New(cfg.Scenario, cfg.Seed); err != nil {
-			run.Error = err.Error()
-			return run
-		}
-	}
-	stateDir, err := os.MkdirTemp(cfg.StateRoot, "rocksleak-"+model+"-")
-	if err != nil {
-		run.Error = err.Error()
-		return run
-	}
-	defer os.RemoveAll(stateDir)
-
-	var prof *ProfileJob
-	var profEnv []string
-	if cfg.Profile != nil {
-		j := newProfileJob(cfg.Profile, cfg.Scenario, model)
-		if profEnv, err = profileEnv(j); err != nil {
-			run.Error = err.Error()
-			return run
-		}
-		prof = &j
-	}
-	job := Job{Scenario: cfg.Scenario, Model: model, Seed: cfg.Seed, StateDir: stateDir, Profile: prof,
-		Ops: workload.OpsVersion, Synthetic: rn.Synthetic, ReadOptionsFix: rn.ReadOptionsFix, Allocator: string(rn.Allocator), DiskFull: cfg.diskFull}
-	if cfg.App != nil {
-		// The child ends a runaway allocation itself, naming the application's frames, a little before the
-		// guard would kill it from outside.
-		app := cfg.App.Job
-		app.MaxRSS = cfg.Guard.limit() / 10 * 9
-		job.App, job.Ops = &app, 0
-	}
-	exe, args := cfg.Exe, cfg.ChildArgs
-	// Every child's changelogs, made and removed here: under ChangelogRoot,
-	// not on the state disk, as Kafka's changelog topics live on the
-	// brokers (a full state disk must not fail them).
-	job.ChangelogDir, err = os.MkdirTemp(cfg.ChangelogRoot, "rocksleak-"+model+"-changelog-")
-	if err != nil {
-		run.Error = err.Error()
-		return run
-	}
-	defer os.RemoveAll(job.ChangelogDir)
-	if rn.JVM() {
-		// The JVM child: its temporary files beside its state, made and
-		// removed here.
-		job.KafkaVersion = rn.KafkaVersion
-		tmp := stateDir + ".tmp"
-		if err := os.Mkdir(tmp, 0o755); err != nil {
-			run.Error = err.Error()
-			return run
-		}
-		defer os.RemoveAll(tmp)
-		line, err := cfg.JVM.Command(rn.KafkaVersion, tmp)
-		if err != nil {
-			run.Error = err.Error()
-			return run
-		}
-		exe, args = line[0], line[1:]
-	}
-	jobLine, err := json.Marshal(job)
+// runChild runs one model's child: the state and changelog directories it
+// is given, its engine's command line (engine.For), the job and op stream on
+// its standard input, its events, and how it ended. Everything it made is
+// removed when it returns.
+func runChild(ctx context.Context, cfg Config, r modelRun) *schema.ModelRun {
+	run := &schema.ModelRun{Model: r.name}
+	p, err := planChild(cfg, r)
+	defer p.cleanup()
 	if err != nil {
 		run.Error = err.Error()
 		return run
@@ -256,16 +210,12 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		return run
 	}
 	tail := NewTailBuffer(4096)
-	cmd := exec.Command(exe, args...)
+	cmd := exec.Command(p.argv[0], p.argv[1:]...)
 	cmd.Stdin = inR
 	cmd.Stdout = io.MultiWriter(cfg.Stderr, tail)
 	cmd.Stderr = io.MultiWriter(cfg.Stderr, tail)
 	cmd.ExtraFiles = []*os.File{pw}
-	cmd.Env = append(append(os.Environ(), ChildEnvVar+"=1"), cfg.ChildEnv...)
-	if preload != "" {
-		cmd.Env = append(cmd.Env, "LD_PRELOAD="+preload)
-	}
-	cmd.Env = append(cmd.Env, profEnv...) // the later LD_PRELOAD wins: the same library
+	cmd.Env = p.env
 	// Own process group: a terminal's Ctrl-C reaches the parent, which stops
 	// the child in order; the child dies with the parent.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
@@ -278,16 +228,117 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		return run
 	}
 	opsDone := make(chan error, 1)
-	go func() { opsDone <- streamOps(inW, jobLine, gen) }()
+	go func() { opsDone <- streamOps(inW, p.jobLine, p.gen) }()
 	defer func() {
 		// The child has exited: its end of the pipe is closed, so the writer's
 		// next write fails (EPIPE); closing ours ends one blocked on a full pipe.
 		inW.Close()
 		<-opsDone
 	}()
+	watchChild(ctx, cfg, p, cmd, pr, tail, run)
+	return run
+}
+
+// childPlan is what a model's child is started with: its directories, command
+// line, environment and job, and what removes what was made for it.
+type childPlan struct {
+	stateDir string
+	argv     []string
+	env      []string
+	jobLine  []byte
+	gen      *workload.Generator
+	prof     *ProfileJob
+	cleanups []func()
+}
+
+// cleanup removes what planChild made, last made first.
+func (p *childPlan) cleanup() {
+	for i := len(p.cleanups) - 1; i >= 0; i-- {
+		p.cleanups[i]()
+	}
+}
+
+// planChild makes model r's state directory (under StateRoot) and changelog
+// directory (under ChangelogRoot), its job, its engine's command line and its
+// environment (the allocator preloaded, the profiler's settings).
+func planChild(cfg Config, r modelRun) (*childPlan, error) {
+	p := &childPlan{}
+	if r.err != nil {
+		return p, r.err
+	}
+	preload := ""
+	if r.rn.Allocator == spec.AllocatorJemalloc {
+		lib, err := JemallocPath()
+		if err != nil {
+			return p, err
+		}
+		preload = lib
+	}
+	eng, err := engine.For(cfg.Engines, r.rn)
+	if err != nil {
+		return p, err
+	}
+	if cfg.Profile != nil && !eng.Capabilities().HeapProfile {
+		return p, fmt.Errorf("%s: --profile: %s does not dump jemalloc heap profiles", r.name, eng.Name())
+	}
+	if cfg.App == nil { // an app's child reads no op stream
+		if p.gen, err = workload.New(cfg.Scenario, cfg.Seed); err != nil {
+			return p, err
+		}
+	}
+	if p.stateDir, err = os.MkdirTemp(cfg.StateRoot, "rocksleak-"+r.name+"-"); err != nil {
+		return p, err
+	}
+	p.cleanups = append(p.cleanups, func() { os.RemoveAll(p.stateDir) })
+	var profEnv []string
+	if cfg.Profile != nil {
+		j := newProfileJob(cfg.Profile, cfg.Scenario, r.name)
+		if profEnv, err = profileEnv(j); err != nil {
+			return p, err
+		}
+		p.prof = &j
+	}
+	job := Job{Scenario: cfg.Scenario, Model: r.name, Seed: cfg.Seed, StateDir: p.stateDir, Profile: p.prof,
+		Ops: workload.OpsVersion, Synthetic: r.rn.Synthetic, ReadOptionsFix: r.rn.ReadOptionsFix,
+		Allocator: string(r.rn.Allocator), KafkaVersion: r.rn.KafkaVersion, DiskFull: cfg.diskFull}
+	if cfg.App != nil {
+		// The child ends a runaway allocation itself, naming the application's frames, a little before the
+		// guard would kill it from outside.
+		app := cfg.App.Job
+		app.MaxRSS = cfg.Guard.limit() / 10 * 9
+		job.App, job.Ops = &app, 0
+	}
+	// Every child's changelogs, made and removed here: under ChangelogRoot,
+	// not on the state disk, as Kafka's changelog topics live on the
+	// brokers (a full state disk must not fail them).
+	if job.ChangelogDir, err = os.MkdirTemp(cfg.ChangelogRoot, "rocksleak-"+r.name+"-changelog-"); err != nil {
+		return p, err
+	}
+	p.cleanups = append(p.cleanups, func() { os.RemoveAll(job.ChangelogDir) })
+	argv, done, err := eng.Command(r.rn, p.stateDir)
+	p.cleanups = append(p.cleanups, done)
+	if err != nil {
+		return p, err
+	}
+	p.argv = argv
+	if p.jobLine, err = json.Marshal(job); err != nil {
+		return p, err
+	}
+	p.env = append(append(os.Environ(), ChildEnvVar+"=1"), cfg.ChildEnv...)
+	if preload != "" {
+		p.env = append(p.env, "LD_PRELOAD="+preload)
+	}
+	p.env = append(p.env, profEnv...) // the later LD_PRELOAD wins: the same library
+	return p, nil
+}
+
+// watchChild reads the started child's events from pr into run until it
+// ends, watches its memory and progress, stops it when ctx is cancelled
+// (SIGTERM, then SIGKILL after KillAfter) or tells it its verdict is settled,
+// and says in run.Error how it ended when not well.
+func watchChild(ctx context.Context, cfg Config, p *childPlan, cmd *exec.Cmd, pr io.Reader, tail *TailBuffer, run *schema.ModelRun) {
 	guard := cfg.Guard.watch(cmd.Process)
 	progress := cfg.Progress.watch(cmd.Process)
-
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -304,7 +355,6 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		case <-done:
 		}
 	}()
-
 	told := false
 	decErr := DecodeEvents(pr, func(e Event) {
 		switch {
@@ -313,7 +363,7 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 		case e.Sample != nil:
 			run.Samples = append(run.Samples, *e.Sample)
 			progress.observe(*e.Sample)
-			if cfg.Settled != nil && !told && cfg.Settled(model, run.Samples) {
+			if cfg.Settled != nil && !told && cfg.Settled(run.Model, run.Samples) {
 				told = true
 				_ = cmd.Process.Signal(StopSignal)
 			}
@@ -321,33 +371,39 @@ func runChild(ctx context.Context, cfg Config, model string) *schema.ModelRun {
 			run.Summary = e.Summary
 		}
 		if cfg.OnEvent != nil {
-			cfg.OnEvent(model, e)
+			cfg.OnEvent(run.Model, e)
 		}
 	})
 	waitErr := cmd.Wait()
 	close(done)
 	wg.Wait()
 	run.OutsideRSSPeak, run.StoppedByGuard = guard.finish()
-	run.StoppedNoProgress = progress.finish(run.Summary, stateDir, cfg.StateRoot)
+	run.StoppedNoProgress = progress.finish(run.Summary, p.stateDir, cfg.StateRoot)
+	run.Error = endError(run, waitErr, decErr, tail)
+	if p.prof != nil {
+		run.Profile = collectProfile(p.prof.Dir, run.Model)
+	}
+}
 
+// endError says how a child that ended badly ended: stopped by the guard or
+// the no-progress watch, its own error, its exit, its events unreadable, or
+// no summary; "" when it ended well.
+func endError(run *schema.ModelRun, waitErr, decErr error, tail *TailBuffer) string {
 	switch {
 	case run.StoppedByGuard != "":
-		run.Error = run.StoppedByGuard
+		return run.StoppedByGuard
 	case run.StoppedNoProgress != "":
-		run.Error = run.StoppedNoProgress
+		return run.StoppedNoProgress
 	case waitErr != nil && run.Summary != nil && run.Summary.Error != "":
-		run.Error = run.Summary.Error
+		return run.Summary.Error
 	case waitErr != nil:
-		run.Error = fmt.Sprintf("child process %s%s", DescribeExit(waitErr), LastLines(tail.String()))
+		return fmt.Sprintf("child process %s%s", DescribeExit(waitErr), LastLines(tail.String()))
 	case decErr != nil:
-		run.Error = fmt.Sprintf("reading the child's events: %v", decErr)
+		return fmt.Sprintf("reading the child's events: %v", decErr)
 	case run.Summary == nil:
-		run.Error = "child ended without a summary" + LastLines(tail.String())
+		return "child ended without a summary" + LastLines(tail.String())
 	}
-	if prof != nil {
-		run.Profile = collectProfile(prof.Dir, model)
-	}
-	return run
+	return ""
 }
 
 // streamOps writes the job's line and then the schedule's op stream to a

@@ -90,8 +90,8 @@ func dumpName(n int, lc, fc, nh int64) string {
 	return fmt.Sprintf("dump-%03d-lc%d-fc%d-nh%d.heap", n, lc, fc, nh)
 }
 
-// profiler takes a child's heap dumps.
-type profiler struct {
+// Profiler takes a child's heap dumps.
+type Profiler struct {
 	job ProfileJob
 	// nativeHeap reads the child's native heap (jemalloc's stats.allocated) at each dump, so that the parent can
 	// compare the profile's growth with the native heap's over the same two instants; nil leaves it unread.
@@ -102,7 +102,13 @@ type profiler struct {
 	lastLC     int64
 }
 
-func (p *profiler) dump(lc, fc int64) error {
+// NewProfiler takes the dumps job asks for, its clock started at begin; nativeHeap reads the native heap at each
+// dump (nil leaves it unread).
+func NewProfiler(job ProfileJob, begin time.Time, nativeHeap func() (int64, error)) *Profiler {
+	return &Profiler{job: job, begin: begin, nativeHeap: nativeHeap}
+}
+
+func (p *Profiler) dump(lc, fc int64) error {
 	nh := int64(schema.Unavailable)
 	if p.nativeHeap != nil {
 		v, err := p.nativeHeap()
@@ -123,8 +129,8 @@ func (p *profiler) dump(lc, fc int64) error {
 	return nil
 }
 
-// after is called at every sampling point with the lifecycle and failed-close counts.
-func (p *profiler) after(lc, fc int64) error {
+// After is called at every sampling point with the lifecycle and failed-close counts.
+func (p *Profiler) After(lc, fc int64) error {
 	if !p.warm {
 		reached := (p.job.WarmLifecycles > 0 && lc >= p.job.WarmLifecycles) ||
 			(p.job.WarmAfterNs > 0 && time.Since(p.begin) >= time.Duration(p.job.WarmAfterNs))
@@ -140,8 +146,8 @@ func (p *profiler) after(lc, fc int64) error {
 	return nil
 }
 
-// end takes the last dump (when the warm-up dump was taken and the count moved since the last one).
-func (p *profiler) end(lc, fc int64) error {
+// End takes the last dump (when the warm-up dump was taken and the count moved since the last one).
+func (p *Profiler) End(lc, fc int64) error {
 	if !p.warm || lc == p.lastLC {
 		return nil
 	}

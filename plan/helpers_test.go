@@ -26,9 +26,9 @@ type costs struct {
 
 // fit builds a signal's fit from its costs.
 func (c costs) fit() schema.SignalFit {
-	tot := schema.SignalFit{Unit: "bytes", PerLifecycle: c.total, Samples: 200, SamplesUsed: 180}
-	return schema.SignalFit{Unit: "bytes", PerLifecycle: c.perLifecycle, PerFailedClose: c.perFailedClose,
-		Samples: 200, SamplesUsed: 180, Total: &tot}
+	tot := schema.SignalFit{Unit: "bytes", Fit: stats.Fit{PerLifecycle: c.total, Samples: 200, SamplesUsed: 180}}
+	return schema.SignalFit{Unit: "bytes", Fit: stats.Fit{PerLifecycle: c.perLifecycle, PerFailedClose: c.perFailedClose,
+		Samples: 200, SamplesUsed: 180}, Total: &tot}
 }
 
 // runWith is a run of model with the given native heap and RSS costs and

@@ -66,6 +66,11 @@ type Options struct {
 	ResidentModel string
 	// AllowPartial plans from a failed or interrupted run.
 	AllowPartial bool
+	// Samples are the result's samples by model (samples.csv beside
+	// result.json): Model's give the run's timer backlog, the per-time cost
+	// taken out of the cost per lifecycle. Without them the plan cannot
+	// separate it and says so.
+	Samples map[string][]schema.Sample
 }
 
 // Range is a low / expected / high triple in one unit.
@@ -113,6 +118,23 @@ type Signal struct {
 	// Sustained is true when the total growth per lifecycle is significantly
 	// positive; only then is growth projected (GrowthPerDay is 0 otherwise).
 	Sustained bool `json:"sustained"`
+	// Growth is how that growth is projected: GrowthNone, GrowthBounded,
+	// GrowthSustained or GrowthUndetermined (see them).
+	Growth string `json:"growth"`
+	// Settle is the command that would tell undetermined growth apart.
+	Settle string `json:"settle,omitempty"`
+	// BoundRise and BoundTauLifecycles are the bounded end of the
+	// projection, production's: the level the growth approaches above the
+	// start (bytes) and its time constant (lifecycles), scaled from the
+	// run's by production's open DBs over the run's; 0 when there is none.
+	BoundRise          float64 `json:"bound_rise"`
+	BoundTauLifecycles float64 `json:"bound_tau_lifecycles"`
+	// TimerPerLifecycle is the share of the run's growth per lifecycle that
+	// is RocksDB's timer backlog at the run's pace (a per-time cost), taken
+	// out of CostPerLifecycle; TimerHeld is production's own backlog in
+	// bytes, held from its first 10 minutes on (see timerBytesPerEntry).
+	TimerPerLifecycle Range `json:"timer_per_lifecycle"`
+	TimerHeld         Range `json:"timer_held"`
 	// Reason says why the growth is or is not projected, with the numbers.
 	Reason string `json:"reason"`
 	// TotalPerLifecycle is the total fit's growth per lifecycle and its 95%
@@ -258,17 +280,39 @@ func Project(r *schema.Result, t Topology, opt Options) (*Plan, error) {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("model %s has no resident cost (too few samples): the live "+
 			"store instances are projected at 0 bytes", resModel))
 	}
+	pc := projection{ev: p.Events, budget: p.Budget, days: p.Days, scenario: r.Scenario.Name, model: model, scale: 1}
+	pc.timerPerLC, pc.timerOK = timerEntriesPerLifecycle(opt.Samples[model])
+	pc.timerHeld = timerBytesPerEntry.scale(productionTimerEntries(p.Events.Lifecycles))
+	if run.Resident != nil && run.Resident.OpenDBs > 0 {
+		pc.scale = p.Events.LiveDBs / run.Resident.OpenDBs
+	}
 	for _, sig := range []string{analysis.SignalNativeHeap, analysis.SignalRSS} {
-		s, warns := projectSignal(sig, run, resRun, r.Floors, p.Events, p.Budget, p.Days)
+		s, warns := pc.signal(sig, run, resRun, r.Floors)
 		p.Signals = append(p.Signals, s)
 		p.Warnings = append(p.Warnings, warns...)
+	}
+	if !pc.timerOK {
+		p.Warnings = append(p.Warnings, "no samples of the run to count its timer backlog: the cost per lifecycle "+
+			"includes RocksDB's timer backlog at the run's pace (keep samples.csv beside result.json)")
 	}
 	return p, nil
 }
 
-func projectSignal(sig string, run, resRun *schema.Run, floors schema.VerdictFloors, ev Events,
-	budget float64, days []float64) (Signal, []string) {
-	s := Signal{Signal: sig}
+// projection is what every signal's projection shares.
+type projection struct {
+	ev              Events
+	budget          float64
+	days            []float64
+	scenario, model string
+	timerPerLC      float64 // the run's timer entries per lifecycle
+	timerOK         bool
+	timerHeld       Range   // production's backlog, bytes
+	scale           float64 // production's open DBs over the run's
+}
+
+func (pc projection) signal(sig string, run, resRun *schema.Run, floors schema.VerdictFloors) (Signal, []string) {
+	ev, budget, days := pc.ev, pc.budget, pc.days
+	s := Signal{Signal: sig, Growth: GrowthNone, TimerHeld: pc.timerHeld}
 	var warns []string
 	if res := resRun.Resident; res != nil {
 		s.ResidentPerDB = res.NativeHeapPerDB
@@ -291,45 +335,51 @@ func projectSignal(sig string, run, resRun *schema.Run, floors schema.VerdictFlo
 		s.TotalPerLifecycle = Range{tot.Low, tot.Value, tot.High}
 		desc := fmt.Sprintf("total %s/lifecycle [%s, %s] (95%%)", signedBytes(tot.Value), units.FormatBytes(tot.Low), units.FormatBytes(tot.High))
 		if tot.Low <= 0 {
-			s.Reason = "no sustained growth: " + desc + " is not significantly positive; only the resident cost is projected"
+			s.Reason = "no sustained growth: " + desc + " is not significantly positive; only the resident cost and the timer backlog held are projected"
 			break
 		}
 		if !fit.PerLifecycle.Valid {
 			s.Reason = "no sustained growth projected: the two-counter fit has no valid per-lifecycle interval, though " + desc
 			break
 		}
-		s.Sustained = true
-		s.Reason = "sustained growth: " + desc
-		floor := floors.NativeHeap
-		if sig == analysis.SignalRSS {
-			floor = floors.RSS
+		kind, why := classify(fit, run.Verdict)
+		s.Growth, s.Sustained = kind, kind == GrowthSustained
+		s.Reason = "growth " + desc + ": " + why
+		if pc.timerOK {
+			s.TimerPerLifecycle = timerBytesPerEntry.scale(max(pc.timerPerLC, 0))
 		}
-		switch {
-		case floor > 0 && tot.Value < floor:
-			s.Reason += fmt.Sprintf(", below the leak verdict's floor of %s/lifecycle: warm-up, allocator or cache growth rather than a leak, projected as measured", units.FormatBytes(floor))
-		case run.Verdict != nil && run.Verdict.Leak != nil && !*run.Verdict.Leak:
-			s.Reason += "; the model's verdict is no leak, so this is likely allocator or cache growth that may level off over a longer run: projected linearly as measured"
-		}
-		s.CostPerLifecycle = clamped(fit.PerLifecycle)
+		s.CostPerLifecycle = clamped(fit.PerLifecycle).less(s.TimerPerLifecycle.Expected)
 		if fit.PerFailedClose.Valid {
 			s.CostPerFailedClose = clamped(fit.PerFailedClose)
 		} else if ev.FailedCloses > 0 {
 			warns = append(warns, fmt.Sprintf("%s: the run measured no per-failed-close cost (failed closes did not vary): failed closes are projected at 0 bytes", analysis.Describe(sig).Name))
 		}
 		s.GrowthPerDay = s.CostPerLifecycle.scale(ev.Lifecycles).add(s.CostPerFailedClose.scale(ev.FailedCloses))
-	}
-	resident := Range{s.Resident, s.Resident, s.Resident}
-	for _, d := range days {
-		s.Usage = append(s.Usage, Usage{Day: d, Range: resident.add(s.GrowthPerDay.scale(d))})
-	}
-	if budget > 0 {
-		s.UntilBudget = &Reaches{
-			Low:      ReachBudget(budget, s.Resident, s.GrowthPerDay.Low),
-			Expected: ReachBudget(budget, s.Resident, s.GrowthPerDay.Expected),
-			High:     ReachBudget(budget, s.Resident, s.GrowthPerDay.High),
+		if b := boundOf(fit); b != nil && b.Fitted && kind != GrowthSustained {
+			s.BoundRise, s.BoundTauLifecycles = math.Max(b.Rise, 0)*pc.scale, b.Tau*pc.scale
+		} else if kind == GrowthUndetermined {
+			// No fitted level: the bounded end is the growth the run saw,
+			// reached when production has done as many lifecycles per store.
+			s.BoundRise = s.CostPerLifecycle.Expected * float64(run.Lifecycles) * pc.scale
+			s.BoundTauLifecycles = float64(run.Lifecycles) * pc.scale / math.Log(20)
+		}
+		if kind == GrowthUndetermined {
+			s.Settle = settleCommand(pc.scenario, pc.model)
 		}
 	}
+	base := Range{s.Resident, s.Resident, s.Resident}.add(s.TimerHeld)
+	for _, d := range days {
+		s.Usage = append(s.Usage, Usage{Day: d, Range: base.add(s.growthAt(d, ev.Lifecycles))})
+	}
+	if budget > 0 {
+		s.UntilBudget = s.untilBudget(budget, base, ev.Lifecycles)
+	}
 	return s, warns
+}
+
+// less is r with v taken from each end, each clamped at 0.
+func (r Range) less(v float64) Range {
+	return Range{math.Max(0, r.Low-v), math.Max(0, r.Expected-v), math.Max(0, r.High-v)}
 }
 
 // clamped is an estimate's low / expected / high, each clamped at 0.

@@ -77,13 +77,29 @@ func WriteText(w io.Writer, p *Plan) error {
 		row := func(label string, r Range, f func(float64) string) {
 			lines = append(lines, line{label, [3]string{f(r.Low), f(r.Expected), f(r.High)}})
 		}
-		if s.Sustained {
+		switch s.Growth {
+		case GrowthUndetermined:
+			fmt.Fprintf(&b, "  projected as a band: low and expected if it levels off (%s), high if it keeps its rate\n",
+				s.boundDesc(e.Lifecycles))
+			fmt.Fprintf(&b, "  to settle it: %s\n", s.Settle)
+		case GrowthBounded:
+			fmt.Fprintf(&b, "  projected as its bound: %s\n", s.boundDesc(e.Lifecycles))
+		}
+		if s.Growth != GrowthNone {
+			if s.TimerPerLifecycle.High > 0 {
+				row("timer backlog per lifecycle (taken out)", s.TimerPerLifecycle, units.FormatBytes)
+			}
 			row("cost per lifecycle", s.CostPerLifecycle, units.FormatBytes)
 			row("cost per failed close", s.CostPerFailedClose, units.FormatBytes)
-			row("growth per day", s.GrowthPerDay, units.FormatBytes)
+			label := "growth per day"
+			if s.Growth != GrowthSustained {
+				label = "growth per day if it kept its rate"
+			}
+			row(label, s.GrowthPerDay, units.FormatBytes)
 		}
 		res := Range{s.Resident, s.Resident, s.Resident}
 		row(fmt.Sprintf("resident (%s DBs × %s)", num(e.LiveDBs), units.FormatBytes(s.ResidentPerDB)), res, units.FormatBytes)
+		row("timer backlog held (per time, not lifecycle)", s.TimerHeld, units.FormatBytes)
 		for _, u := range s.Usage {
 			row(fmt.Sprintf("usage at day %s", num(u.Day)), u.Range, units.FormatBytes)
 		}
@@ -97,7 +113,11 @@ func WriteText(w io.Writer, p *Plan) error {
 			width = max(width, utf8.RuneCountInString(l.label))
 		}
 		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "  %s\tlow\texpected\thigh\t\n", strings.Repeat(" ", width))
+		high := "high"
+		if s.Growth == GrowthUndetermined {
+			high = "high if sustained"
+		}
+		fmt.Fprintf(tw, "  %s\tlow\texpected\t%s\t\n", strings.Repeat(" ", width), high)
 		for _, l := range lines {
 			pad := strings.Repeat(" ", width-utf8.RuneCountInString(l.label))
 			fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s\t\n", l.label, pad, l.cells[0], l.cells[1], l.cells[2])

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/golden"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // goldenPlan is the orders-aggregator topology on costs shaped like the
@@ -22,6 +23,8 @@ func goldenPlan(t *testing.T) *Plan {
 	rss := costs{perLifecycle: est(25_722, 22_865, 28_579), perFailedClose: est(33_774, -31_378, 98_926),
 		total: est(1_000, -500, 2_500)}
 	leaky := runWith("leaky", native, rss, 595_809, 698_767)
+	yes := true
+	leaky.Verdict = &schema.Verdict{Leak: &yes}
 	fixed := runWith("fixed", costs{total: pt(0)}, costs{total: pt(0)}, 456_136, 1_389_227)
 	topo, err := ParseTopology([]byte(ordersAggregator))
 	require.NoError(t, err)

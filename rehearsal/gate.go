@@ -148,8 +148,14 @@ func Gate(p gate.Policy, r *schema.Rehearsal, phase int, candidates, baselines [
 				if res.Baseline == nil && c.Op == gate.OpRatio {
 					res.Reason += " (no baseline instance was restarted in this phase or before)"
 				}
-				if res.Outcome == gate.Fail && c.Op == gate.OpRatio {
-					judgeRestartSpread(&res, float64(cand.RestartNs), baselineRestarts(r, phase, baselines))
+			}
+			if noNoiseModel(res) && strings.HasPrefix(c.Metric, "restore_time") {
+				res.Reason = strings.TrimSuffix(res.Reason, gate.NoNoiseModel)
+				if kind == restoreRestart {
+					judgeSpread(&res, float64(cand.RestartNs), baselineRestarts(r, phase, baselines), "restart", "restart times")
+				} else {
+					_, p50s := baselineStoreRestores(r, phase, baselines)
+					judgeSpread(&res, res.Candidate.Value, p50s, "median restore time", "median restore times")
 				}
 			}
 			rec.Checks = append(rec.Checks, checkRecord(c, res, cand.Instance))
@@ -182,28 +188,37 @@ func restartBound(ns []int64) (bound float64, ok bool) {
 	return math.Exp(m + t*sd*math.Sqrt(1+1/float64(k))), true
 }
 
-// judgeRestartSpread turns a failed restart-time ratio check into a
-// warning when the candidate's single restart (cand, ns) is no slower than
-// one more restart of the baselines could be (restartBound over their
-// restart times, base): a restart of a few hundred milliseconds varies
-// between instances of one version by more than the policy's factor (142
-// to 586 ms in one rehearsal here), so above the limit but within that
-// spread one restart cannot tell a slower version from a slow start. It
-// fails as before above the bound, and warns when fewer than two baseline
-// restarts give no spread to judge by. The reason says which.
-func judgeRestartSpread(res *gate.CheckResult, cand float64, base []int64) {
+// noNoiseModel says whether gate.EvaluateCheck warned on a value above the
+// limit only because it had no interval (gate.NoNoiseModel).
+func noNoiseModel(res gate.CheckResult) bool {
+	return res.Outcome == gate.Warn && strings.HasSuffix(res.Reason, gate.NoNoiseModel)
+}
+
+// judgeSpread decides a restore-time ratio check whose candidate value
+// (cand, ns: one restart, or one instance's median restore time) is above
+// the policy's limit but has no interval of its own: the noise model is the
+// spread of the baselines' own values of the same figure (base), one per
+// instance. A restart of a few hundred milliseconds varies between instances
+// of one version by more than the policy's factor (142 to 586 ms in one
+// rehearsal here), so above the limit but within that spread (restartBound)
+// one value cannot tell a slower version from a slow start: it warns. Above
+// the bound it fails; with fewer than two baseline values, no spread to
+// judge by, it warns. The reason says which. what and whats name the figure.
+func judgeSpread(res *gate.CheckResult, cand float64, base []int64, what, whats string) {
 	bound, ok := restartBound(base)
 	switch {
 	case !ok:
 		res.Outcome = gate.Warn
-		res.Reason += fmt.Sprintf("; but %d baseline restart gives no spread to judge one restart by (restart two or more to gate on it)", len(base))
+		res.Reason += fmt.Sprintf("; but %d baseline %s gives no spread to judge one %s by (two or more baseline instances with one to gate on it)",
+			len(base), what, what)
 	case cand <= bound:
 		res.Outcome = gate.Warn
-		res.Reason += fmt.Sprintf("; but within the spread of the baselines' %d restart times (%s one-sided prediction bound %s, log-normal): one restart cannot tell",
-			len(base), units.FormatPercent(restartLevel), fmtUnit(bound, gate.UnitNanoseconds))
+		res.Reason += fmt.Sprintf("; but within the spread of the baselines' %d %s (%s one-sided prediction bound %s, log-normal): one %s cannot tell",
+			len(base), whats, units.FormatPercent(restartLevel), fmtUnit(bound, gate.UnitNanoseconds), what)
 	default:
-		res.Reason += fmt.Sprintf("; and above the baselines' %d restart times' %s one-sided prediction bound %s (log-normal)",
-			len(base), units.FormatPercent(restartLevel), fmtUnit(bound, gate.UnitNanoseconds))
+		res.Outcome = gate.Fail
+		res.Reason += fmt.Sprintf("; and above the baselines' %d %s' %s one-sided prediction bound %s (log-normal)",
+			len(base), whats, units.FormatPercent(restartLevel), fmtUnit(bound, gate.UnitNanoseconds))
 	}
 }
 
@@ -393,29 +408,43 @@ func baselineRestore(r *schema.Rehearsal, phase int, bases []*InstanceAnalysis, 
 	}
 	switch kind {
 	case restoreStores:
-		for ph := phase; ph >= 0; ph-- {
-			var p50s []int64
-			var out schema.RestoreStats
-			for _, ip := range r.Phases[ph].Instances {
-				if !slices.Contains(ids, ip.Instance) || ip.Summary.Restore.Count == 0 {
-					continue
-				}
-				rs := ip.Summary.Restore
-				p50s = append(p50s, rs.P50Ns)
-				out.Count += rs.Count
-				out.MaxNs = max(out.MaxNs, rs.MaxNs)
-				out.Records += rs.Records
-			}
-			if len(p50s) > 0 {
-				slices.Sort(p50s)
-				out.P50Ns = medianInt(p50s)
-				return out
-			}
-		}
+		out, _ := baselineStoreRestores(r, phase, ids)
+		return out
 	case restoreRestart:
 		return restartAsRestore(baselineRestarts(r, phase, ids))
 	}
 	return schema.RestoreStats{}
+}
+
+// baselineStoreRestores pools the store restores of the instances ids in
+// phase or, when none of them restored then, in the latest earlier phase in
+// which they did: counts, records and durations added up, the worst maximum,
+// and as median the median of the instances' medians (p50s, one per
+// instance that restored, sorted).
+func baselineStoreRestores(r *schema.Rehearsal, phase int, ids []int) (out schema.RestoreStats, p50s []int64) {
+	for ph := phase; ph >= 0; ph-- {
+		out, p50s = schema.RestoreStats{}, nil
+		for _, ip := range r.Phases[ph].Instances {
+			if !slices.Contains(ids, ip.Instance) || ip.Summary.Restore.Count == 0 {
+				continue
+			}
+			rs := ip.Summary.Restore
+			p50s = append(p50s, rs.P50Ns)
+			out.Count += rs.Count
+			out.MaxNs = max(out.MaxNs, rs.MaxNs)
+			out.Records += rs.Records
+			out.DurationsNs = append(out.DurationsNs, rs.DurationsNs...)
+		}
+		if len(p50s) > 0 {
+			if int64(len(out.DurationsNs)) != out.Count {
+				out.DurationsNs = nil // an instance without them: no pooled sample
+			}
+			slices.Sort(p50s)
+			out.P50Ns = medianInt(p50s)
+			return out, p50s
+		}
+	}
+	return schema.RestoreStats{}, nil
 }
 
 // baselineRestarts is each of the instances ids' latest restart time, in

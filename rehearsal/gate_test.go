@@ -150,7 +150,9 @@ func TestGateConsumerLag(t *testing.T) {
 }
 
 // Counts and restore time: task errors and lost records fail at 1; a
-// restore slower than max(baseline × 1.25, baseline + 20 ms) fails.
+// median restore time slower than max(baseline × 1.25, baseline + 20 ms),
+// which has no interval of its own (3 restores), fails when it is also above
+// the spread of the baseline instances' medians (judgeSpread).
 func TestGateCountsAndRestore(t *testing.T) {
 	for _, tc := range []struct {
 		name   string

@@ -18,7 +18,7 @@ import (
 func TestFinding(t *testing.T) {
 	yes, no := true, false
 	fit := func(v, lo, hi float64) map[string]schema.SignalFit {
-		tot := schema.SignalFit{PerLifecycle: stats.Estimate{Value: v, Low: lo, High: hi, SE: 1, DF: 100, Valid: true}}
+		tot := schema.SignalFit{Fit: stats.Fit{PerLifecycle: stats.Estimate{Value: v, Low: lo, High: hi, SE: 1, DF: 100, Valid: true}}}
 		return map[string]schema.SignalFit{analysis.SignalNativeHeap: {Total: &tot}}
 	}
 	r := &schema.Result{Models: []string{"leaky", "fixed"}, Floors: analysis.DefaultFloors(), Runs: map[string]*schema.Run{

@@ -16,7 +16,7 @@ import (
 func profiledResult() *schema.Result {
 	nativeGrowth := int64(12_500_000)
 	fit := func(v float64) map[string]schema.SignalFit {
-		return map[string]schema.SignalFit{"native_heap": {PerLifecycle: stats.Estimate{Value: v}}}
+		return map[string]schema.SignalFit{"native_heap": {Fit: stats.Fit{PerLifecycle: stats.Estimate{Value: v}}}}
 	}
 	return &schema.Result{
 		Models: []string{"leaky", "fixed", "fixed+synthetic", "unprofiled"},

@@ -66,8 +66,8 @@ func TestVerdictsAgreeWithTheirIntervals(t *testing.T) {
 // "no leak"; a leak and a no leak are checked the same way.
 func TestVerdictRSSAboveFloorIsNotNoLeak(t *testing.T) {
 	fit := func(v, half float64) schema.SignalFit {
-		return schema.SignalFit{PerLifecycle: stats.Estimate{Value: v, Low: v - half, High: v + half, SE: half / 1.96, DF: 1e6, Valid: true},
-			Samples: 600, SamplesUsed: 550, LifecyclesUsed: 1100, Confidence: 0.95}
+		return schema.SignalFit{Fit: stats.Fit{PerLifecycle: stats.Estimate{Value: v, Low: v - half, High: v + half, SE: half / 1.96, DF: 1e6, Valid: true},
+			Samples: 600, SamplesUsed: 550, LifecyclesUsed: 1100, Confidence: 0.95}}
 	}
 	floors := analysis.DefaultFloors()
 	for _, c := range []struct {

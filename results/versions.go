@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/engine/jvm/kafkaversions"
+	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
 )

@@ -22,7 +22,7 @@ func est(v, lo, hi float64) stats.Estimate {
 func versionsResult() *schema.Result {
 	leak, no := true, false
 	fit := func(total, perFC stats.Estimate) schema.SignalFit {
-		return schema.SignalFit{PerFailedClose: perFC, Total: &schema.SignalFit{PerLifecycle: total}}
+		return schema.SignalFit{Fit: stats.Fit{PerFailedClose: perFC}, Total: &schema.SignalFit{Fit: stats.Fit{PerLifecycle: total}}}
 	}
 	return &schema.Result{SchemaVersion: schema.SchemaVersion, Status: schema.StatusComplete,
 		Models: []string{"leaky", "kafka-4.2.2", "kafka-4.3.0", "kafka-4.3.1", "kafka-4.3.1+synthetic"},

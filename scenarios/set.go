@@ -25,6 +25,16 @@ var fieldKeys, fieldIndex = func() ([]string, map[string]int) {
 // a scenario file and [Scenario.Set] accept.
 func Keys() []string { return append([]string{}, fieldKeys...) }
 
+// Get returns the value of the field whose YAML name is key, as --set would
+// write it (its Go value's %v); ok is false for an unknown key.
+func (s Scenario) Get(key string) (value string, ok bool) {
+	i, ok := fieldIndex[key]
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprint(reflect.ValueOf(s).Field(i).Interface()), true
+}
+
 // Set overrides one field from a "key=value" string, as given to --set. The key
 // is the field's YAML name. Values are written as on a command line: numbers,
 // true/false, durations such as "20s", and comma-separated lists for models

@@ -340,71 +340,31 @@ func AllSamples(out *Output) []Sample {
 	return all
 }
 
-// SignalFit is one signal's fit for one model: slopes in the signal's unit
-// (bytes; open FDs for "fds") per lifecycle, per failed close and per million
-// records, each with its 95% interval.
+// SignalFit is one signal's fit for one model: stats.Fit itself (slopes in
+// the signal's unit, bytes or open FDs for "fds", per lifecycle, per failed
+// close and per million records, each with its interval), with the unit,
+// the per-lifecycle, per-failed-close and per-million-records values and
+// the per-lifecycle interval repeated at the top (the file's first fields,
+// for readers of older results), and the fit on lifecycles alone. NewSignalFit
+// makes one.
 type SignalFit struct {
-	Unit                   string         `json:"unit"` // "bytes" or "fds"
-	BytesPerLifecycle      float64        `json:"bytes_per_lifecycle"`
-	CI95                   [2]float64     `json:"ci95"`
-	BytesPerFailedClose    float64        `json:"bytes_per_failed_close"`
-	BytesPerMillionRecords float64        `json:"bytes_per_million_records"`
-	PerLifecycle           stats.Estimate `json:"per_lifecycle"`
-	PerFailedClose         stats.Estimate `json:"per_failed_close"`
-	PerMillionRecords      stats.Estimate `json:"per_million_records"`
-	// PerRestoredRecord is the signal's growth per changelog record replayed
-	// by restores beyond the per-lifecycle slope, when the fit took
-	// restored records as a regressor (RSS, in runs with restores; see
-	// stats.Input.RestoredRecords); absent otherwise.
-	PerRestoredRecord *stats.Estimate `json:"per_restored_record,omitempty"`
-	R2                float64         `json:"r2"`
-	Samples           int             `json:"samples"`
-	SamplesUsed       int             `json:"samples_used"`
-	WarmupSamples     int             `json:"warmup_samples"`
-	WarmupReason      string          `json:"warmup_reason"`
-	// WarmupEndLifecycles is the lifecycle count at the first used sample
-	// (samples are the model's non-timer samples; see FitSamples).
-	WarmupEndLifecycles float64   `json:"warmup_end_lifecycles"`
-	Step                *StepInfo `json:"step,omitempty"`
-	TheilSen            float64   `json:"theil_sen"`
-	MannKendallZ        float64   `json:"mann_kendall_z"`
-	MannKendallP        float64   `json:"mann_kendall_p"`
-	Lag1                float64   `json:"lag1_autocorrelation"`
-	Confidence          float64   `json:"confidence"` // of every interval in this fit
-	// Intercept places the fitted line: Y ≈ Intercept + PerLifecycle·L +
-	// PerFailedClose·F over the used samples (the line through their centroid;
-	// with PerRestoredRecord, at the used samples' mean restored records).
-	Intercept float64  `json:"intercept"`
-	Warnings  []string `json:"warnings"`
-	// Flags are the kinds of the warnings that undermine the fit
-	// (stats.Flag values); LifecyclesUsed the lifecycles the used samples span.
-	Flags          []string `json:"flags,omitempty"`
-	LifecyclesUsed float64  `json:"lifecycles_used,omitempty"`
-	// Halves are the per-lifecycle slopes of the first and second half of
-	// the used samples, present only with the slope-not-constant or the
-	// warmup-at-limit flag (stats.Fit.Halves).
-	Halves []stats.Estimate `json:"halves,omitempty"`
-	// CurvatureRates are the growth rates per lifecycle (units of Y) at the
-	// first and the last used sample implied by the growth-slows test's
-	// quadratic (stats.Fit.Rates), present whenever that test ran, flagged
-	// or not. The verdict reads them: RSS that slows does not block a leak
-	// while the native heap holds its rate.
-	CurvatureRates []float64 `json:"curvature_rates,omitempty"`
-	// Bound is the exponential approach fitted when the growth slows (the
-	// growth-slows flag; stats.Fit.Bound): level and rise in units of Y,
-	// time constant and where 95% of the rise is reached in lifecycles. The
-	// verdict quotes its level and when it is reached.
-	Bound *stats.Bound `json:"bound,omitempty"`
+	Unit                   string     `json:"unit"` // "bytes" or "fds"
+	BytesPerLifecycle      float64    `json:"bytes_per_lifecycle"`
+	CI95                   [2]float64 `json:"ci95"`
+	BytesPerFailedClose    float64    `json:"bytes_per_failed_close"`
+	BytesPerMillionRecords float64    `json:"bytes_per_million_records"`
+	stats.Fit
 	// Total is the fit on lifecycles alone (Y ~ 1 + Lifecycles): the whole
 	// growth per lifecycle at the run's failure rate, failed closes included.
 	// Verdicts are decided on it; the fields above separate the two costs.
 	Total *SignalFit `json:"total,omitempty"`
 }
 
-// StepInfo is a level shift found in a signal (index into the samples).
-type StepInfo struct {
-	Index int     `json:"index"`
-	Size  float64 `json:"size"`
+// NewSignalFit is f in unit, with the values it repeats at the top.
+func NewSignalFit(f stats.Fit, unit string) SignalFit {
+	return SignalFit{Unit: unit, BytesPerLifecycle: f.PerLifecycle.Value,
+		CI95:                [2]float64{f.PerLifecycle.Low, f.PerLifecycle.High},
+		BytesPerFailedClose: f.PerFailedClose.Value, BytesPerMillionRecords: f.PerMillionRecords.Value, Fit: f}
 }
 
 // Resident is what one open store instance (a DB: a kv store or one window

@@ -79,7 +79,13 @@ type RestoreStats struct {
 	P50LowNs  int64 `json:"p50_low_ns"`
 	P50HighNs int64 `json:"p50_high_ns"`
 	MaxNs     int64 `json:"max_ns"`
-	Records   int64 `json:"records"` // records replayed
+	// DurationsNs is every restore's duration, in the order they ended,
+	// when the engine recorded them (len = Count): the gate compares two
+	// runs' restore times with an interval from them (gate's
+	// restore_time_p50). Absent in results written before, and from the
+	// JVM engine.
+	DurationsNs []int64 `json:"durations_ns,omitempty"`
+	Records     int64   `json:"records"` // records replayed
 	// SegmentLifecycles is the number of window segments opened and closed
 	// during the restores (all restores together): a window store restores
 	// from stream time −1, so replaying retention plus

@@ -124,7 +124,7 @@ func (m Memory) CodeRSS() int64 {
 const Unavailable int64 = -1
 
 // RocksDBMemory is RocksDB's own accounting, in bytes, summed over the open DBs. The harness reads the DBs in
-// rounds spread over the samples (a bounded number per sample: see harness.RocksDBFiguresDBsPerSample); the
+// rounds spread over the samples (a bounded number per sample: see goengine.RocksDBFiguresDBsPerSample); the
 // byte fields carry a round's sums on the sample that completes it and are Unavailable on the others. OpenDBs
 // is the number of DBs open when the sample was taken, counted on every sample.
 type RocksDBMemory struct {

@@ -7,7 +7,7 @@
 #
 # BENCHTIME (default 1.5s) and COUNT (default 6: benchstat needs 6 counts for a
 # confidence interval) override the go test flags; GOAL (default 1.10) is the
-# harness-fixed/bare ratio the table judges. BenchmarkProfileCost (harness) puts
+# harness-fixed/bare ratio the table judges. BenchmarkProfileCost (engine/goengine) puts
 # rocksleak run --profile's lifecycle rate beside the unprofiled one (goal ≤ 1.3×),
 # about 20 s per count. About 5 minutes on 2 cores.
 set -euo pipefail
@@ -22,7 +22,7 @@ count=${COUNT:-6}
 goal=${GOAL:-1.10}
 
 cmd=("$GO" test -run '^$' -bench 'Lifecycle|Sample|ProfileCost' -benchtime="$benchtime" -count="$count" -timeout 30m
-	./lifecycle/ ./harness/ ./measure/)
+	./lifecycle/ ./engine/goengine/ ./measure/)
 echo "${cmd[*]}" >&2
 "${cmd[@]}" | tee "$out"
 echo

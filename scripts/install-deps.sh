@@ -3,10 +3,14 @@
 # Debian-like system: RocksDB 7.8 headers and library (librocksdb-dev),
 # jemalloc (libjemalloc2), and for the JVM engine (kafka-<version> models) a
 # JDK 17 (openjdk-17-jdk-headless) and Maven (maven). Does nothing when all are
-# present.
+# present. With --load it also installs stress-ng, the CPU load `make gate-aa
+# LOAD=1` runs beside the runs.
 set -euo pipefail
 
 need=()
+if [ "${1:-}" = "--load" ]; then
+  command -v stress-ng >/dev/null 2>&1 || need+=(stress-ng)
+fi
 [ -f /usr/include/rocksdb/c.h ] || need+=(librocksdb-dev)
 have_jemalloc=no
 for f in /usr/lib/*/libjemalloc.so.2 /usr/lib/libjemalloc.so.2; do

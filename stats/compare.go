@@ -41,8 +41,8 @@ func welchDF(sa, da, sb, db float64) float64 {
 // residual df of the whitened regression.
 func effectiveDF(f Fit) float64 {
 	df := f.PerLifecycle.DF
-	if f.Bandwidth > 0 && f.Used > 0 {
-		df = math.Min(df, 3*float64(f.Used)/f.Bandwidth)
+	if f.Bandwidth > 0 && f.SamplesUsed > 0 {
+		df = math.Min(df, 3*float64(f.SamplesUsed)/f.Bandwidth)
 	}
 	return math.Max(df, 1)
 }
@@ -228,12 +228,12 @@ func comparePairedBy(in Input, fitOpt Options, opt CompareOptions, est func(Inpu
 	if err != nil {
 		return Comparison{Reason: "no paired difference: " + err.Error()}, f, err
 	}
-	used := Input{Y: in.Y[f.WarmupCut:], Lifecycles: in.Lifecycles[f.WarmupCut:], Unit: in.Unit}
+	used := Input{Y: in.Y[f.WarmupSamples:], Lifecycles: in.Lifecycles[f.WarmupSamples:], Unit: in.Unit}
 	e := est(used, DefaultBatches, opt.Confidence)
 	d := Comparison{Estimate: Estimate{Value: e.Value}, Confidence: opt.Confidence}
 	if !e.Valid {
 		d.Estimate.Value = f.PerLifecycle.Value
-		d.Reason = fmt.Sprintf("no interval on the paired difference (%d of %d samples used; batch means need %d)", f.Used, f.N, 3*DefaultBatches)
+		d.Reason = fmt.Sprintf("no interval on the paired difference (%d of %d samples used; batch means need %d)", f.SamplesUsed, f.Samples, 3*DefaultBatches)
 		return d, f, nil
 	}
 	se, df := e.SE, e.DF

@@ -204,10 +204,10 @@ func DecideSignals(native, rss Fit, opt DecideOptions) Decision {
 
 	var invalid []string
 	if !d.Native.Valid {
-		invalid = append(invalid, fmt.Sprintf("native heap (%d of %d samples used)", native.Used, native.N))
+		invalid = append(invalid, fmt.Sprintf("native heap (%d of %d samples used)", native.SamplesUsed, native.Samples))
 	}
 	if !d.RSS.Valid {
-		invalid = append(invalid, fmt.Sprintf("RSS (%d of %d samples used)", rss.Used, rss.N))
+		invalid = append(invalid, fmt.Sprintf("RSS (%d of %d samples used)", rss.SamplesUsed, rss.Samples))
 	}
 	if len(invalid) > 0 {
 		d.Reason = "inconclusive: no per-lifecycle interval for " + strings.Join(invalid, " and ")
@@ -353,7 +353,7 @@ func settleFlag(k Flag, f Fit) (string, float64) {
 	switch k {
 	case FlagTooFew, FlagWarmupAtLimit:
 		// Warm-up should end within the first half: double the run.
-		L := span * float64(f.N) / math.Max(float64(f.Used), 1)
+		L := span * float64(f.Samples) / math.Max(float64(f.SamplesUsed), 1)
 		return fmt.Sprintf("run ~%.0f more lifecycles (twice as long) so the warm-up ends well inside the run", math.Ceil(L/10)*10), L
 	case FlagSlopeNotConstant:
 		return fmt.Sprintf("run ~%.0f more lifecycles to see whether the growth levels off (bounded) or keeps its slope", math.Ceil(span/10)*10), span
@@ -456,7 +456,7 @@ func (d *Decision) noLeakOnRSSDirection(native, rss Fit, opt DecideOptions, natD
 // rates +142 then −859 KiB/lifecycle in one run): with RSS's interval
 // around zero, a run was called a leak without that condition.
 func holdsItsRate(f Fit) bool {
-	return len(f.Rates) == 2 && f.Rates[0] > 0 && f.Rates[1] >= slowsRatio*f.Rates[0]
+	return len(f.CurvatureRates) == 2 && f.CurvatureRates[0] > 0 && f.CurvatureRates[1] >= slowsRatio*f.CurvatureRates[0]
 }
 
 // rssDirectionOnly describes rss's blocking flags when they are all among
@@ -489,7 +489,7 @@ func (d *Decision) bounded(name string, f Fit, natDesc, rssDesc string) {
 	d.Bound, d.BoundSignal = f.Bound, name
 	b := f.Bound
 	// The run's whole span in lifecycles, from the used span and share.
-	run := f.LifecyclesUsed * float64(f.N) / math.Max(float64(f.Used), 1)
+	run := f.LifecyclesUsed * float64(f.Samples) / math.Max(float64(f.SamplesUsed), 1)
 	switch {
 	case b != nil && b.Reached:
 		d.Reason = fmt.Sprintf("bounded, not a leak: %s grows but levels off: %s (%s; %s)", name, describeBound(b, ""), natDesc, rssDesc)

@@ -20,7 +20,7 @@ func fitWith(lo, hi, df float64, flags ...Flag) Fit {
 	v := (lo + hi) / 2
 	se := (hi - lo) / 2 / tq
 	return Fit{PerLifecycle: Estimate{Value: v, Low: lo, High: hi, SE: se, DF: df, Valid: true},
-		N: 500, Used: 450, LifecyclesUsed: 900, Confidence: 0.95, Flags: flags}
+		Samples: 500, SamplesUsed: 450, LifecyclesUsed: 900, Confidence: 0.95, Flags: flags}
 }
 
 // withHalves sets f's per-half slopes (as FitSignal does with
@@ -33,7 +33,7 @@ func withHalves(f, first, second Fit) Fit {
 // withRates sets f's curvature-test rates (as FitSignal does whenever the
 // test runs) at the first and last used sample.
 func withRates(f Fit, first, last float64) Fit {
-	f.Rates = []float64{first, last}
+	f.CurvatureRates = []float64{first, last}
 	return f
 }
 
@@ -70,7 +70,7 @@ func TestDecideSignals(t *testing.T) {
 		{"level shift", fitWith(-300, 500, 200, FlagStep), fitWith(-2000, 3000, 200), VerdictInconclusive, "level shift", "repeat"},
 		// A modelled random walk is not a reason to withhold a verdict.
 		{"random walk modelled", fitWith(-300, 500, 200), fitWith(-2000, 3000, 200, FlagRandomWalkModelled), VerdictNoLeak, "no leak", ""},
-		{"invalid", Fit{N: 10, Used: 10}, fitWith(-2000, 3000, 200), VerdictInconclusive, "no per-lifecycle interval", "run longer"},
+		{"invalid", Fit{Samples: 10, SamplesUsed: 10}, fitWith(-2000, 3000, 200), VerdictInconclusive, "no per-lifecycle interval", "run longer"},
 		// A leak whose RSS rate changes but which carries the native growth
 		// in both halves (the default scenario's growing restores): the leak
 		// call needs RSS not to contradict the native heap, not RSS's rate.
@@ -218,7 +218,7 @@ func TestCompareFits(t *testing.T) {
 	// A Newey–West SE counts with the Bartlett window's equivalent df,
 	// 3·Used/S, not raw n − k: a long bandwidth lowers the df.
 	hac := model
-	hac.Bandwidth, hac.Used = 30, 100
+	hac.Bandwidth, hac.SamplesUsed = 30, 100
 	h := CompareFits(hac, control, CompareOptions{})
 	assert.Less(t, h.Estimate.DF, d.Estimate.DF)
 	assert.InDelta(t, welchDF(model.PerLifecycle.SE, 10, control.PerLifecycle.SE, 80), h.Estimate.DF, 1e-9)
@@ -264,7 +264,7 @@ func TestStopRule(t *testing.T) {
 	assert.Contains(t, d.Reason, "no look")
 	assert.Equal(t, 0.0, st.Spent)
 	short := fitWith(10000, 12000, 200)
-	short.Used = 30
+	short.SamplesUsed = 30
 	_, stop = r.Look(&st, 100, short, fitWith(14000, 18000, 200), DecideOptions{})
 	assert.False(t, stop)
 	assert.Equal(t, 0, st.Looks)
@@ -312,7 +312,7 @@ func TestComparePaired(t *testing.T) {
 		d, f, err := ComparePaired(pairedSeries(r, 1000, 256, 10e3, 500), o, CompareOptions{})
 		require.NoError(t, err)
 		require.True(t, d.Estimate.Valid, d.Reason)
-		assert.Equal(t, 1000, f.N)
+		assert.Equal(t, 1000, f.Samples)
 		assert.InDelta(t, float64(DefaultBatches-1), d.Estimate.DF, 1e-12)
 		lastSE = d.Estimate.SE
 		if d.Verdict == VerdictLeak {
@@ -516,7 +516,7 @@ func TestDecideSlowPlateauNotALeak(t *testing.T) {
 }
 
 // TestHoldsItsRateOnFits: FitSignal keeps the curvature quadratic's rates
-// (Fit.Rates) whether or not the growth-slows flag fires, and holdsItsRate
+// (Fit.CurvatureRates) whether or not the growth-slows flag fires, and holdsItsRate
 // reads them as DecideSignals does. Positive control: a straight 11
 // KiB/lifecycle leak under the native heap's AR(1) noise holds its rate at
 // every seed. Negative control: growth levelling off (20 MiB, τ a third of
@@ -534,14 +534,14 @@ func TestHoldsItsRateOnFits(t *testing.T) {
 		}
 		f, err := FitSignal(in, nat)
 		require.NoError(t, err)
-		require.Len(t, f.Rates, 2)
+		require.Len(t, f.CurvatureRates, 2)
 		return f
 	}
 	for s := range uint64(20) {
 		straight := fit(700+s, func(L float64) float64 { return 11 << 10 * L })
-		assert.True(t, holdsItsRate(straight), "straight leak, seed %d: rates %v", s, straight.Rates)
+		assert.True(t, holdsItsRate(straight), "straight leak, seed %d: rates %v", s, straight.CurvatureRates)
 		plateau := fit(700+s, func(L float64) float64 { return 20 << 20 * (1 - math.Exp(-L/(2*n/3))) })
-		assert.False(t, holdsItsRate(plateau), "plateau, seed %d: rates %v", s, plateau.Rates)
+		assert.False(t, holdsItsRate(plateau), "plateau, seed %d: rates %v", s, plateau.CurvatureRates)
 	}
 }
 
@@ -570,7 +570,7 @@ func TestLongWarmupSlowsOverTheRun(t *testing.T) {
 			ni, ri := simSignals(base+uint64(s), n, shape)
 			on, err := FitSignal(ni, nat)
 			require.NoError(t, err)
-			if float64(on.WarmupCut) < LongWarmupShare*n {
+			if float64(on.WarmupSamples) < LongWarmupShare*n {
 				continue
 			}
 			c.long++

@@ -10,7 +10,7 @@ import (
 func fitOf(value, se, df float64) stats.Fit {
 	return stats.Fit{
 		PerLifecycle: stats.Estimate{Value: value, SE: se, DF: df, Low: value - 2*se, High: value + 2*se, Valid: true},
-		N:            600, Used: 550, LifecyclesUsed: 1100, Confidence: 0.95,
+		Samples:      600, SamplesUsed: 550, LifecyclesUsed: 1100, Confidence: 0.95,
 	}
 }
 

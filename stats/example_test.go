@@ -42,7 +42,7 @@ func ExampleDecideSignals_fixed() {
 	rss, _ := stats.FitSignal(run(4, 1500, func(i int) float64 { return 6000 * math.Min(float64(i), 750) }), stats.DefaultOptions())
 	d := stats.DecideSignals(native, rss, stats.DecideOptions{})
 	fmt.Println(d.Verdict)
-	fmt.Println(rss.WarmupCut >= 700 && rss.WarmupCut <= 750)
+	fmt.Println(rss.WarmupSamples >= 700 && rss.WarmupSamples <= 750)
 	// Output:
 	// no leak
 	// true

@@ -103,62 +103,82 @@ type Estimate struct {
 // StepInfo describes a level shift: Y jumps by Size (units of Y) between
 // sample Index−1 and sample Index (indices into Input, not after the cut).
 type StepInfo struct {
-	Index int
-	Size  float64
+	Index int     `json:"index"`
+	Size  float64 `json:"size"`
 }
 
 // Fit is the analysis of one signal. All slopes are in units of Y per unit
 // of their counter (bytes per lifecycle, bytes per failed close, bytes per
 // million records). No field is NaN or infinite.
+//
+// Its JSON is a fit in result.json (schema.SignalFit embeds it): the field
+// order is the file's.
 type Fit struct {
-	PerLifecycle      Estimate // d Y / d lifecycle, from the multiple regression Y ~ 1 + Lifecycles + FailedCloses
-	PerFailedClose    Estimate // d Y / d failed close, same regression; !Valid (and Y ~ 1 + Lifecycles fitted) when FailedCloses does not vary after the cut
-	PerMillionRecords Estimate // from Y ~ 1 + Records, scaled to per 10⁶ records
+	PerLifecycle      Estimate `json:"per_lifecycle"`       // d Y / d lifecycle, from the multiple regression Y ~ 1 + Lifecycles + FailedCloses
+	PerFailedClose    Estimate `json:"per_failed_close"`    // d Y / d failed close, same regression; !Valid (and Y ~ 1 + Lifecycles fitted) when FailedCloses does not vary after the cut
+	PerMillionRecords Estimate `json:"per_million_records"` // from Y ~ 1 + Records, scaled to per 10⁶ records
 	// PerRestoredRecord is d Y / d restored record in the lifecycle
-	// regression; !Valid when Input.RestoredRecords is nil or does not vary
-	// over the used samples (it is then not in the regression).
-	PerRestoredRecord Estimate
-	R2                float64 // of the lifecycle regression (plain OLS) on the used samples
-	N, Used           int     // samples given, samples used after the warm-up cut
-	// LifecyclesUsed is the span of Lifecycles over the used samples (last
-	// minus first): how much information the slope rests on.
-	LifecyclesUsed float64
-	WarmupCut      int    // samples cut from the start
-	WarmupReason   string // in words: how the cut was found, or "no warm-up detected"
-	Step           *StepInfo
+	// regression; nil when Input.RestoredRecords is nil or does not vary
+	// over the used samples (it is then not in the regression), or when it
+	// could not be estimated.
+	PerRestoredRecord *Estimate `json:"per_restored_record,omitempty"`
+	R2                float64   `json:"r2"` // of the lifecycle regression (plain OLS) on the used samples
+	// Samples and SamplesUsed are the samples given and used after the
+	// warm-up cut.
+	Samples     int `json:"samples"`
+	SamplesUsed int `json:"samples_used"`
+	// WarmupSamples are the samples cut from the start; WarmupReason says,
+	// in words, how the cut was found, or "no warm-up detected".
+	WarmupSamples int    `json:"warmup_samples"`
+	WarmupReason  string `json:"warmup_reason"`
+	// WarmupEndLifecycles is Input.Lifecycles at the first used sample (0
+	// when none is used).
+	WarmupEndLifecycles float64   `json:"warmup_end_lifecycles"`
+	Step                *StepInfo `json:"step,omitempty"`
 	// TheilSen is the robust slope of Y vs Lifecycles on the used samples
 	// (of Y − PerFailedClose·FailedCloses when failed closes were fitted),
 	// 0 if not computable.
-	TheilSen float64
+	TheilSen float64 `json:"theil_sen"`
 	// MannKendallZ and MannKendallP are the Mann–Kendall trend test on the
 	// used samples in sample order, corrected for autocorrelation
 	// (MannKendallCorrected: Hamed–Rao / AR(1) variance inflation); P is
 	// two-sided.
-	MannKendallZ, MannKendallP float64
-	// Confidence is the level of every interval in the Fit.
-	Confidence float64
+	MannKendallZ float64 `json:"mann_kendall_z"`
+	MannKendallP float64 `json:"mann_kendall_p"`
 	// Lag1 is the lag-1 autocorrelation of the lifecycle regression's OLS
 	// residuals (the ρ of the Cochrane–Orcutt step, see Regress; with
 	// IntervalRobust the φ̂ of RegressRobust); Bandwidth is the Newey–West
-	// bandwidth in samples (0 with IntervalRobust).
-	Lag1, Bandwidth float64
-	Warnings        []string
+	// bandwidth in samples (0 with IntervalRobust; not written).
+	Lag1      float64 `json:"lag1_autocorrelation"`
+	Bandwidth float64 `json:"-"`
+	// Confidence is the level of every interval in the Fit.
+	Confidence float64 `json:"confidence"`
+	// Intercept places the fitted line: Y ≈ Intercept + PerLifecycle·L +
+	// PerFailedClose·F over the used samples (the line through their
+	// centroid; with PerRestoredRecord, at the used samples' mean restored
+	// records).
+	Intercept float64 `json:"intercept"`
+	// Warnings are never nil (an empty list when there are none).
+	Warnings []string `json:"warnings"`
 	// Flags are the machine-readable kinds of the Warnings that undermine
 	// the per-lifecycle fit (DecideSignals makes a verdict inconclusive on
 	// them), one per kind, in the order raised.
-	Flags []Flag
-	// Bound is the exponential approach fitted to all samples when the
-	// growth slows (FlagSlows); nil otherwise.
-	Bound *Bound
+	Flags []Flag `json:"flags,omitempty"`
+	// LifecyclesUsed is the span of Lifecycles over the used samples (last
+	// minus first): how much information the slope rests on.
+	LifecyclesUsed float64 `json:"lifecycles_used,omitempty"`
 	// Halves are the per-lifecycle slopes of the first and second half of
 	// the used samples, set only with FlagSlopeNotConstant or
 	// FlagWarmupAtLimit: a rise that is significant in both halves is a
 	// rise, whatever its rate and however early its warm-up ended.
-	Halves []Estimate
-	// Rates are the growth rates per lifecycle at the first and the last
-	// used sample implied by the curvature test's quadratic (slows), set
-	// whenever that test ran, flagged or not; nil otherwise.
-	Rates []float64
+	Halves []Estimate `json:"halves,omitempty"`
+	// CurvatureRates are the growth rates per lifecycle at the first and
+	// the last used sample implied by the curvature test's quadratic
+	// (slows), set whenever that test ran, flagged or not; nil otherwise.
+	CurvatureRates []float64 `json:"curvature_rates,omitempty"`
+	// Bound is the exponential approach fitted to all samples when the
+	// growth slows (FlagSlows); nil otherwise.
+	Bound *Bound `json:"bound,omitempty"`
 }
 
 // FitSignal estimates the per-lifecycle (and per-failed-close, per-record)
@@ -203,6 +223,41 @@ type Fit struct {
 // Statistical trouble (too few samples, a counter that never varies) is
 // reported in Warnings with !Valid estimates.
 func FitSignal(in Input, opt Options) (Fit, error) {
+	f, err := fitSignal(in, opt)
+	if err != nil {
+		return f, err
+	}
+	f.placeLine(in)
+	return f, nil
+}
+
+// placeLine sets what places the fit in in's samples: WarmupEndLifecycles,
+// the Intercept of the fitted line through the centroid of the used
+// samples, and Warnings as an empty list when there are none.
+func (f *Fit) placeLine(in Input) {
+	if f.Warnings == nil {
+		f.Warnings = []string{}
+	}
+	if f.WarmupSamples < len(in.Lifecycles) {
+		f.WarmupEndLifecycles = in.Lifecycles[f.WarmupSamples]
+	}
+	var sum float64
+	n := 0
+	for i := f.WarmupSamples; i < len(in.Y); i++ {
+		sum += in.Y[i] - f.PerLifecycle.Value*in.Lifecycles[i]
+		if in.FailedCloses != nil && f.PerFailedClose.Valid {
+			sum -= f.PerFailedClose.Value * in.FailedCloses[i]
+		}
+		n++
+	}
+	if n > 0 {
+		f.Intercept = sum / float64(n)
+	}
+}
+
+// fitSignal is FitSignal's analysis: one cohesive procedure, in the order
+// FitSignal's steps are listed.
+func fitSignal(in Input, opt Options) (Fit, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return Fit{}, err
@@ -236,7 +291,7 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 		}
 	}
 
-	f := Fit{N: n, Confidence: opt.Confidence, MannKendallP: 1}
+	f := Fit{Samples: n, Confidence: opt.Confidence, MannKendallP: 1}
 	warn := func(format string, args ...any) { f.Warnings = append(f.Warnings, fmt.Sprintf(format, args...)) }
 	flag := func(k Flag) { f.Flags = addFlag(f.Flags, k) }
 	qty := func(v float64) string { return formatQty(v, in.Unit) }
@@ -253,24 +308,24 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 	} else {
 		// 2. Warm-up.
 		var atLimit bool
-		f.WarmupCut, f.WarmupReason, atLimit = detectWarmup(in.Y, in.Lifecycles, fails, restored, opt.MaxWarmupFraction)
+		f.WarmupSamples, f.WarmupReason, atLimit = detectWarmup(in.Y, in.Lifecycles, fails, restored, opt.MaxWarmupFraction)
 		if atLimit {
 			flag(FlagWarmupAtLimit)
-			warn("the warm-up cut (%d of %d samples) reached its limit of %.0f%%, or MSER-5's proposal did: warm-up may not be over; run longer", f.WarmupCut, n, 100*opt.MaxWarmupFraction)
+			warn("the warm-up cut (%d of %d samples) reached its limit of %.0f%%, or MSER-5's proposal did: warm-up may not be over; run longer", f.WarmupSamples, n, 100*opt.MaxWarmupFraction)
 		}
 	}
-	cut := f.WarmupCut
-	f.Used = n - cut
-	if f.Used > 0 {
+	cut := f.WarmupSamples
+	f.SamplesUsed = n - cut
+	if f.SamplesUsed > 0 {
 		f.LifecyclesUsed = in.Lifecycles[n-1] - in.Lifecycles[cut]
 	}
 	y, L, F, R, RR := in.Y[cut:], in.Lifecycles[cut:], fails[cut:], recs[cut:], restored[cut:]
 	useRR := varies(RR)
 
-	enough := f.Used >= opt.MinSamples && f.Used >= 5
+	enough := f.SamplesUsed >= opt.MinSamples && f.SamplesUsed >= 5
 	if !enough {
 		flag(FlagTooFew)
-		warn("need at least %d samples after warm-up for a confidence interval, have %d", max(opt.MinSamples, 5), f.Used)
+		warn("need at least %d samples after warm-up for a confidence interval, have %d", max(opt.MinSamples, 5), f.SamplesUsed)
 	}
 
 	// 3. Regressions.
@@ -313,7 +368,9 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 				f.PerFailedClose = estimate(reg, 2, 1, enough)
 			}
 			if useRR {
-				f.PerRestoredRecord = estimate(reg, jRR, 1, enough)
+				if rr := estimate(reg, jRR, 1, enough); rr.Valid {
+					f.PerRestoredRecord = &rr
+				}
 			}
 			f.R2 = reg.OLS.R2
 			f.Lag1, f.Bandwidth = reg.Rho, reg.Bandwidth
@@ -387,7 +444,7 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 		}
 		// 4. Levelling off: a leak grows at a constant rate; growth whose
 		// rate falls may be bounded.
-		if f.Used >= max(opt.MinSamples, 20) {
+		if f.SamplesUsed >= max(opt.MinSamples, 20) {
 			cols := [][]float64{L}
 			if in.FailedCloses != nil && varies(F) {
 				cols = append(cols, F)
@@ -396,7 +453,7 @@ func FitSignal(in Input, opt Options) (Fit, error) {
 				cols = append(cols, RR)
 			}
 			rates, ok := slows(y, L, cols, opt)
-			f.Rates = rates
+			f.CurvatureRates = rates
 			if ok && rates[0] > 0 {
 				flag(FlagSlows)
 				f.Bound = fitBound(in.Y, in.Lifecycles)

@@ -42,7 +42,7 @@ func TestFitSignalWarmup(t *testing.T) {
 	tests := []struct {
 		name     string
 		shape    func(int) float64
-		cutLo    int // WarmupCut must be in [cutLo, cutHi]
+		cutLo    int // WarmupSamples must be in [cutLo, cutHi]
 		cutHi    int
 		slope    float64 // true slope of the used samples
 		slopeTol float64 // the interval must contain slope; 0: check it contains 0
@@ -60,9 +60,9 @@ func TestFitSignalWarmup(t *testing.T) {
 			in := synth(n, tt.shape, ar1(seeded(seed), n, 0.7, 20000))
 			f, err := FitSignal(in, DefaultOptions())
 			require.NoError(t, err)
-			assert.GreaterOrEqual(t, f.WarmupCut, tt.cutLo, "%s seed %d: %s", tt.name, seed, f.WarmupReason)
-			assert.LessOrEqual(t, f.WarmupCut, tt.cutHi, "%s seed %d: %s", tt.name, seed, f.WarmupReason)
-			assert.Equal(t, n-f.WarmupCut, f.Used)
+			assert.GreaterOrEqual(t, f.WarmupSamples, tt.cutLo, "%s seed %d: %s", tt.name, seed, f.WarmupReason)
+			assert.LessOrEqual(t, f.WarmupSamples, tt.cutHi, "%s seed %d: %s", tt.name, seed, f.WarmupReason)
+			assert.Equal(t, n-f.WarmupSamples, f.SamplesUsed)
 			assert.NotEmpty(t, f.WarmupReason)
 			pl := f.PerLifecycle
 			require.True(t, pl.Valid, tt.name)
@@ -81,7 +81,7 @@ func TestFitSignalWarmupReason(t *testing.T) {
 
 	f, err = FitSignal(synth(500, line(11000), nil), DefaultOptions())
 	require.NoError(t, err)
-	assert.Equal(t, 0, f.WarmupCut)
+	assert.Equal(t, 0, f.WarmupSamples)
 	assert.Contains(t, f.WarmupReason, "no warm-up detected")
 }
 
@@ -91,7 +91,7 @@ func TestFitSignalWarmupLimit(t *testing.T) {
 	in := synth(400, knee(6000, 150), ar1(seeded(2), 400, 0.7, 20000))
 	f, err := FitSignal(in, Options{MaxWarmupFraction: 0.25})
 	require.NoError(t, err)
-	assert.LessOrEqual(t, f.WarmupCut, 100)
+	assert.LessOrEqual(t, f.WarmupSamples, 100)
 	assert.True(t, hasWarning(f.Warnings, "reached its limit of 25%"), "%q", f.Warnings)
 }
 
@@ -104,13 +104,13 @@ func TestFitSignalStep(t *testing.T) {
 	assert.InDelta(t, n/2, f.Step.Index, float64(n)/20)
 	assert.InEpsilon(t, 2e6, f.Step.Size, 0.1)
 	assert.True(t, hasWarning(f.Warnings, "level shift"), "%q", f.Warnings)
-	assert.Equal(t, 0, f.WarmupCut, "a step is not a warm-up")
+	assert.Equal(t, 0, f.WarmupSamples, "a step is not a warm-up")
 
 	// An early jump (initial allocation) is warm-up, not a step.
 	f, err = FitSignal(synth(n, step(2e6, n/10), ar1(seeded(5), n, 0.7, 20000)), DefaultOptions())
 	require.NoError(t, err)
 	assert.Nil(t, f.Step)
-	assert.InDelta(t, n/10, f.WarmupCut, 10, f.WarmupReason)
+	assert.InDelta(t, n/10, f.WarmupSamples, 10, f.WarmupReason)
 
 	// No step in a line, a flat series or a knee.
 	for name, shape := range map[string]func(int) float64{"line": line(11000), "flat": nil, "knee": knee(6000, 150)} {
@@ -127,8 +127,8 @@ func TestFitSignalTooFew(t *testing.T) {
 	assert.False(t, f.PerLifecycle.Valid)
 	assert.False(t, f.PerFailedClose.Valid)
 	assert.False(t, f.PerMillionRecords.Valid)
-	assert.Equal(t, 8, f.N)
-	assert.Equal(t, 8, f.Used)
+	assert.Equal(t, 8, f.Samples)
+	assert.Equal(t, 8, f.SamplesUsed)
 	assert.True(t, hasWarning(f.Warnings, "need at least 20 samples"), "%q", f.Warnings)
 	// No NaN anywhere: the result encodes as JSON.
 	_, err = json.Marshal(f)
@@ -234,7 +234,7 @@ func TestFitSignalDegenerate(t *testing.T) {
 	// Negative MaxWarmupFraction disables the cut.
 	f, err = FitSignal(synth(500, knee(6000, 150), ar1(seeded(1), 500, 0.7, 20000)), Options{MaxWarmupFraction: -1})
 	require.NoError(t, err)
-	assert.Equal(t, 0, f.WarmupCut)
+	assert.Equal(t, 0, f.WarmupSamples)
 }
 
 // frozen sets the lifecycle counter of x to zero throughout.
@@ -296,7 +296,7 @@ func TestFitSignalRestoredRecords(t *testing.T) {
 		opt := Options{Interval: IntervalRobust}
 		f, err := FitSignal(in, opt)
 		require.NoError(t, err)
-		if f.PerRestoredRecord.Valid {
+		if f.PerRestoredRecord != nil {
 			valid++
 		}
 		if f.PerLifecycle.Low <= slope && slope <= f.PerLifecycle.High {
@@ -309,7 +309,7 @@ func TestFitSignalRestoredRecords(t *testing.T) {
 		without.RestoredRecords = nil
 		g, err := FitSignal(without, opt)
 		require.NoError(t, err)
-		assert.False(t, g.PerRestoredRecord.Valid)
+		assert.Nil(t, g.PerRestoredRecord)
 		if g.PerLifecycle.Low <= slope && slope <= g.PerLifecycle.High {
 			coveredWithout++
 		}
@@ -333,7 +333,7 @@ func TestFitSignalRestoredRecords(t *testing.T) {
 	in.RestoredRecords = nil
 	g, err := FitSignal(in, Options{Interval: IntervalRobust})
 	require.NoError(t, err)
-	assert.False(t, f.PerRestoredRecord.Valid)
+	assert.Nil(t, f.PerRestoredRecord)
 	assert.Equal(t, g.PerLifecycle, f.PerLifecycle)
 }
 
@@ -359,7 +359,7 @@ func TestFitSignalWarmupAgainstWander(t *testing.T) {
 		for range reps {
 			f, err := FitSignal(synth(n, nil, gen(r)), DefaultOptions())
 			require.NoError(t, err)
-			if f.WarmupCut > 0 {
+			if f.WarmupSamples > 0 {
 				cuts++
 			}
 		}

@@ -92,7 +92,7 @@ func (r StopRule) Look(st *StopState, lifecycles float64, native, rss Fit, opt D
 		}
 		return d, final
 	}
-	if native.Used < minN || rss.Used < minN {
+	if native.SamplesUsed < minN || rss.SamplesUsed < minN {
 		return skip(fmt.Sprintf("fewer than %d samples after the warm-up cut", minN))
 	}
 	if b := blocking(native, "native heap") + blocking(rss, "RSS"); b != "" {

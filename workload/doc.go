@@ -97,7 +97,7 @@
 // # Draws
 //
 // Record keys and the moved tasks are drawn from PCG(seed, 0x5eed), in
-// schedule order: the same keys harness/topology drew while every store was
+// schedule order: the same keys engine/goengine's topology drew while every store was
 // open. Close faults (one Bernoulli(close_failure_rate) per store per arming
 // point: a step whose stream time expires a segment, a rebalance closing the
 // task) and init failures (per open, and per put that creates a window

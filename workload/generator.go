@@ -29,7 +29,7 @@ type Generator struct {
 	window   bool
 	interval int64
 	// keys draws the record keys and the rebalanced tasks (the stream
-	// harness/topology drew them from: PCG(seed, 0x5eed)).
+	// engine/goengine's topology drew them from: PCG(seed, 0x5eed)).
 	keys *rand.Rand
 	// faults draws the close faults and init failures (the stream
 	// lifecycle.Injector drew them from: PCG(seed, seed^0x9e3779b97f4a7c15)).

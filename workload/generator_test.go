@@ -240,7 +240,7 @@ func TestDeterministic(t *testing.T) {
 	require.NotEqual(t, a, encode(upToStep(t, sc, 8, 30)), "another seed, another schedule")
 }
 
-// TestKeysAsTopologyDrew: the record keys are the stream harness/topology
+// TestKeysAsTopologyDrew: the record keys are the stream engine/goengine's topology
 // drew them from (PCG(seed, 0x5eed), one IntN(key_spread) per put in order).
 func TestKeysAsTopologyDrew(t *testing.T) {
 	sc := scenario(t, "kafka-20616")

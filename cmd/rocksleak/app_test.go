@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/engine/jvm"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -93,7 +93,7 @@ func TestAppLeakySetterFoundClosingSetterNot(t *testing.T) {
 // cacheProbe runs the JVM child's CacheProbe: the native heap of one empty LRUCache of the given capacity.
 func cacheProbe(t *testing.T, capacity int64) float64 {
 	t.Helper()
-	line, err := harness.JVM{Dir: jvmDir()}.Command("4.3.1", t.TempDir())
+	line, err := jvm.Engine{Dir: jvmDir()}.CommandLine("4.3.1", t.TempDir())
 	require.NoError(t, err)
 	var cp string
 	for i, a := range line {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rocksleak/rocksleak/experiment"
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/internal/units"
@@ -41,7 +42,7 @@ func diskFullCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	fmt.Fprintf(stdout, "rocksleak disk-full: scenario %s (%d tasks), models %s, %d failed opens each on a full tmpfs of its own\n",
 		sc.Name, sc.Tasks, strings.Join(sc.Models, ","), *attempts)
 	runs, err := harness.RunDiskFull(ctx, harness.DiskFullConfig{
-		Config: harness.Config{Scenario: sc, Models: sc.Models, Seed: sc.Seed, Stderr: io.Discard}, Attempts: *attempts})
+		Config: harness.Config{Engines: experiment.Engines(), Scenario: sc, Models: sc.Models, Seed: sc.Seed, Stderr: io.Discard}, Attempts: *attempts})
 	if errors.Is(err, harness.ErrNoMount) {
 		return fmt.Errorf("disk-full needs a file system of its own, which this process may not mount: %w", err)
 	}

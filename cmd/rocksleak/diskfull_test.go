@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/experiment"
 	"github.com/rocksleak/rocksleak/harness"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestDiskFullKnownAnswer(t *testing.T) {
 	sc := mustScenario(t, "kafka-20616")
 	runs, err := harness.RunDiskFull(context.Background(), harness.DiskFullConfig{
-		Config: harness.Config{Scenario: sc, Models: []string{"leaky", "fixed"}, Seed: sc.Seed}, Attempts: 200})
+		Config: harness.Config{Engines: experiment.Engines(), Scenario: sc, Models: []string{"leaky", "fixed"}, Seed: sc.Seed}, Attempts: 200})
 	if errors.Is(err, harness.ErrNoMount) {
 		t.Skip(err)
 	}

@@ -10,6 +10,9 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/rocksleak/rocksleak/engine"
+	"github.com/rocksleak/rocksleak/engine/goengine"
+	"github.com/rocksleak/rocksleak/engine/jvm"
 	"github.com/rocksleak/rocksleak/fleet"
 	"github.com/rocksleak/rocksleak/harness"
 )
@@ -21,7 +24,7 @@ import (
 // isChild reports whether this process is a model's child (a re-exec by
 // harness.Run) or a fleet instance's (a re-exec by fleet.Rehearse).
 func isChild(args []string) bool {
-	return os.Getenv(harness.ChildEnvVar) == "1" && len(args) > 1 && (args[1] == "__child" || args[1] == fleet.InstanceArg)
+	return os.Getenv(harness.ChildEnvVar) == "1" && len(args) > 1 && (args[1] == goengine.ChildArg || args[1] == fleet.InstanceArg)
 }
 
 // childMain is a child process (see isChild): job on stdin, events on fd 3.
@@ -29,7 +32,7 @@ func childMain() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	events := os.NewFile(3, "events")
-	runChild := harness.RunChild
+	runChild := goengine.RunChild
 	if os.Args[1] == fleet.InstanceArg {
 		runChild = fleet.RunInstance
 	}
@@ -43,5 +46,6 @@ func childMain() int {
 // engineUsageError reports the run half's errors that mean "cannot run this
 // here" (exit status 2).
 func engineUsageError(err error) bool {
-	return errors.Is(err, harness.ErrLimits) || errors.Is(err, harness.ErrJVMNotBuilt) || errors.Is(err, harness.ErrBadApp)
+	return errors.Is(err, harness.ErrLimits) || errors.Is(err, jvm.ErrNotBuilt) || errors.Is(err, engine.ErrUnsupported) ||
+		errors.Is(err, harness.ErrBadApp)
 }

@@ -40,7 +40,7 @@ func gateEst(v, lo, hi float64) stats.Estimate {
 // lifecycle, RSS per million records) and task errors.
 func gateRun(model string, native, rssPerMillion stats.Estimate, taskErrors int64) *schema.Run {
 	total := func(pl, pm stats.Estimate) *schema.SignalFit {
-		return &schema.SignalFit{Unit: "bytes", PerLifecycle: pl, PerMillionRecords: pm, Samples: 200, SamplesUsed: 180}
+		return &schema.SignalFit{Unit: "bytes", Fit: stats.Fit{PerLifecycle: pl, PerMillionRecords: pm, Samples: 200, SamplesUsed: 180}}
 	}
 	zero := gateEst(0, 0, 0)
 	return &schema.Run{
@@ -48,8 +48,8 @@ func gateRun(model string, native, rssPerMillion stats.Estimate, taskErrors int6
 			Restore: schema.RestoreStats{Count: 10, P50Ns: 45e6, MaxNs: 60e6}},
 		Samples: 200,
 		Fits: map[string]schema.SignalFit{
-			analysis.SignalNativeHeap: {Unit: "bytes", PerLifecycle: native, PerFailedClose: zero, Total: total(native, zero)},
-			analysis.SignalRSS:        {Unit: "bytes", PerLifecycle: zero, PerFailedClose: zero, Total: total(zero, rssPerMillion)},
+			analysis.SignalNativeHeap: {Unit: "bytes", Fit: stats.Fit{PerLifecycle: native, PerFailedClose: zero}, Total: total(native, zero)},
+			analysis.SignalRSS:        {Unit: "bytes", Fit: stats.Fit{PerLifecycle: zero, PerFailedClose: zero}, Total: total(zero, rssPerMillion)},
 		},
 		Resident: &schema.Resident{NativeHeapPerDB: 456_136, RSSPerDB: 1_389_227, OpenDBs: 24},
 	}

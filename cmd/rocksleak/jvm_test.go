@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/analysis"
-	"github.com/rocksleak/rocksleak/harness"
+	"github.com/rocksleak/rocksleak/engine/jvm"
 	"github.com/rocksleak/rocksleak/schema"
 )
 
@@ -21,14 +21,14 @@ import (
 // It sets the process's environment once (os.Setenv: a test that shares the
 // cores may not call t.Setenv), and every JVM test wants the same value.
 var jvmDir = sync.OnceValue(func() string {
-	if dir := os.Getenv(harness.JVMDirEnvVar); dir != "" {
+	if dir := os.Getenv(jvm.DirEnvVar); dir != "" {
 		return dir
 	}
 	dir, err := filepath.Abs(filepath.Join("..", "..", "build", "jvm"))
 	if err != nil {
 		return "" // no working directory: the JVM build is then not found, as requireJVM says
 	}
-	_ = os.Setenv(harness.JVMDirEnvVar, dir)
+	_ = os.Setenv(jvm.DirEnvVar, dir)
 	return dir
 })
 
@@ -39,9 +39,9 @@ var jvmDir = sync.OnceValue(func() string {
 func requireJVM(t *testing.T, vs ...string) {
 	t.Helper()
 	dir := jvmDir()
-	j := harness.JVM{Dir: dir}
+	j := jvm.Engine{Dir: dir}
 	for _, v := range vs {
-		if _, err := j.Command(v, t.TempDir()); err != nil {
+		if _, err := j.CommandLine(v, t.TempDir()); err != nil {
 			if os.Getenv("ROCKSLEAK_REQUIRE_JVM") == "1" {
 				t.Fatalf("the JVM engine is required (ROCKSLEAK_REQUIRE_JVM=1): %v", err)
 			}

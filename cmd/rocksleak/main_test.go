@@ -187,7 +187,7 @@ func TestShortRunPerStoreKind(t *testing.T) {
 // in a new process, before any store exists, so none of the first model's
 // leaked memory is under it.
 func TestEachModelStartsInAFreshProcess(t *testing.T) {
-	out, err := harness.Run(context.Background(), harness.Config{
+	out, err := harness.Run(context.Background(), harness.Config{Engines: experiment.Engines(),
 		Scenario: mustScenario(t, "smoke", "lifecycles=120"), Models: []string{"leaky", "fixed"}, Seed: 3,
 		StateRoot: stateRoot(t),
 	})

@@ -5,10 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/rocksleak/rocksleak/plan"
 	"github.com/rocksleak/rocksleak/results"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // planUsage is the manual of "rocksleak plan".
@@ -138,7 +140,7 @@ func planCmd(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	p, err := plan.Project(res, topo, plan.Options{Model: o.model, ResidentModel: o.residentModel,
-		AllowPartial: o.allowPartial})
+		AllowPartial: o.allowPartial, Samples: samplesBeside(resultFilePath(o.result))})
 	if err != nil {
 		return inputErr{err}
 	}
@@ -156,4 +158,14 @@ func planCmd(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	return render(stdout, p)
+}
+
+// samplesBeside reads the samples.csv beside a result file; nil when there is
+// none or it cannot be read (the plan then says what it could not separate).
+func samplesBeside(resultPath string) map[string][]schema.Sample {
+	samples, err := schema.ReadSamplesCSV(filepath.Join(filepath.Dir(resultPath), "samples.csv"))
+	if err != nil {
+		return nil
+	}
+	return samples
 }

@@ -58,7 +58,7 @@ func (c BootstrapCase) resid(p Procedure) (bootstrapResid, error) {
 	if err != nil {
 		return bootstrapResid{}, err
 	}
-	cut := max(nf.WarmupCut, rf.WarmupCut)
+	cut := max(nf.WarmupSamples, rf.WarmupSamples)
 	if len(s.Lifecycles)-cut < 40 {
 		return bootstrapResid{}, fmt.Errorf("simulate: %s: %d samples after the warm-up, need 40", c.Name, len(s.Lifecycles)-cut)
 	}

@@ -76,10 +76,10 @@ func LegacyDecide(native, rss stats.Fit, opt LegacyOptions) LegacyVerdict {
 
 	var invalid []string
 	if !nat.Valid {
-		invalid = append(invalid, fmt.Sprintf("native heap (%d of %d samples used)", native.Used, native.N))
+		invalid = append(invalid, fmt.Sprintf("native heap (%d of %d samples used)", native.SamplesUsed, native.Samples))
 	}
 	if !rs.Valid {
-		invalid = append(invalid, fmt.Sprintf("RSS (%d of %d samples used)", rss.Used, rss.N))
+		invalid = append(invalid, fmt.Sprintf("RSS (%d of %d samples used)", rss.SamplesUsed, rss.Samples))
 	}
 	if len(invalid) > 0 {
 		v.Reason = "no per-lifecycle interval for " + strings.Join(invalid, " and ") + ": cannot decide"
@@ -92,7 +92,7 @@ func LegacyDecide(native, rss stats.Fit, opt LegacyOptions) LegacyVerdict {
 		f    stats.Fit
 	}{{"native heap", native}, {"RSS", rss}} {
 		if s.f.Step != nil {
-			steps = append(steps, fmt.Sprintf("%s shifts by %s at sample %d of %d", s.name, units.FormatSignedBytes(s.f.Step.Size), s.f.Step.Index, s.f.N))
+			steps = append(steps, fmt.Sprintf("%s shifts by %s at sample %d of %d", s.name, units.FormatSignedBytes(s.f.Step.Size), s.f.Step.Index, s.f.Samples))
 		}
 	}
 	if len(steps) > 0 {

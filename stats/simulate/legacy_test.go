@@ -107,7 +107,7 @@ func TestLegacyDecideTooFew(t *testing.T) {
 // stats.DefaultNativeFloor and stats.DefaultRSSFloor.
 func TestLegacyDecideZeroOptionsAreTheDefaults(t *testing.T) {
 	est := stats.Estimate{Value: 1500, Low: 1000, High: 2000, SE: 250, DF: 100, Valid: true}
-	f := stats.Fit{PerLifecycle: est, MannKendallP: 0.5, N: 100, Used: 100, Confidence: 0.95}
+	f := stats.Fit{PerLifecycle: est, MannKendallP: 0.5, Samples: 100, SamplesUsed: 100, Confidence: 0.95}
 	zero, def := LegacyDecide(f, f, LegacyOptions{}), LegacyDecide(f, f, DefaultLegacyOptions())
 	assert.Equal(t, def, zero)
 	require.NotNil(t, zero.Leak, zero.Reason)
@@ -121,7 +121,7 @@ func TestLegacyDecideRule(t *testing.T) {
 		return stats.Estimate{Value: v, Low: lo, High: hi, SE: (hi - lo) / 4, DF: 100, Valid: true}
 	}
 	fit := func(e stats.Estimate, mkP float64) stats.Fit {
-		return stats.Fit{PerLifecycle: e, MannKendallP: mkP, N: 100, Used: 100, Confidence: 0.95}
+		return stats.Fit{PerLifecycle: e, MannKendallP: mkP, Samples: 100, SamplesUsed: 100, Confidence: 0.95}
 	}
 	yes, no := true, false
 	tests := []struct {
@@ -141,7 +141,7 @@ func TestLegacyDecideRule(t *testing.T) {
 		{"native up, RSS flat", fit(est(5000, 4000, 6000), 0), fit(est(-10, -500, 480), 0.9), nil, "native heap and RSS disagree"},
 		{"native straddles", fit(est(1000, 500, 1500), 0.001), fit(est(5000, 4000, 6000), 0), nil, "straddles"},
 		{"invalid native", stats.Fit{}, fit(est(5000, 4000, 6000), 0), nil, "cannot decide"},
-		{"step", stats.Fit{PerLifecycle: est(5000, 4000, 6000), Step: &stats.StepInfo{Index: 50, Size: 1 << 21}, N: 100}, fit(est(5000, 4000, 6000), 0), nil,
+		{"step", stats.Fit{PerLifecycle: est(5000, 4000, 6000), Step: &stats.StepInfo{Index: 50, Size: 1 << 21}, Samples: 100}, fit(est(5000, 4000, 6000), 0), nil,
 			"native heap shifts by +2.00 MiB at sample 50 of 100"},
 	}
 	for _, tt := range tests {

@@ -281,10 +281,10 @@ func Run(c Case, p Procedure, reps int, seed uint64) Result {
 			res.Undecided++
 			continue
 		}
-		if nf.WarmupCut > 0 {
+		if nf.WarmupSamples > 0 {
 			res.CutNative++
 		}
-		if rf.WarmupCut > 0 {
+		if rf.WarmupSamples > 0 {
 			res.CutRSS++
 		}
 		cn += res.countValid(nf.PerLifecycle, c.NativeSlope, &res.ValidNative)

@@ -1,0 +1,69 @@
+package jvm
+
+import (
+	"archive/zip"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// writeJar writes a jar holding only a manifest.
+func writeJar(t *testing.T, path, manifest string) {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	z := zip.NewWriter(f)
+	w, err := z.Create("META-INF/MANIFEST.MF")
+	require.NoError(t, err)
+	_, err = w.Write([]byte(manifest))
+	require.NoError(t, err)
+	require.NoError(t, z.Close())
+	require.NoError(t, f.Close())
+}
+
+// TestJVMCommand: the JVM child's command line (the jar's Main-Class, the
+// version's classpath after the jar, Native Memory Tracking, a fixed heap),
+// and errors that name what is missing and the command that builds it.
+func TestJVMCommand(t *testing.T) {
+	dir := t.TempDir()
+	j := Engine{Java: "/bin/true", Dir: dir, MaxHeap: "128m"}
+
+	_, err := j.CommandLine("4.3.0", "/tmp/x")
+	require.ErrorIs(t, err, ErrNotBuilt)
+	require.ErrorContains(t, err, "make jvm")
+
+	writeJar(t, filepath.Join(dir, ChildJar), "Manifest-Version: 1.0\r\nMain-Class: dev.rocksleak.child.Main\r\n")
+	_, err = j.CommandLine("4.3.0", "/tmp/x")
+	require.ErrorIs(t, err, ErrNotBuilt)
+	require.ErrorContains(t, err, "Kafka 4.3.0: no classpath")
+	require.ErrorContains(t, err, "versions built: none")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ClasspathFile("4.3.0")), []byte("/m2/a.jar:/m2/b.jar\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ClasspathFile("4.3.1")), []byte("/m2/c.jar\n"), 0o644))
+	require.Equal(t, []string{"4.3.0", "4.3.1"}, j.Versions())
+	_, err = j.CommandLine("4.2.0", "/tmp/x")
+	require.ErrorContains(t, err, "versions built: 4.3.0, 4.3.1")
+
+	line, err := j.CommandLine("4.3.0", "/tmp/x")
+	require.NoError(t, err)
+	require.Equal(t, []string{"/bin/true", "-XX:NativeMemoryTracking=summary", "-Xms128m", "-Xmx128m",
+		"-XX:+AlwaysPreTouch", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Djava.io.tmpdir=/tmp/x",
+		"-cp", filepath.Join(dir, ChildJar) + ":/m2/a.jar:/m2/b.jar", "dev.rocksleak.child.Main"}, line)
+
+	// ROCKSLEAK_JVM_CHILD_ARGS goes to the child, after its main class (make bench-jvm's --bare).
+	t.Setenv(ChildArgsEnvVar, "--bare")
+	bare, err := j.CommandLine("4.3.0", "/tmp/x")
+	require.NoError(t, err)
+	require.Equal(t, append(line, "--bare"), bare)
+	t.Setenv(ChildArgsEnvVar, "")
+
+	writeJar(t, filepath.Join(dir, ChildJar), "Manifest-Version: 1.0\n")
+	_, err = j.CommandLine("4.3.0", "/tmp/x")
+	require.ErrorContains(t, err, "names no Main-Class")
+
+	_, err = Engine{Java: "/no/such/java", Dir: dir}.CommandLine("4.3.0", "/tmp/x")
+	require.ErrorIs(t, err, ErrNotBuilt)
+	require.ErrorContains(t, err, "openjdk-17-jdk-headless")
+}
