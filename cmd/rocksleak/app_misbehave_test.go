@@ -118,7 +118,7 @@ func TestAppBadInputExitsTwo(t *testing.T) {
 		{"no pipe method", "has no public method topology(Properties)", exampleApp(t, "dev.rocksleak.examples.LeakySetter", nil), nil},
 		{"setter not found", "rocksdb.config.setter (in ", exampleApp(t, kv, []string{"rocksdb.config.setter=com.example.Missing"}), nil},
 		{"another Kafka", "holds kafka-streams 4.2.0, but the run asks for Kafka 4.3.1", withJar(t, exampleApp(t, kv, nil), fat), nil},
-		{"a Go model", "runs on the JVM engine only", exampleApp(t, kv, nil), []string{"--models", "fixed"}},
+		{"a Go model", "does not run an application", exampleApp(t, kv, nil), []string{"--models", "fixed"}},
 		{"unknown field", `unknown field "stores"`, exampleApp(t, kv, nil, "stores: 3"), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
