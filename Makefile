@@ -218,3 +218,12 @@ crosscheck: jvm build
 bench-jvm: KAFKA_VERSIONS := 4.3.1
 bench-jvm: jvm build
 	$(GO) run ./scripts/benchjvm -bin $(BIN) $(BENCH_JVM_FLAGS)
+
+## bench-app: the same for an application (rocksleak run --app): examples/apps/leaky-setter.yaml instrumented vs a
+## bare TopologyTestDriver loop of the same operations, alternately, 3 rounds of 300 task lives (issue 41's goal:
+## lifecycles/s at least 0.9x bare, i.e. a ratio <= 1.11; about 2 minutes). BENCH_APP names another app file.
+BENCH_APP ?= examples/apps/leaky-setter.yaml
+.PHONY: bench-app
+bench-app: KAFKA_VERSIONS := 4.3.1
+bench-app: jvm build
+	$(GO) run ./scripts/benchjvm -bin $(BIN) -app $(BENCH_APP) -lifecycles 300 -rounds 3 -goal 1.11 $(BENCH_JVM_FLAGS)

@@ -52,7 +52,7 @@ final class AppRun {
     private final AppJob app;
     private final URLClassLoader loader;
     private final Properties userProps;
-    private final Properties driverProps;
+    private Properties driverProps;
     private final AppRedactor redactor;
     private final Class<?> userClass;
     private final Method topologyMethod;
@@ -99,7 +99,7 @@ final class AppRun {
         userClass = load(app.className, "app.class");
         topologyMethod = method("topology", Topology.class, Properties.class);
         pipeMethod = method("pipe", null, TopologyTestDriver.class, long.class, Instant.class, Random.class);
-        driverProps = driverProperties();
+        driverProps = driverProperties(true);
     }
 
     /** Checks the app as {@link #run} would before any work (the Go parent's preflight: Main --check-app). */
@@ -133,8 +133,11 @@ final class AppRun {
         }
     }
 
-    /** The user's properties with the child's: its state directory, and Kafka calling AppSetter, which calls theirs. */
-    private Properties driverProperties() throws Job.BadInput {
+    /**
+     * The user's properties with the child's: its state directory, and (watch) Kafka calling AppSetter, which calls
+     * theirs; without watch (--bare, the benchmark's baseline) Kafka calls theirs directly.
+     */
+    private Properties driverProperties(final boolean watch) throws Job.BadInput {
         final Properties p = new Properties();
         p.putAll(userProps);
         final String setter = userProps.getProperty(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG);
@@ -147,7 +150,9 @@ final class AppRun {
             }
             p.put(AppSetter.USER_SETTER, setter.trim());
         }
-        p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, AppSetter.class.getName());
+        if (watch) {
+            p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, AppSetter.class.getName());
+        }
         p.put(StreamsConfig.STATE_DIR_CONFIG, new File(job.stateDir, "app").getAbsolutePath());
         p.putIfAbsent(StreamsConfig.APPLICATION_ID_CONFIG, "rocksleak-app");
         p.putIfAbsent(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092"); // the driver contacts no broker
@@ -168,6 +173,14 @@ final class AppRun {
 
     private int run(final boolean bare, final Json events) {
         this.out = events;
+        if (bare) {
+            try {
+                driverProps = driverProperties(false);
+            } catch (final Job.BadInput e) {
+                System.err.println("rocksleak child: " + e.getMessage());
+                return 2;
+            }
+        }
         mainThread = Thread.currentThread();
         Thread.currentThread().setContextClassLoader(loader);
         AppSetter.ledger = bare ? null : ledger;
