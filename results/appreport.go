@@ -75,6 +75,17 @@ func reportApp(b *bytes.Buffer, r *schema.Result) {
 	fmt.Fprintf(b, "\n")
 }
 
+// appFindings are an application run's findings beyond the verdicts: growth within a task's life, where present.
+func appFindings(r *schema.Result) []string {
+	var out []string
+	for _, m := range r.Models {
+		if run := r.Runs[m]; run != nil && run.WithinLifecycle != nil && run.WithinLifecycle.Present {
+			out = append(out, withinLine(m, run))
+		}
+	}
+	return out
+}
+
 // withinLine words one model's growth within a task's life.
 func withinLine(m string, run *schema.Run) string {
 	w := run.WithinLifecycle

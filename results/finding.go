@@ -66,7 +66,7 @@ func Finding(r *schema.Result) []string {
 			out = append(out, fmt.Sprintf("What the fix removes is not yet told from zero: %s − %s, native heap %s per lifecycle (95%% CI).", c.A, c.B, fmtEst(d, "bytes", true)))
 		}
 	}
-	return out
+	return append(out, appFindings(r)...)
 }
 
 // fixPair reports whether a − b is 4.3.0 against 4.3.1: the Go engine's

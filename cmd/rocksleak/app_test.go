@@ -183,3 +183,29 @@ func TestAppBoundedSetterHoldsItsBound(t *testing.T) {
 	diff := analysis.Difference(*b.Fits[analysis.SignalNativeHeap].Total, *d.Fits[analysis.SignalNativeHeap].Total)
 	t.Logf("bounded - default at 8 stores: %.0f [%.0f, %.0f] B/lifecycle", diff.Value, diff.Low, diff.High)
 }
+
+// TestAppOrdersAggregatorUpgrade: a DSL windowed aggregation shaped like examples/orders-aggregator.yaml meets
+// KAFKA-20616 as a user's topology: on Kafka 4.3.0 its task lives leak (every segment and store close leaves its
+// offsets column family's options), on 4.3.1 they do not, and 4.3.0 − 4.3.1 per RocksDB open lies above the floor.
+func TestAppOrdersAggregatorUpgrade(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two JVM runs of 80 task lives, 6 RocksDB opens each")
+	}
+	sharesTheCores(t)
+	requireJVM(t, "4.3.0", "4.3.1")
+	app := exampleApp(t, "dev.rocksleak.examples.OrdersAggregator", []string{"statestore.cache.max.bytes=1048576"},
+		"steps_per_lifecycle: 30", "stream_time_per_step: 4m", "wall_clock_per_step: 30s")
+	res, out, code := runApp(t, app, "--models", "kafka-4.3.0,kafka-4.3.1", "--lifecycles", "80")
+	require.Equal(t, 0, code, out)
+	old, fixed := res.Runs["kafka-4.3.0"], res.Runs["kafka-4.3.1"]
+	t.Logf("4.3.0: %s; 4.3.1: %s", old.Verdict.Reason, fixed.Verdict.Reason)
+	require.NotNil(t, old.Verdict.Leak)
+	assert.True(t, *old.Verdict.Leak, old.Verdict.Reason)
+	assert.False(t, fixed.Verdict.Leak != nil && *fixed.Verdict.Leak, fixed.Verdict.Reason)
+	require.True(t, perRocksDBOpen(res))
+	d := analysis.Difference(*old.Fits[analysis.SignalNativeHeap].Total, *fixed.Fits[analysis.SignalNativeHeap].Total)
+	t.Logf("4.3.0 - 4.3.1 per RocksDB open: %.0f [%.0f, %.0f] B (%d opens over %d task lives)", d.Value, d.Low, d.High,
+		old.App.StoreOpens, old.Lifecycles)
+	assert.Greater(t, d.Low, analysis.DefaultFloors().NativeHeap)
+	assert.Greater(t, old.App.SegmentOpens, int64(0), "window segments rolled inside Kafka's store")
+}
