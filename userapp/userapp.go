@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -25,6 +26,10 @@ type File struct {
 	// Classpath lists the application's jars and class directories (Kafka itself not needed: the run's version is
 	// put beside them).
 	Classpath []string `yaml:"classpath"`
+	// Maven lists the application's artifacts as Maven coordinates (group:artifact:version), resolved with their
+	// runtime dependencies (Kafka's and RocksJava's left out: the run's version is put beside them) once, by Maven,
+	// offline after (ResolveMaven).
+	Maven []string `yaml:"maven"`
 	// Properties is the application's Kafka Streams properties file, as the application uses it.
 	Properties string `yaml:"properties"`
 	// Kafka lists the Kafka versions to run it on when --models does not (default 4.3.1).
@@ -41,7 +46,7 @@ type File struct {
 
 // Keys are the app file's fields, in order.
 func Keys() []string {
-	return []string{"class", "classpath", "properties", "kafka", "steps_per_lifecycle", "stream_time_per_step",
+	return []string{"class", "classpath", "maven", "properties", "kafka", "steps_per_lifecycle", "stream_time_per_step",
 		"wall_clock_per_step", "hang_after"}
 }
 
@@ -62,8 +67,10 @@ type Job struct {
 
 // App is a loaded app file: the child's job, the Kafka versions it names, and where it came from.
 type App struct {
-	Path  string
-	Name  string // the file's base name without its extension
+	Path string
+	Name string // the file's base name without its extension
+	// Maven are the app file's Maven coordinates, to resolve into Job.Classpath (ResolveMaven) before the run.
+	Maven []string
 	Kafka []string
 	Job   Job
 }
@@ -107,9 +114,15 @@ func (f File) resolve(dir string) (App, error) {
 	if strings.TrimSpace(f.Class) == "" {
 		return a, fmt.Errorf("class: missing (the application's class with topology(Properties) and pipe(...))")
 	}
-	if len(f.Classpath) == 0 {
-		return a, fmt.Errorf("classpath: missing (the application's jars and class directories)")
+	if len(f.Classpath) == 0 && len(f.Maven) == 0 {
+		return a, fmt.Errorf("classpath: missing (the application's jars and class directories, or maven: its coordinates)")
 	}
+	for _, c := range f.Maven {
+		if !mavenCoordinate.MatchString(c) {
+			return a, fmt.Errorf("maven: %q is not group:artifact:version", c)
+		}
+	}
+	a.Maven = f.Maven
 	for _, e := range f.Classpath {
 		p := abs(e)
 		if _, err := os.Stat(p); err != nil {
@@ -153,6 +166,9 @@ func (f File) resolve(dir string) (App, error) {
 	}
 	return a, nil
 }
+
+// mavenCoordinate is group:artifact:version (optionally group:artifact:packaging:version).
+var mavenCoordinate = regexp.MustCompile(`^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)?:[A-Za-z0-9_.+-]+$`)
 
 // Models are the run names of the app's Kafka versions (kafka-<version>).
 func (a App) Models() []string {

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -110,4 +111,28 @@ func TestCheckClasspath(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "holds rocksdbjni 9.7.3")
 	assert.Equal(t, "10.1.3", RocksDBVersionOf([]string{"/m2/org/rocksdb/rocksdbjni/10.1.3/rocksdbjni-10.1.3.jar"}))
+}
+
+// TestResolveMaven resolves a coordinate in ~/.m2 (JNA, which make jvm resolves) with Maven, offline, once: the
+// second resolution reads the cached classpath file. Skipped without mvn.
+func TestResolveMaven(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Maven")
+	}
+	if _, err := exec.LookPath("mvn"); err != nil {
+		t.Skip("no mvn")
+	}
+	cache := t.TempDir()
+	a := App{Maven: []string{"net.java.dev.jna:jna:5.14.0"}}
+	require.NoError(t, a.ResolveMaven(cache))
+	require.Len(t, a.Job.Classpath, 1)
+	assert.Equal(t, "jna-5.14.0.jar", filepath.Base(a.Job.Classpath[0]))
+	files, err := filepath.Glob(filepath.Join(cache, "app-classpath-*.txt"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	b := App{Maven: []string{"net.java.dev.jna:jna:5.14.0"}}
+	require.NoError(t, os.Setenv("MVN", "/nonexistent/mvn")) // a second resolution must not run Maven
+	defer os.Unsetenv("MVN")
+	require.NoError(t, b.ResolveMaven(cache))
+	assert.Equal(t, a.Job.Classpath, b.Job.Classpath)
 }

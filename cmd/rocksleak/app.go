@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rocksleak/rocksleak/engine/jvm"
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/userapp"
@@ -24,6 +25,9 @@ func loadApp(o runOptions, sc *scenarios.Scenario) (*harness.App, error) {
 	a, err := userapp.Load(o.app)
 	if err != nil {
 		return nil, usagef("%v", err)
+	}
+	if err := a.ResolveMaven(jvm.DefaultDir()); err != nil {
+		return nil, usagef("--app: %s: %v", o.app, err)
 	}
 	red, err := userapp.NewRedactor(a.Job.Properties)
 	if err != nil {
