@@ -63,23 +63,23 @@ type Limit struct {
 
 // ErrUnsupported means a run asks an engine for what it cannot honour (a
 // scenario field's value, or --profile): the run is refused before any work.
-var ErrUnsupported = errors.New("the engine cannot honour this")
+var ErrUnsupported = errors.New("refused before any work")
 
-// Refuse is nil when e honours sc (and, with profile, --profile) for model;
-// else an error wrapping ErrUnsupported that names the model, each field
-// with its value, the engine and what it honours.
-func Refuse(e Engine, model string, sc scenarios.Scenario, profile bool) error {
+// Refuse is nil when e honours sc (and, with profile, --profile); else an
+// error wrapping ErrUnsupported that names each field with its value, the
+// engine and what it honours.
+func Refuse(e Engine, sc scenarios.Scenario, profile bool) error {
 	c := e.Capabilities()
 	var errs []error
 	for _, l := range c.Limits {
 		if !l.OK(sc) {
-			errs = append(errs, fmt.Errorf("%w: %s: scenario %q sets %s: %s, which %s does not honour (it honours %s only: %s)",
-				ErrUnsupported, model, sc.Name, l.Field, value(sc, l.Field), e.Name(), l.Honours, l.Why))
+			errs = append(errs, fmt.Errorf("scenario %q sets %s: %s, which %s does not honour (it honours %s only: %s): %w",
+				sc.Name, l.Field, value(sc, l.Field), e.Name(), l.Honours, l.Why, ErrUnsupported))
 		}
 	}
 	if profile && !c.HeapProfile {
-		errs = append(errs, fmt.Errorf("%w: %s: --profile: %s does not dump jemalloc heap profiles (run --profile with the Go engine's models)",
-			ErrUnsupported, model, e.Name()))
+		errs = append(errs, fmt.Errorf("--profile: %s does not dump jemalloc heap profiles (profile the Go engine's models): %w",
+			e.Name(), ErrUnsupported))
 	}
 	return errors.Join(errs...)
 }

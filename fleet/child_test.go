@@ -12,6 +12,7 @@ import (
 	"github.com/rocksleak/rocksleak/engine/goengine"
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // runInstanceJob runs one instance child in this process on a script of
@@ -20,7 +21,9 @@ func runInstanceJob(t *testing.T, sc scenarios.Scenario, model string, ij Instan
 	t.Helper()
 	var in bytes.Buffer
 	enc := json.NewEncoder(&in)
-	require.NoError(t, enc.Encode(Job{Job: harness.Job{Scenario: sc, Model: model, Seed: 1 + int64(ij.ID), StateDir: stateDir}, Instance: &ij}))
+	rn, err := spec.ParseRunName(model, scenarios.ModelNames())
+	require.NoError(t, err)
+	require.NoError(t, enc.Encode(Job{Job: harness.Job{Scenario: sc, Model: model, RunName: rn, Seed: 1 + int64(ij.ID), StateDir: stateDir}, Instance: &ij}))
 	for _, c := range cmds {
 		require.NoError(t, enc.Encode(c))
 	}

@@ -341,11 +341,15 @@ func (f *fleetRuntime) launch(i int, model string) (*instProc, error) {
 		positions[k] = f.pos[k]
 	}
 	f.incarn[i]++
-	job := Job{Job: harness.Job{Scenario: f.cfg.Scenario, Model: model, Seed: f.cfg.Seed + 7919*int64(i+1) + 104729*int64(f.incarn[i]),
-		StateDir: f.instanceDir(i)},
+	rn, err := spec.ParseRunName(model, scenarios.ModelNames())
+	if err != nil {
+		return nil, err
+	}
+	job := Job{Job: harness.Job{Scenario: f.cfg.Scenario, Model: model, RunName: rn,
+		Seed: f.cfg.Seed + 7919*int64(i+1) + 104729*int64(f.incarn[i]), StateDir: f.instanceDir(i)},
 		Instance: &InstanceJob{ID: i, Tasks: f.assign.Tasks(i), Positions: positions, FleetRoot: f.root, FleetSeed: f.cfg.Seed}}
 	var env []string
-	if rn, err := spec.ParseRunName(model, scenarios.ModelNames()); err == nil && rn.Allocator == spec.AllocatorJemalloc {
+	if rn.Allocator == spec.AllocatorJemalloc {
 		lib, err := harness.JemallocPath()
 		if err != nil {
 			return nil, err

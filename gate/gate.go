@@ -374,7 +374,18 @@ func EvaluateCheck(c Check, base, cand Subject) CheckResult {
 		res.Limit = 0 // JSON has no infinities
 		return failf("the limit is not a finite number (%v)", lim)
 	}
-	limit := limitDesc(c, res, m.unit)
+	judge(&res, c, m, cq)
+	res.Reason += basis
+	return res
+}
+
+// judge decides a ratio or max check whose limit is set (see Rule): PASS
+// within the limit; above it FAIL when the candidate's interval lies above
+// it, or on the value for a count of events or an absolute limit; WARN when
+// the interval reaches below it, or when a ratio check's value has no
+// interval (NoNoiseModel).
+func judge(res *CheckResult, c Check, m metric, cq Quantity) {
+	limit := limitDesc(c, *res, m.unit)
 	switch {
 	case cq.Value <= res.Limit:
 		res.Outcome = Pass
@@ -394,8 +405,6 @@ func EvaluateCheck(c Check, base, cand Subject) CheckResult {
 		res.Reason = fmt.Sprintf("%s > limit %s, but the 95%% interval reaches down to %s: not evidence of a regression; run longer to decide",
 			fmtQty(cq.Value, m.unit), limit, fmtNum(cq.Low, m.unit))
 	}
-	res.Reason += basis
-	return res
 }
 
 // ratioLimit is a ratio check's limit: max(b × factor, b + floor) with b the

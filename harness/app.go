@@ -78,12 +78,13 @@ func checkApp(e engine.Engine, r modelRun, app *App, sc scenarios.Scenario, tmp 
 	if err := userapp.CheckClasspath(app.Job.Classpath, r.rn.KafkaVersion, userapp.RocksDBVersionOf(kafkaCP)); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrBadApp, r.name, err)
 	}
-	return checkAppClasses(line, r.name, app, sc, tmp)
+	return checkAppClasses(line, r, app, sc, tmp)
 }
 
 // checkAppClasses runs the child with --check-app on the app's job: status 2 names what is missing.
-func checkAppClasses(line []string, model string, app *App, sc scenarios.Scenario, tmp string) error {
-	job, err := json.Marshal(Job{Scenario: sc, Model: model, StateDir: tmp, App: &app.Job})
+func checkAppClasses(line []string, r modelRun, app *App, sc scenarios.Scenario, tmp string) error {
+	model := r.name
+	job, err := json.Marshal(Job{Scenario: sc, Model: model, RunName: r.rn, StateDir: tmp, App: &app.Job})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 	"github.com/rocksleak/rocksleak/userapp"
 )
 
@@ -13,28 +14,23 @@ import (
 // workload's.
 type Job struct {
 	Scenario scenarios.Scenario `json:"scenario"`
-	Model    string             `json:"model"` // the run name as given (spec.ParseRunName); samples carry it
+	Model    string             `json:"model"` // the run name as given; samples carry it
 	Seed     int64              `json:"seed"`
 	StateDir string             `json:"state_dir"` // the child creates and removes everything under it
 	// Ops is workload.OpsVersion when the schedule's op stream follows the
 	// job on standard input (the parent writes it as the child reads), 0 when
 	// nothing follows.
 	Ops int `json:"ops,omitempty"`
-	// KafkaVersion is the Kafka Streams version a kafka-<version> model runs
-	// (the JVM child); empty for the Go engine's models.
-	KafkaVersion string `json:"kafka_version,omitempty"`
-	// Synthetic: the model's name has spec.SyntheticSuffix, so every
-	// lifecycle also leaks the scenario's synthetic_leak_bytes (parsed from
-	// Model for the JVM child's sake; the Go child parses Model).
-	Synthetic bool `json:"synthetic,omitempty"`
-	// ReadOptionsFix: the JVM child closes each RocksDB object's
-	// defaultReadOptions_ right after Kafka closes the DB
-	// (spec.ReadOptionsFixSuffix). Only a JVM child reads it.
-	ReadOptionsFix bool `json:"read_options_fix,omitempty"`
-	// Allocator is the C allocator the child runs under ("glibc" or
-	// "jemalloc", preloaded by the parent): where the child reads its native
-	// heap.
-	Allocator string `json:"allocator,omitempty"`
+	// RunName is Model parsed (by the parent, once): its base model, the
+	// Kafka version a kafka-<version> model runs (the JVM child), whether
+	// every lifecycle also leaks the scenario's synthetic_leak_bytes
+	// (spec.SyntheticSuffix), whether the JVM child closes each RocksDB
+	// object's defaultReadOptions_ right after Kafka closes the DB
+	// (spec.ReadOptionsFixSuffix), and the C allocator the child runs under
+	// ("glibc" or "jemalloc", preloaded by the parent: where the child reads
+	// its native heap). Its fields are the job's top-level keys base_model,
+	// kafka_version, synthetic, read_options_fix and allocator.
+	spec.RunName
 	// ChangelogDir is where the child keeps its stores' changelogs, outside
 	// its own memory, as package changelog lays them out and encodes them
 	// (changelog.Path(ChangelogDir, task, store)); the parent makes it and

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/spec"
 	"github.com/rocksleak/rocksleak/workload"
 )
 
@@ -38,7 +39,8 @@ func TestChildReadsJobThenOps(t *testing.T) {
 	require.Equal(t, workload.OpsVersion, job.Ops)
 	require.Equal(t, "leaky", job.Model)
 	require.Equal(t, int64(42), job.Seed)
-	require.Equal(t, "glibc", job.Allocator)
+	require.Equal(t, spec.AllocatorGlibc, job.Allocator)
+	require.Equal(t, "leaky", job.RunName.Model, "the run name, parsed")
 	require.Empty(t, job.KafkaVersion)
 
 	gen, err := workload.New(sc, 42)

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,14 +8,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/rocksleak/rocksleak/engine"
-	"github.com/rocksleak/rocksleak/internal/shm"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
@@ -144,8 +141,9 @@ func parseRuns(models []string) []modelRun {
 }
 
 // preflightEngines checks, before any model runs, that every model's engine
-// can start its child (engine.Engine.Preflight); models whose name does not
-// parse are left to their run.
+// honours the scenario and the run's options (engine.Refuse: its
+// capabilities) and can start its child (engine.Engine.Preflight); models
+// whose name does not parse are left to their run.
 func preflightEngines(cfg Config, runs []modelRun) error {
 	var errs []error
 	for _, r := range runs {
@@ -153,6 +151,9 @@ func preflightEngines(cfg Config, runs []modelRun) error {
 			continue
 		}
 		e, err := engine.For(cfg.Engines, r.rn)
+		if err == nil {
+			err = engine.Refuse(e, cfg.Scenario, cfg.Profile != nil)
+		}
 		if err == nil {
 			err = e.Preflight(r.rn)
 		}
@@ -278,9 +279,6 @@ func planChild(cfg Config, r modelRun) (*childPlan, error) {
 	if err != nil {
 		return p, err
 	}
-	if cfg.Profile != nil && !eng.Capabilities().HeapProfile {
-		return p, fmt.Errorf("%s: --profile: %s does not dump jemalloc heap profiles", r.name, eng.Name())
-	}
 	if cfg.App == nil { // an app's child reads no op stream
 		if p.gen, err = workload.New(cfg.Scenario, cfg.Seed); err != nil {
 			return p, err
@@ -298,9 +296,8 @@ func planChild(cfg Config, r modelRun) (*childPlan, error) {
 		}
 		p.prof = &j
 	}
-	job := Job{Scenario: cfg.Scenario, Model: r.name, Seed: cfg.Seed, StateDir: p.stateDir, Profile: p.prof,
-		Ops: workload.OpsVersion, Synthetic: r.rn.Synthetic, ReadOptionsFix: r.rn.ReadOptionsFix,
-		Allocator: string(r.rn.Allocator), KafkaVersion: r.rn.KafkaVersion, DiskFull: cfg.diskFull}
+	job := Job{Scenario: cfg.Scenario, Model: r.name, RunName: r.rn, Seed: cfg.Seed, StateDir: p.stateDir,
+		Profile: p.prof, Ops: workload.OpsVersion, DiskFull: cfg.diskFull}
 	if cfg.App != nil {
 		// The child ends a runaway allocation itself, naming the application's frames, a little before the
 		// guard would kill it from outside.
@@ -415,93 +412,4 @@ func streamOps(w io.Writer, job []byte, gen *workload.Generator) error {
 		return err
 	}
 	return gen.WriteTo(w, nil)
-}
-
-// DecodeEvents reads a child's events, one JSON line each, into E (Event,
-// or a type that embeds it) and calls fn with each, until r ends.
-func DecodeEvents[E any](r io.Reader, fn func(E)) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		var e E
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return err
-		}
-		fn(e)
-	}
-	return sc.Err()
-}
-
-// DescribeExit says in words how a child process ended (its Wait's error).
-func DescribeExit(err error) string {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return fmt.Sprintf("was killed by signal %s", ws.Signal())
-		}
-		return fmt.Sprintf("exited with status %d", ee.ExitCode())
-	}
-	return err.Error()
-}
-
-// LastLines is "; last output: " and the last lines of a child's output
-// (empty when it wrote nothing), for an error message.
-func LastLines(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return ""
-	}
-	lines := strings.Split(s, "\n")
-	if len(lines) > 5 {
-		lines = lines[len(lines)-5:]
-	}
-	return "; last output: " + strings.Join(lines, " | ")
-}
-
-// TailBuffer keeps the last bytes written to it (a child's output, for its
-// error message); safe for concurrent use.
-type TailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-// NewTailBuffer keeps the last max bytes.
-func NewTailBuffer(max int) *TailBuffer { return &TailBuffer{max: max} }
-
-func (t *TailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = t.b[len(t.b)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *TailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
-}
-
-// DefaultStateRoot is /dev/shm when it is a writable directory, else the
-// system temporary directory. On tmpfs a store's fsyncs cost nothing, so a
-// lifecycle's wall time is RocksDB's own work; RocksDB reads its files with
-// pread, so their pages are not in the process's RSS either way.
-func DefaultStateRoot() string {
-	if root, ok := shm.Root(0); ok {
-		return root
-	}
-	return os.TempDir()
-}
-
-// JemallocPath finds Debian's libjemalloc2 shared library.
-func JemallocPath() (string, error) {
-	for _, pat := range []string{"/usr/lib/*/libjemalloc.so.2", "/usr/lib/libjemalloc.so.2", "/usr/lib64/libjemalloc.so.2"} {
-		if m, _ := filepath.Glob(pat); len(m) > 0 {
-			return m[0], nil
-		}
-	}
-	return "", errors.New("libjemalloc.so.2 not found: install Debian's libjemalloc2 (make run and make test install it)")
 }

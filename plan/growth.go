@@ -21,8 +21,8 @@ const (
 	// reached within the run): projected as its exponential approach to that
 	// level, never beyond it.
 	GrowthBounded = "bounded"
-	// GrowthSustained: the verdict is a leak and no flag of the total fit
-	// doubts a constant rate: the run measured growth that keeps its rate,
+	// GrowthSustained: the verdict is a leak (which no flag against a
+	// constant rate blocked): the run measured growth that keeps its rate,
 	// projected linearly.
 	GrowthSustained = "sustained"
 	// GrowthUndetermined: significant growth one run cannot call bounded or
@@ -106,8 +106,8 @@ func classify(fit schema.SignalFit, v *schema.Verdict) (kind, why string) {
 	case b != nil && b.Fitted && b.Reached:
 		return GrowthBounded, fmt.Sprintf("bounded: the growth levels off within the run, %s above its start, 95%% of it by lifecycle %.0f",
 			signedBytes(b.Rise), b.ReachedAt)
-	case v != nil && v.Leak != nil && *v.Leak && len(fit.Total.Flags) == 0:
-		return GrowthSustained, "sustained: the verdict is a leak and the growth keeps its rate over the run; projected linearly"
+	case v != nil && v.Leak != nil && *v.Leak:
+		return GrowthSustained, "sustained: the verdict is a leak (a rate that holds over the run); projected linearly"
 	case v != nil && v.Leak != nil && !*v.Leak:
 		return GrowthUndetermined, "not a leak (its rate lies below the verdict's floor), but one run cannot tell whether it levels off (allocator, caches, warm-up) or keeps its rate"
 	case b != nil && b.Fitted:
@@ -156,7 +156,7 @@ func (s *Signal) growthAt(d, lifecyclesPerDay float64) Range {
 // boundDesc describes the bounded end for people.
 func (s *Signal) boundDesc(lifecyclesPerDay float64) string {
 	if s.BoundRise <= 0 {
-		return "no bound"
+		return "no growth per lifecycle beyond the timer backlog"
 	}
 	reach := s.BoundTauLifecycles * math.Log(20) / lifecyclesPerDay
 	return fmt.Sprintf("%s, 95%% of it by day %.1f at production's rate", units.FormatBytes(s.BoundRise), reach)

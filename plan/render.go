@@ -68,61 +68,7 @@ func WriteText(w io.Writer, p *Plan) error {
 		num(e.Lifecycles), num(e.SegmentRolls), num(e.RebalanceReopens), num(e.FailedCloses))
 	fmt.Fprintf(&b, "measured: %d lifecycles at a close failure rate of %s\n", e.MeasuredLifecycles, pct(e.MeasuredCloseRate))
 	for _, s := range p.Signals {
-		fmt.Fprintf(&b, "\n%s: %s\n", analysis.Describe(s.Signal).Name, s.Reason)
-		type line struct {
-			label string
-			cells [3]string
-		}
-		var lines []line
-		row := func(label string, r Range, f func(float64) string) {
-			lines = append(lines, line{label, [3]string{f(r.Low), f(r.Expected), f(r.High)}})
-		}
-		switch s.Growth {
-		case GrowthUndetermined:
-			fmt.Fprintf(&b, "  projected as a band: low and expected if it levels off (%s), high if it keeps its rate\n",
-				s.boundDesc(e.Lifecycles))
-			fmt.Fprintf(&b, "  to settle it: %s\n", s.Settle)
-		case GrowthBounded:
-			fmt.Fprintf(&b, "  projected as its bound: %s\n", s.boundDesc(e.Lifecycles))
-		}
-		if s.Growth != GrowthNone {
-			if s.TimerPerLifecycle.High > 0 {
-				row("timer backlog per lifecycle (taken out)", s.TimerPerLifecycle, units.FormatBytes)
-			}
-			row("cost per lifecycle", s.CostPerLifecycle, units.FormatBytes)
-			row("cost per failed close", s.CostPerFailedClose, units.FormatBytes)
-			label := "growth per day"
-			if s.Growth != GrowthSustained {
-				label = "growth per day if it kept its rate"
-			}
-			row(label, s.GrowthPerDay, units.FormatBytes)
-		}
-		res := Range{s.Resident, s.Resident, s.Resident}
-		row(fmt.Sprintf("resident (%s DBs × %s)", num(e.LiveDBs), units.FormatBytes(s.ResidentPerDB)), res, units.FormatBytes)
-		row("timer backlog held (per time, not lifecycle)", s.TimerHeld, units.FormatBytes)
-		for _, u := range s.Usage {
-			row(fmt.Sprintf("usage at day %s", num(u.Day)), u.Range, units.FormatBytes)
-		}
-		if s.UntilBudget != nil {
-			lines = append(lines, line{fmt.Sprintf("%s budget reached in", units.FormatBytes(p.Budget)),
-				[3]string{reach(s.UntilBudget.Low), reach(s.UntilBudget.Expected), reach(s.UntilBudget.High)}})
-		}
-		// Labels left-aligned (padded to one width), numbers right-aligned.
-		width := 0
-		for _, l := range lines {
-			width = max(width, utf8.RuneCountInString(l.label))
-		}
-		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', tabwriter.AlignRight)
-		high := "high"
-		if s.Growth == GrowthUndetermined {
-			high = "high if sustained"
-		}
-		fmt.Fprintf(tw, "  %s\tlow\texpected\t%s\t\n", strings.Repeat(" ", width), high)
-		for _, l := range lines {
-			pad := strings.Repeat(" ", width-utf8.RuneCountInString(l.label))
-			fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s\t\n", l.label, pad, l.cells[0], l.cells[1], l.cells[2])
-		}
-		tw.Flush()
+		writeSignal(&b, p, s)
 	}
 	if p.Budget > 0 {
 		fmt.Fprintln(&b, "\n(low/expected/high growth; the budget is reached last at the low growth)")
@@ -132,6 +78,67 @@ func WriteText(w io.Writer, p *Plan) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeSignal writes one signal's projection: why it is projected so, then
+// its table (costs, resident and timer backlog, usage by day, budget).
+func writeSignal(b *strings.Builder, p *Plan, s Signal) {
+	e := p.Events
+	fmt.Fprintf(b, "\n%s: %s\n", analysis.Describe(s.Signal).Name, s.Reason)
+	type line struct {
+		label string
+		cells [3]string
+	}
+	var lines []line
+	row := func(label string, r Range, f func(float64) string) {
+		lines = append(lines, line{label, [3]string{f(r.Low), f(r.Expected), f(r.High)}})
+	}
+	switch s.Growth {
+	case GrowthUndetermined:
+		fmt.Fprintf(b, "  projected as a band: low and expected if it levels off (%s), high if it keeps its rate\n",
+			s.boundDesc(e.Lifecycles))
+		fmt.Fprintf(b, "  to settle it: %s\n", s.Settle)
+	case GrowthBounded:
+		fmt.Fprintf(b, "  projected as its bound: %s\n", s.boundDesc(e.Lifecycles))
+	}
+	if s.Growth != GrowthNone {
+		if s.TimerPerLifecycle.High > 0 {
+			row("timer backlog per lifecycle (taken out)", s.TimerPerLifecycle, units.FormatBytes)
+		}
+		row("cost per lifecycle", s.CostPerLifecycle, units.FormatBytes)
+		row("cost per failed close", s.CostPerFailedClose, units.FormatBytes)
+		label := "growth per day"
+		if s.Growth != GrowthSustained {
+			label = "growth per day if it kept its rate"
+		}
+		row(label, s.GrowthPerDay, units.FormatBytes)
+	}
+	res := Range{s.Resident, s.Resident, s.Resident}
+	row(fmt.Sprintf("resident (%s DBs × %s)", num(e.LiveDBs), units.FormatBytes(s.ResidentPerDB)), res, units.FormatBytes)
+	row("timer backlog held (per time, not lifecycle)", s.TimerHeld, units.FormatBytes)
+	for _, u := range s.Usage {
+		row(fmt.Sprintf("usage at day %s", num(u.Day)), u.Range, units.FormatBytes)
+	}
+	if s.UntilBudget != nil {
+		lines = append(lines, line{fmt.Sprintf("%s budget reached in", units.FormatBytes(p.Budget)),
+			[3]string{reach(s.UntilBudget.Low), reach(s.UntilBudget.Expected), reach(s.UntilBudget.High)}})
+	}
+	// Labels left-aligned (padded to one width), numbers right-aligned.
+	width := 0
+	for _, l := range lines {
+		width = max(width, utf8.RuneCountInString(l.label))
+	}
+	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', tabwriter.AlignRight)
+	high := "high"
+	if s.Growth == GrowthUndetermined {
+		high = "high if sustained"
+	}
+	fmt.Fprintf(tw, "  %s\tlow\texpected\t%s\t\n", strings.Repeat(" ", width), high)
+	for _, l := range lines {
+		pad := strings.Repeat(" ", width-utf8.RuneCountInString(l.label))
+		fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s\t\n", l.label, pad, l.cells[0], l.cells[1], l.cells[2])
+	}
+	tw.Flush()
 }
 
 func reach(r Reach) string {

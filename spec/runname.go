@@ -25,16 +25,21 @@ const ReadOptionsFixSuffix = "+read-options-fix"
 // ("kafka-4.3.0"), optionally with the scenario's synthetic leak
 // ("fixed+synthetic"), optionally under a named allocator ("leaky@jemalloc";
 // glibc when absent). Each entry is one child process and one set of results.
+//
+// It is parsed once, where a name enters the run half (harness.Run), and
+// travels parsed in the child's job (harness.Job embeds it: these JSON keys).
 type RunName struct {
-	Model     string // one of the known models given to ParseRunName, or "kafka-<version>"
-	Synthetic bool
+	// Model is one of the known models given to ParseRunName, or
+	// "kafka-<version>": the name without its suffixes.
+	Model     string `json:"base_model"`
+	Synthetic bool   `json:"synthetic,omitempty"`
 	// ReadOptionsFix is a JVM run with RocksJava's read-options fix
 	// (ReadOptionsFixSuffix); never set for the Go engine's models.
-	ReadOptionsFix bool
-	Allocator      Allocator
+	ReadOptionsFix bool      `json:"read_options_fix,omitempty"`
+	Allocator      Allocator `json:"allocator,omitempty"`
 	// KafkaVersion is the version a "kafka-<version>" model runs (see
 	// KafkaVersion); empty for the Go engine's models.
-	KafkaVersion string
+	KafkaVersion string `json:"kafka_version,omitempty"`
 }
 
 // JVM reports whether the JVM engine runs n (a "kafka-<version>" model).

@@ -9,12 +9,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
+	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/experiment"
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/internal/units"
-	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/stats"
 )
 
@@ -25,7 +26,7 @@ func diskFullCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	scenario := fs.String("scenario", "kafka-20616", "the workload whose stores fail to open (its tasks and store kind)")
 	models := fs.String("models", "leaky,fixed", "models to run: leaky is Kafka 4.3.0's ownership, fixed 4.3.1's")
 	attempts := fs.Int("attempts", 400, "failed opens per model (each one task's re-initialisation after a replaced thread)")
-	interval := fs.Duration("replace-interval", harness.DefaultReplaceInterval, "time between two retries under REPLACE_THREAD (the consumer's session.timeout.ms: the replaced thread's member does not leave the group)")
+	interval := fs.Duration("replace-interval", analysis.DefaultReplaceInterval, "time between two retries under REPLACE_THREAD (the consumer's session.timeout.ms: the replaced thread's member does not leave the group)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -49,39 +50,7 @@ func diskFullCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	if err != nil && len(runs) == 0 {
 		return err
 	}
-	failed := false
-	t := table.New("l|l|r|r|r|r|r", "model", "handler", "failed opens at the fault", "retries/min", "per-retry leak [95% CI]", "growth/min [95% CI]", "after")
-	for _, r := range runs {
-		if r.Error != "" {
-			failed = true
-			fmt.Fprintf(stdout, "%s: failed: %s\n", r.Model, r.Error)
-			continue
-		}
-		e := perRetryFit(r)
-		for _, h := range []harness.Handler{harness.ShutdownClient, harness.ReplaceThread} {
-			c := harness.CostOf(h, sc.Tasks, e.Value, *interval)
-			lo, hi := harness.CostOf(h, sc.Tasks, e.Low, *interval), harness.CostOf(h, sc.Tasks, e.High, *interval)
-			after := "the client stops (ERROR)"
-			if !c.ClientStops {
-				after = "retries for as long as the disk stays full"
-			}
-			t.Add(r.Model+" ("+kafkaVersion(r.Model)+")", string(h), fmt.Sprint(c.FirstOpens), fmt.Sprintf("%.1f", c.RetriesPerMin),
-				withCI(e.Value, e.Low, e.High, e.Valid), growthCell(c, lo, hi, e.Valid), after)
-		}
-	}
-	var b strings.Builder
-	t.Text(&b)
-	fmt.Fprintf(stdout, "\n%s\n", b.String())
-	for _, r := range runs {
-		if r.Error != "" {
-			continue
-		}
-		fmt.Fprintf(stdout, "%s: %d failed opens × %s per retry = %s; measured native heap Δ %s; %d options objects live at the end\n",
-			r.Model, r.Attempts, units.FormatSignedBytes(perRetryFit(r).Value), units.FormatSignedBytes(float64(r.Attempts)*perRetryFit(r).Value),
-			units.FormatSignedBytes(float64(r.Growth)), r.LiveOptions)
-		fmt.Fprintf(stdout, "  RocksDB said: %s\n", r.FirstError)
-	}
-	fmt.Fprintf(stdout, "retries/min under replace-thread: %d tasks per %s (--replace-interval); shutdown-client retries nothing\n", sc.Tasks, *interval)
+	failed := printDiskFull(stdout, runs, sc.Tasks, *interval)
 	if failed {
 		return errQuiet
 	}
@@ -99,25 +68,52 @@ func kafkaVersion(model string) string {
 	return "what-if"
 }
 
-// perRetryFit is the native heap's growth per failed open with its 95%
-// interval: the project's lifecycle fit (stats.FitSignal: warm-up cut,
-// autocorrelation-honest interval) with the failed opens as the lifecycles.
-func perRetryFit(r harness.DiskFullRun) stats.Estimate {
-	var in stats.Input
-	for _, s := range r.Samples {
-		if s.Trigger != schema.TriggerLifecycle {
+// printDiskFull prints the disk-full table (per model and handler: the
+// failed opens at the fault, retries per minute, the per-retry leak and the
+// growth per minute, analysis.DiskFullCostOf) and each model's figures. It
+// reports whether a model's run failed.
+func printDiskFull(stdout io.Writer, runs []harness.DiskFullRun, tasks int, interval time.Duration) (failed bool) {
+	t := table.New("l|l|r|r|r|r|r", "model", "handler", "failed opens at the fault", "retries/min", "per-retry leak [95% CI]", "growth/min [95% CI]", "after")
+	fits := map[string]stats.Estimate{}
+	for _, r := range runs {
+		e, err := analysis.DiskFullPerRetry(r.Samples)
+		switch {
+		case r.Error != "":
+			failed = true
+			fmt.Fprintf(stdout, "%s: failed: %s\n", r.Model, r.Error)
+			continue
+		case err != nil:
+			failed = true
+			fmt.Fprintf(stdout, "%s: no per-retry fit: %v\n", r.Model, err)
 			continue
 		}
-		in.Y = append(in.Y, float64(s.NativeHeap))
-		in.Lifecycles = append(in.Lifecycles, float64(s.InitFailures))
-		in.FailedCloses = append(in.FailedCloses, 0)
-		in.Records = append(in.Records, float64(s.Records))
+		fits[r.Model] = e
+		for _, h := range []analysis.Handler{analysis.ShutdownClient, analysis.ReplaceThread} {
+			c := analysis.DiskFullCostOf(h, tasks, e.Value, interval)
+			lo, hi := analysis.DiskFullCostOf(h, tasks, e.Low, interval), analysis.DiskFullCostOf(h, tasks, e.High, interval)
+			after := "the client stops (ERROR)"
+			if !c.ClientStops {
+				after = "retries for as long as the disk stays full"
+			}
+			t.Add(r.Model+" ("+kafkaVersion(r.Model)+")", string(h), fmt.Sprint(c.FirstOpens), fmt.Sprintf("%.1f", c.RetriesPerMin),
+				withCI(e.Value, e.Low, e.High, e.Valid), growthCell(c, lo, hi, e.Valid), after)
+		}
 	}
-	f, err := stats.FitSignal(in, stats.DefaultOptions())
-	if err != nil {
-		return stats.Estimate{Value: r.PerRetry}
+	var b strings.Builder
+	t.Text(&b)
+	fmt.Fprintf(stdout, "\n%s\n", b.String())
+	for _, r := range runs {
+		e, ok := fits[r.Model]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: %d failed opens × %s per retry = %s; measured native heap Δ %s; %d options objects live at the end\n",
+			r.Model, r.Attempts, units.FormatSignedBytes(e.Value), units.FormatSignedBytes(float64(r.Attempts)*e.Value),
+			units.FormatSignedBytes(float64(r.Growth)), r.LiveOptions)
+		fmt.Fprintf(stdout, "  RocksDB said: %s\n", r.FirstError)
 	}
-	return f.PerLifecycle
+	fmt.Fprintf(stdout, "retries/min under replace-thread: %d tasks per %s (--replace-interval); shutdown-client retries nothing\n", tasks, interval)
+	return failed
 }
 
 // withCI renders v bytes with its interval, or v alone.
@@ -129,7 +125,7 @@ func withCI(v, lo, hi float64, ok bool) string {
 }
 
 // growthCell renders a handler's growth per minute: 0 when the client stops.
-func growthCell(c, lo, hi harness.DiskFullCost, ok bool) string {
+func growthCell(c, lo, hi analysis.DiskFullCost, ok bool) string {
 	if c.ClientStops {
 		return "0"
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/experiment"
 	"github.com/rocksleak/rocksleak/harness"
 )
@@ -35,14 +36,18 @@ func TestDiskFullKnownAnswer(t *testing.T) {
 		assert.Contains(t, r.FirstError, "No space left on device", r.Model)
 	}
 	leaky, fixed := runs[0], runs[1]
+	leakyPer, err := analysis.DiskFullPerRetry(leaky.Samples)
+	require.NoError(t, err)
+	fixedPer, err := analysis.DiskFullPerRetry(fixed.Samples)
+	require.NoError(t, err)
 	assert.Equal(t, int64(200), leaky.LiveOptions, "4.3.0: one offsets options object per failed open")
-	assert.Greater(t, leaky.PerRetry, 2048.0)
-	assert.InEpsilon(t, float64(leaky.Attempts)*leaky.PerRetry, float64(leaky.Growth), 0.10, "retries × per-retry leak")
+	assert.Greater(t, leakyPer.Value, 2048.0)
+	assert.InEpsilon(t, float64(leaky.Attempts)*leakyPer.Value, float64(leaky.Growth), 0.10, "retries × per-retry leak")
 	assert.Zero(t, fixed.LiveOptions, "4.3.1 closes them")
-	assert.Less(t, fixed.PerRetry, 2048.0)
+	assert.Less(t, fixedPer.Value, 2048.0)
 
-	c := harness.CostOf(harness.ReplaceThread, 4, leaky.PerRetry, harness.DefaultReplaceInterval)
+	c := analysis.DiskFullCostOf(analysis.ReplaceThread, 4, leakyPer.Value, analysis.DefaultReplaceInterval)
 	assert.InDelta(t, 4*60.0/45, c.RetriesPerMin, 1e-9)
-	assert.InDelta(t, c.RetriesPerMin*leaky.PerRetry, c.GrowthPerMin, 1e-6)
-	assert.Zero(t, harness.CostOf(harness.ShutdownClient, 4, leaky.PerRetry, harness.DefaultReplaceInterval).GrowthPerMin)
+	assert.InDelta(t, c.RetriesPerMin*leakyPer.Value, c.GrowthPerMin, 1e-6)
+	assert.Zero(t, analysis.DiskFullCostOf(analysis.ShutdownClient, 4, leakyPer.Value, analysis.DefaultReplaceInterval).GrowthPerMin)
 }

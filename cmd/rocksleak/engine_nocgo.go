@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // A binary built with CGO_ENABLED=0 has no RocksDB: the commands that read
@@ -26,6 +28,10 @@ func engineUsageError(err error) bool { return errors.Is(err, errNoRocksDB) }
 
 func runCmd(_ context.Context, _, _ io.Writer, _ []string) error {
 	return fmt.Errorf("run: %w", errNoRocksDB)
+}
+
+func runScenario(_ context.Context, _, _ io.Writer, _ runOptions, _ string) (*schema.Result, map[string][]schema.Sample, error) {
+	return nil, nil, fmt.Errorf("run: %w", errNoRocksDB)
 }
 
 func reliabilityCmd(_ context.Context, _, _ io.Writer, _ []string) error {

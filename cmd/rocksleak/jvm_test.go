@@ -126,3 +126,37 @@ func TestJVMKafka422CountsLifecyclesAndReadsTheLedger(t *testing.T) {
 	require.NotNil(t, r.Verdict)
 	t.Logf("kafka-4.2.2: %d lifecycles, ledger %v, %s", r.Lifecycles, r.LedgerAtEnd, r.Verdict.Reason)
 }
+
+// TestJVMRefusesWhatItCannotHonour: a scenario field the Java child cannot
+// honour is refused before any work (exit 2, no results directory), naming
+// the field and the engine, never run under its label. no-safety-net is
+// issue 42's case: the Java child runs RocksJava's own close, so a
+// kafka-<version> model under it would have been RocksJava's normal close
+// labelled no-safety-net. The refusal reads the engine's capabilities, not
+// the build: it holds whether or not make jvm has run.
+func TestJVMRefusesWhatItCannotHonour(t *testing.T) {
+	jvmDir() // the build the JVM tests share: with it, a run not refused would run
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		field string
+	}{
+		{"no safety net", []string{"--scenario", "no-safety-net"}, "leak_semantics: no-safety-net"},
+		{"bounded memory", []string{"--scenario", "bounded-memory"}, "bounded_cache_bytes: 8388608"},
+		{"sticky close failures", []string{"--scenario", "eos-v2-cascade"}, "close_failure_kind: sticky"},
+		{"restore scratch", []string{"--scenario", "restore-peak"}, "restore_scratch_bytes: 8388608"},
+		{"init failures", []string{"--set", "init_failure_rate=0.1"}, "init_failure_rate: 0.1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"run", "--models", "kafka-4.3.0", "--lifecycles", "50", "--out", out,
+				"--state-dir", stateRoot(t)}, tc.args...)
+			_, stderr, code := runCLI(t, args...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Contains(t, stderr, tc.field)
+			assert.Contains(t, stderr, "the JVM engine does not honour")
+			assert.NoDirExists(t, out, "nothing ran")
+		})
+	}
+	// The control: the Go engine honours them all (its runs are other tests': TestNoSafetyNetPinsDBs, ...).
+}

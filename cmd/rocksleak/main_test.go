@@ -41,16 +41,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var o, e bytes.Buffer
-	err := run(context.Background(), &o, &e, args)
-	if err != nil {
-		e.WriteString("rocksleak: " + err.Error() + "\n")
-	}
-	return o.String(), e.String(), exitCode(err)
-}
-
 func TestBadInputExitsTwoNamingTheField(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("name: x\ntasks: [1\n"), 0o644))

@@ -107,23 +107,8 @@ func rehearseCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	if err != nil {
 		return err
 	}
-	sc, _, err := scenarios.Load(o.scenario)
+	sc, err := rehearseScenario(o)
 	if err != nil {
-		return err
-	}
-	for _, kv := range o.sets {
-		if err := sc.Set(kv); err != nil {
-			return err
-		}
-	}
-	if o.seed >= 0 {
-		sc.Seed = o.seed
-	}
-	if err := (fleet.RehearsalConfig{From: o.from, To: o.to}).ValidateModels(); err != nil {
-		return usagef("%v", strings.TrimPrefix(err.Error(), fleet.ErrRehearsalConfig.Error()+": "))
-	}
-	sc.Models = []string{o.from, o.to}
-	if err := sc.Validate(); err != nil {
 		return err
 	}
 	policy, policyText := gate.DefaultPolicy(), string(gate.DefaultPolicyYAML())
@@ -167,6 +152,35 @@ func rehearseCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	}
 	fmt.Fprint(stdout, rehearsal.Summary(rec))
 	fmt.Fprintf(stdout, "\nrehearsal: %s (rehearsal.json, report.md, rehearsal.png)\n", outDir)
+	return rehearsalStatus(stderr, rec)
+}
+
+// rehearseScenario is the scenario --scenario names, with --set and --seed
+// applied and the two versions as its models, validated.
+func rehearseScenario(o rehearseOptions) (scenarios.Scenario, error) {
+	sc, _, err := scenarios.Load(o.scenario)
+	if err != nil {
+		return sc, err
+	}
+	for _, kv := range o.sets {
+		if err := sc.Set(kv); err != nil {
+			return sc, err
+		}
+	}
+	if o.seed >= 0 {
+		sc.Seed = o.seed
+	}
+	if err := (fleet.RehearsalConfig{From: o.from, To: o.to}).ValidateModels(); err != nil {
+		return sc, usagef("%v", strings.TrimPrefix(err.Error(), fleet.ErrRehearsalConfig.Error()+": "))
+	}
+	sc.Models = []string{o.from, o.to}
+	return sc, sc.Validate()
+}
+
+// rehearsalStatus is the exit status of a rehearsal: 0 complete, 1 rolled
+// back and verified, 3 the rollback did not verify, 130 interrupted, 4
+// otherwise (see rehearseUsage).
+func rehearsalStatus(stderr io.Writer, rec *schema.Rehearsal) error {
 	switch rec.Status {
 	case schema.RehearsalComplete:
 		return nil

@@ -10,40 +10,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/rocksleak/rocksleak/experiment"
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/results"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
 )
-
-type setFlags []string
-
-func (s *setFlags) String() string     { return strings.Join(*s, ",") }
-func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
-
-// runOptions are the flags of "rocksleak run".
-type runOptions struct {
-	scenario     string
-	models       string
-	lifecycles   int
-	duration     time.Duration
-	seed         int64
-	out          string
-	sets         setFlags
-	stateRoot    string
-	untilVerdict bool
-	allocator    string
-	format       string
-	profile      bool
-	profileEvery int64
-	maxRSS       string
-	noSpaceCheck bool
-	app          string
-}
 
 func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	var o runOptions
@@ -136,27 +111,18 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	if err != nil {
 		return err
 	}
-	sc, err := resolveScenario(o)
-	if err != nil {
-		return err
-	}
-	app, err := loadApp(o, &sc)
-	if err != nil {
-		return err
-	}
-	outDir := o.out
-	if outDir == "" {
-		outDir = defaultOut("", sc.Name)
-	}
-	if _, err := os.Stat(outDir); err == nil {
-		return usagef("--out: %s already exists", outDir)
-	}
-	if err := preflightDirs(outDir, o.stateRoot, sc, o.noSpaceCheck); err != nil {
-		return err
-	}
+	_, _, err = runScenario(ctx, stdout, stderr, o, "rocksleak run "+strings.Join(args, " "))
+	return err
+}
 
-	if err := harness.Preflight(sc); err != nil {
-		return err
+// runScenario is the run library: it runs o (the flags of "rocksleak run",
+// or a preset's: versions, crosscheck) and writes its directory, recording
+// command as the run's command. It returns the analysed result and each
+// model's samples (nil when nothing ran) and the run's error.
+func runScenario(ctx context.Context, stdout, stderr io.Writer, o runOptions, command string) (*schema.Result, map[string][]schema.Sample, error) {
+	sc, app, outDir, err := prepareRun(o)
+	if err != nil {
+		return nil, nil, err
 	}
 	human := stdout
 	if o.format == "bmf" {
@@ -168,27 +134,74 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	maxRSS, _ := parseMaxRSS(o.maxRSS)
 	var prof *harness.Profile
 	if o.profile {
-		abs, err := filepath.Abs(outDir)
+		dir, err := profileDir(outDir)
 		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			return err
-		}
-		// The run directory is written whole at the end (results.WriteDir); the dumps go to a sibling until then.
-		dir, err := os.MkdirTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".profile-")
-		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		defer os.RemoveAll(dir)
 		prof = &harness.Profile{Dir: dir, Every: o.profileEvery}
 	}
 	res, out, runErr := experiment.Run(ctx, experiment.Options{Scenario: sc, StateRoot: o.stateRoot,
-		Command: "rocksleak run " + strings.Join(args, " "), Commit: gitCommit, UntilVerdict: o.untilVerdict,
+		Command: command, Commit: gitCommit, UntilVerdict: o.untilVerdict,
 		MaxRSS: maxRSS, Profile: prof, Stderr: stderr, App: app})
 	if out == nil {
-		return runErr
+		return nil, nil, runErr
 	}
+	if err := writeRun(stdout, human, o.format, outDir, res, out, prof); err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case out.Interrupted:
+		fmt.Fprintln(stderr, "rocksleak: interrupted; the result is marked \"interrupted\": true")
+		return res, schema.SamplesByModel(out), errInterrupted
+	case runErr != nil:
+		return res, schema.SamplesByModel(out), runErr
+	}
+	return res, schema.SamplesByModel(out), nil
+}
+
+// prepareRun resolves o's scenario and output directory and checks, before
+// any work, that the run can go there and the engines can run it. With --app it also loads the application
+// (loadApp), which names the scenario.
+func prepareRun(o runOptions) (scenarios.Scenario, *harness.App, string, error) {
+	sc, err := resolveScenario(o)
+	if err != nil {
+		return sc, nil, "", err
+	}
+	app, err := loadApp(o, &sc)
+	if err != nil {
+		return sc, nil, "", err
+	}
+	outDir := o.out
+	if outDir == "" {
+		outDir = defaultOut("", sc.Name)
+	}
+	if _, err := os.Stat(outDir); err == nil {
+		return sc, nil, "", usagef("--out: %s already exists", outDir)
+	}
+	if err := preflightDirs(outDir, o.stateRoot, sc, o.noSpaceCheck); err != nil {
+		return sc, nil, "", err
+	}
+	return sc, app, outDir, harness.Preflight(sc)
+}
+
+// profileDir makes the directory the heap dumps go to until the run
+// directory is written whole at the end (results.WriteDir): a sibling of
+// outDir. The caller removes it.
+func profileDir(outDir string) (string, error) {
+	abs, err := filepath.Abs(outDir)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".profile-")
+}
+
+// writeRun writes the run directory (with the heap profiles and, for
+// --format bmf, bmf.json) and prints the summary, benchmark lines or BMF.
+func writeRun(stdout, human io.Writer, format, outDir string, res *schema.Result, out *schema.Output, prof *harness.Profile) error {
 	files, err := results.Render(res, out)
 	if err != nil {
 		return err
@@ -199,7 +212,7 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		}
 	}
 	var bmf []byte
-	if o.format == "bmf" {
+	if format == "bmf" {
 		if bmf, err = results.BMFJSON(res); err != nil {
 			return err
 		}
@@ -208,24 +221,17 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	if err := results.WriteDir(outDir, files); err != nil {
 		return fmt.Errorf("writing results: %w", err)
 	}
-	if o.format == "bmf" {
+	if format == "bmf" {
 		if _, err := stdout.Write(bmf); err != nil {
 			return err
 		}
 	}
 	fmt.Fprint(human, results.Summary(res))
-	if o.format == "bench" {
+	if format == "bench" {
 		fmt.Fprintln(stdout)
 		fmt.Fprint(stdout, results.BenchLines(res))
 	}
 	fmt.Fprintf(human, "\nresults: %s (report.md, result.json, samples.csv, plots)\n", outDir)
-	switch {
-	case out.Interrupted:
-		fmt.Fprintln(stderr, "rocksleak: interrupted; the result is marked \"interrupted\": true")
-		return errInterrupted
-	case runErr != nil:
-		return runErr
-	}
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/rocksleak/rocksleak/engine/jvm/kafkaversions"
@@ -18,31 +17,14 @@ import (
 // versionsCmd answers "which Kafka versions leak, and how much": one run of
 // the JVM engine over the versions of engine/jvm/kafkaversions/versions.tsv (or a
 // --versions subset), oldest first, then the versions table
-// (results.VersionsText). It is "rocksleak run --models kafka-<v>,..." with
-// the table added: the run writes its usual directory, plus versions.md.
-// With --result it re-renders the table of an earlier run.
+// (results.VersionsText). It is a preset of the run library (runScenario):
+// "rocksleak run --models kafka-<v>,..." with the table added, so the run
+// writes its usual directory, plus versions.md. With --result it
+// re-renders the table of an earlier run.
 func versionsCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	fs := flag.NewFlagSet("versions", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var list, out, result, scenario string
-	var lifecycles int
-	var seed int64
-	var sets []string
-	fs.StringVar(&list, "versions", "", "comma-separated Kafka versions of engine/jvm/kafkaversions/versions.tsv (default: every one); each needs make jvm KAFKA_VERSIONS=\"...\" (make versions builds them all)")
-	fs.IntVar(&lifecycles, "lifecycles", 400, "lifecycles per version")
-	fs.Int64Var(&seed, "seed", -1, "seed (default: the scenario's)")
-	fs.StringVar(&scenario, "scenario", "", "scenario name or YAML file (default: the default scenario)")
-	fs.Func("set", "override one scenario field, key=value (repeatable; records_per_step=2 is set first, as its narrower intervals on the JVM engine are what docs/jvm-engine.md found)", func(v string) error {
-		sets = append(sets, v)
-		return nil
-	})
-	fs.StringVar(&out, "out", "", "output directory (default runs/<UTC time>-versions)")
-	fs.StringVar(&result, "result", "", "re-render the table of an earlier run's result.json instead of running")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
-	}
-	if fs.NArg() > 0 {
-		return usagef("versions: unexpected argument %q", fs.Arg(0))
+	o, result, list, err := parseVersionsFlags(stderr, args)
+	if err != nil {
+		return err
 	}
 	if result != "" {
 		r, err := schema.Read(result)
@@ -59,38 +41,53 @@ func versionsCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	if err != nil {
 		return err
 	}
-	if lifecycles < 1 {
-		return usagef("--lifecycles: %d must be a positive count", lifecycles)
+	o.models = strings.Join(models, ",")
+	if o.out == "" {
+		o.out = defaultOut("", "versions")
 	}
-	if out == "" {
-		out = defaultOut("", "versions")
+	command := "rocksleak run " + strings.Join(o.presetArgs(), " ")
+	fmt.Fprintf(stdout, "rocksleak versions: %s\n", command)
+	r, _, runErr := runScenario(ctx, stdout, stderr, o, command)
+	if r == nil {
+		return runErr
 	}
-	runArgs := []string{"--models", strings.Join(models, ","), "--lifecycles", strconv.Itoa(lifecycles),
-		"--out", out, "--set", "records_per_step=2"}
-	if scenario != "" {
-		runArgs = append(runArgs, "--scenario", scenario)
-	}
-	if seed != -1 {
-		runArgs = append(runArgs, "--seed", strconv.FormatInt(seed, 10))
-	}
-	for _, s := range sets {
-		runArgs = append(runArgs, "--set", s)
-	}
-	fmt.Fprintf(stdout, "rocksleak versions: rocksleak run %s\n", strings.Join(runArgs, " "))
-	runErr := runCmd(ctx, stdout, stderr, runArgs)
-	r, err := schema.Read(filepath.Join(out, "result.json"))
-	if err != nil {
-		if runErr != nil {
-			return runErr
-		}
-		return err
-	}
-	fmt.Fprintf(stdout, "\nwhich versions leak, and how much (%s):\n", out)
+	fmt.Fprintf(stdout, "\nwhich versions leak, and how much (%s):\n", o.out)
 	fmt.Fprint(stdout, results.VersionsText(r))
-	if err := os.WriteFile(filepath.Join(out, "versions.md"), []byte(results.VersionsMarkdown(r)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(o.out, "versions.md"), []byte(results.VersionsMarkdown(r)), 0o644); err != nil {
 		return err
 	}
 	return runErr
+}
+
+// parseVersionsFlags reads the flags of "rocksleak versions" into the run
+// options of its preset (records_per_step=2 set first, the versions'
+// lifecycles), and --result and --versions.
+func parseVersionsFlags(stderr io.Writer, args []string) (o runOptions, result, list string, err error) {
+	o = defaultRunOptions()
+	o.sets = setFlags{"records_per_step=2"}
+	fs := flag.NewFlagSet("versions", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var scenario string
+	fs.StringVar(&list, "versions", "", "comma-separated Kafka versions of engine/jvm/kafkaversions/versions.tsv (default: every one); each needs make jvm KAFKA_VERSIONS=\"...\" (make versions builds them all)")
+	fs.IntVar(&o.lifecycles, "lifecycles", 400, "lifecycles per version")
+	fs.Int64Var(&o.seed, "seed", -1, "seed (default: the scenario's)")
+	fs.StringVar(&scenario, "scenario", "", "scenario name or YAML file (default: the default scenario)")
+	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable; records_per_step=2 is set first, as its narrower intervals on the JVM engine are what docs/jvm-engine.md found)")
+	fs.StringVar(&o.out, "out", "", "output directory (default runs/<UTC time>-versions)")
+	fs.StringVar(&result, "result", "", "re-render the table of an earlier run's result.json instead of running")
+	if err := fs.Parse(args); err != nil {
+		return o, "", "", fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return o, "", "", usagef("versions: unexpected argument %q", fs.Arg(0))
+	}
+	if scenario != "" {
+		o.scenario = scenario
+	}
+	if result == "" && o.lifecycles < 1 {
+		return o, "", "", usagef("--lifecycles: %d must be a positive count", o.lifecycles)
+	}
+	return o, result, list, nil
 }
 
 // versionModels turns --versions into kafka-<version> model names, oldest

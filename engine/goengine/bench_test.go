@@ -2,15 +2,11 @@ package goengine
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"sync"
 	"syscall"
@@ -19,11 +15,9 @@ import (
 
 	"github.com/linxGnu/grocksdb"
 
-	"github.com/rocksleak/rocksleak/engine"
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/measure"
-	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/workload"
 )
@@ -276,28 +270,6 @@ func warmUp(b *testing.B, w *benchWork) {
 	}
 }
 
-// benchRecorder is the harness's own recorder (the code the child runs after
-// each lifecycle) over env, emitting its events as JSON lines into a pipe that
-// a goroutine drains, as the child writes them to the parent.
-func benchRecorder(b *testing.B, env *lifecycle.Env, sampler *measure.Sampler, model string) *recorder {
-	r, w, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	drained := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(io.Discard, r)
-		close(drained)
-	}()
-	b.Cleanup(func() {
-		_ = w.Close()
-		<-drained
-		_ = r.Close()
-	})
-	return &recorder{topo: &Topology{env: env, restoreLog: &durationLog{dir: b.TempDir()}}, sampler: sampler, model: model, begin: time.Now(),
-		every: 1, interval: 250 * time.Millisecond, out: harness.NewEventWriter(w)}
-}
-
 func newBenchSampler(b *testing.B) *measure.Sampler {
 	s, err := measure.NewSampler()
 	if err != nil {
@@ -361,84 +333,6 @@ func (m loopMeter) report(b *testing.B) {
 	b.ReportMetric(n/b.Elapsed().Seconds(), "lifecycles/s")
 	b.ReportMetric(float64(heap)/n, "B/lifecycle")
 	b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/lifecycle")
-}
-
-// BenchmarkSampleCost measures one full harness sample (recorder.sample:
-// Sampler.Read, the counters, the ledger's live counts, RocksDB's own figures
-// under their rule (RocksDBFiguresDBsPerSample of the open DBs in the
-// round-robin on every RocksDBFiguresEvery-th sample) and the JSON event to
-// the parent) with k stores open, each holding one flushed SST per column
-// family, in a hot loop: the round-robin goes round the k real DBs. Besides
-// ns/op it reports, as ns/sample metrics, what each part costs on its own
-// (rocksdb: the rule's part, what a sample spends on RocksDB's figures on
-// average; rocksdb-all: RocksDB's figures of all k DBs at once, what a sample
-// spent before the rule; event: the JSON line written to a pipe that a
-// goroutine drains, as the child writes to its parent), and cpu-ns/sample,
-// the CPU time of the sampling thread per sample, which load from other
-// processes moves far less than ns/op on a shared machine, and free-chunks,
-// the free chunks glibc's native-heap read walked (measure.NativeHeapFreeChunks,
-// after the loop; -1 under jemalloc), which its cost follows. Each count starts
-// from a consolidated heap (measure.TrimNativeHeap), so that counts do not
-// differ by the free chunks the stores of earlier counts left behind, as far
-// as malloc_trim consolidates them (not wholly: free-chunks rises from count
-// to count). It runs before BenchmarkLifecycle so that
-// no memory leaked by harness-leaky is in the heap it walks.
-func BenchmarkSampleCost(b *testing.B) {
-	w := newBenchWork()
-	for _, k := range []int{8, 64, 512} {
-		b.Run(fmt.Sprintf("open=%d", k), func(b *testing.B) {
-			// Not the free chunks of the stores earlier counts closed: the
-			// native-heap read walks every free chunk (see measure.TrimNativeHeap).
-			measure.TrimNativeHeap()
-			root := benchRoot(b)
-			env := lifecycle.NewEnv(nil)
-			for i := range k {
-				cfg := lifecycle.Config{Path: filepath.Join(root, fmt.Sprintf("store-%d", i)), Model: lifecycle.Fixed}
-				st, err := lifecycle.Open(env, cfg)
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(func() { _ = st.Close() })
-				if err := storeWork(st, w, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-			sampler := newBenchSampler(b)
-			rec := benchRecorder(b, env, sampler, lifecycle.Fixed.Name)
-			b.ReportAllocs()
-			// One OS thread, as the child's topology samples from its locked
-			// thread; its CPU time is the sample's cost without the time the
-			// thread waited for a core (load from other processes).
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			cpu := threadCPU(b)
-			for b.Loop() {
-				if err := rec.sample(schema.TriggerLifecycle); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64((threadCPU(b)-cpu).Nanoseconds())/float64(b.N), "cpu-ns/sample")
-			b.ReportMetric(float64(measure.NativeHeapFreeChunks()), "free-chunks")
-			n := min(b.N, 1000)
-			part := func(unit string, f func() error) {
-				start := time.Now()
-				for range n {
-					if err := f(); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(n), unit)
-			}
-			part("read-ns/sample", func() error { _, err := sampler.Read(); return err })
-			part("ledger-ns/sample", func() error { _ = rec.liveNatives(); return nil })
-			var round rocksdbFigures // the rule the sample applies (RocksDBFiguresDBsPerSample, RocksDBFiguresEvery)
-			part("rocksdb-ns/sample", func() error { _ = round.take(env); return nil })
-			part("rocksdb-all-ns/sample", func() error { _, err := env.RocksDBMemory(); return err })
-			s := schema.Sample{Model: lifecycle.Fixed.Name, Trigger: schema.TriggerLifecycle,
-				LiveNatives: kindMap(env.Ledger.Live())}
-			part("event-ns/sample", func() error { return rec.out.WriteSample(&s) })
-		})
-	}
 }
 
 // BenchmarkLifecycle measures one store lifecycle, in one process:
@@ -530,105 +424,4 @@ func benchHarness(b *testing.B, w *benchWork, m lifecycle.Model) {
 	meter.report(b)
 	b.ReportMetric(float64(h.env.Ledger.LiveTotal()-live)/float64(b.N), "natives/lifecycle")
 	b.ReportMetric(float64(h.sampled.Nanoseconds())/float64(b.N), "sample-ns/lifecycle")
-}
-
-// profileBenchLifecycles is how many lifecycles each child of BenchmarkProfileCost runs; with -short (make
-// test's run of every benchmark once, which checks that it still runs, not what it measures) profileSmokeLifecycles.
-const (
-	profileBenchLifecycles = 300
-	profileSmokeLifecycles = 30
-)
-
-var profileBenchExe struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// BenchmarkProfileCost measures what rocksleak run --profile costs: each iteration runs kv-clean's leaky model for
-// profileBenchLifecycles lifecycles in a child under jemalloc, once unprofiled and once profiled (heap profiling
-// on, dumps at the warm-up's end and at the end, the parent's symbolization included in the wall time), in
-// alternating order, and reports both lifecycle rates from the children's own elapsed times and their ratio
-// (profiled/unprofiled ns per lifecycle; the goal is ≤ 1.3), and the ratio of the children's CPU time (user+sys,
-// which load from other processes moves far less than wall time on a shared machine). The children are a "go build" of cmd/rocksleak, as
-// the CLI runs them.
-func BenchmarkProfileCost(b *testing.B) {
-	profileBenchExe.once.Do(func() {
-		dir, err := os.MkdirTemp("", "rocksleak-bench-")
-		if err != nil {
-			profileBenchExe.err = err
-			return
-		}
-		profileBenchExe.path = filepath.Join(dir, "rocksleak")
-		cmd := exec.Command("go", "build", "-o", profileBenchExe.path, "../cmd/rocksleak")
-		cmd.Stderr = os.Stderr
-		profileBenchExe.err = cmd.Run()
-	})
-	if profileBenchExe.err != nil {
-		b.Fatalf("building the CLI: %v", profileBenchExe.err)
-	}
-	sc, _, err := scenarios.Load("kv-clean")
-	if err != nil {
-		b.Fatal(err)
-	}
-	sc.Lifecycles, sc.Duration = profileBenchLifecycles, 0
-	if testing.Short() {
-		sc.Lifecycles = profileSmokeLifecycles
-	}
-	childCPU := func() time.Duration {
-		var ru syscall.Rusage
-		if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
-			b.Fatal(err)
-		}
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	var plainCPU, profCPU time.Duration
-	run := func(profiled bool) (perLifecycle, parentWall time.Duration) {
-		cfg := harness.Config{Scenario: sc, Models: []string{"leaky@jemalloc"}, Seed: sc.Seed, Engines: []engine.Engine{Engine{Exe: profileBenchExe.path}},
-			StateRoot: b.TempDir()}
-		if profiled {
-			cfg.Profile = &harness.Profile{Dir: b.TempDir()}
-		}
-		start, cpu0 := time.Now(), childCPU()
-		out, err := harness.Run(context.Background(), cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		wall := time.Since(start)
-		// RUSAGE_CHILDREN counts the children waited for: this run's one child.
-		if profiled {
-			profCPU += childCPU() - cpu0
-		} else {
-			plainCPU += childCPU() - cpu0
-		}
-		r := out.Runs[0]
-		if r.Summary == nil || r.Summary.Lifecycles == 0 {
-			b.Fatalf("no lifecycles: %+v", r)
-		}
-		if profiled && (r.Profile == nil || r.Profile.Error != "") {
-			b.Fatalf("profile: %+v", r.Profile)
-		}
-		n := time.Duration(r.Summary.Lifecycles)
-		return time.Duration(r.Summary.ElapsedNs) / n, wall / n
-	}
-	var plain, prof, plainWall, profWall time.Duration
-	for i := 0; b.Loop(); i++ {
-		if i%2 == 0 {
-			a, aw := run(false)
-			c, cw := run(true)
-			plain, plainWall, prof, profWall = plain+a, plainWall+aw, prof+c, profWall+cw
-		} else {
-			c, cw := run(true)
-			a, aw := run(false)
-			plain, plainWall, prof, profWall = plain+a, plainWall+aw, prof+c, profWall+cw
-		}
-	}
-	n := float64(b.N)
-	b.ReportMetric(float64(plain.Nanoseconds())/n, "unprofiled-ns/lifecycle")
-	b.ReportMetric(float64(prof.Nanoseconds())/n, "profiled-ns/lifecycle")
-	b.ReportMetric(1e9*n/float64(plain.Nanoseconds()), "unprofiled-lifecycles/s")
-	b.ReportMetric(1e9*n/float64(prof.Nanoseconds()), "profiled-lifecycles/s")
-	b.ReportMetric(float64(prof)/float64(plain), "profiled/unprofiled")
-	b.ReportMetric(float64(profWall)/float64(plainWall), "profiled/unprofiled-with-parent")
-	b.ReportMetric(float64(profCPU)/float64(plainCPU), "profiled/unprofiled-cpu")
 }

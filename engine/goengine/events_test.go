@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // jsonLine is what encoding/json's Encoder writes for e: the wire format the
@@ -34,7 +35,7 @@ func TestChildEventsAreEncodingJSONs(t *testing.T) {
 	require.NoError(t, err)
 	sc.Lifecycles = 20
 	var in, out bytes.Buffer
-	require.NoError(t, json.NewEncoder(&in).Encode(harness.Job{Scenario: sc, Model: "fixed", Seed: 1,
+	require.NoError(t, json.NewEncoder(&in).Encode(harness.Job{Scenario: sc, Model: "fixed", RunName: spec.RunName{Model: "fixed"}, Seed: 1,
 		StateDir: t.TempDir() + "/state"}))
 	require.NoError(t, RunChild(context.Background(), &in, &out))
 	samples, withDBs := 0, 0

@@ -27,7 +27,7 @@ func TestChildProbesRetentionAfterItsLastSample(t *testing.T) {
 	require.NoError(t, err)
 	sc.Lifecycles = 20
 	var in, out bytes.Buffer
-	require.NoError(t, json.NewEncoder(&in).Encode(harness.Job{Scenario: sc, Model: "fixed", Seed: 1,
+	require.NoError(t, json.NewEncoder(&in).Encode(harness.Job{Scenario: sc, Model: "fixed", RunName: spec.RunName{Model: "fixed"}, Seed: 1,
 		StateDir: t.TempDir() + "/state"}))
 	require.NoError(t, RunChild(context.Background(), &in, &out))
 

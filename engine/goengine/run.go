@@ -14,9 +14,7 @@ import (
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/measure"
-	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
-	"github.com/rocksleak/rocksleak/spec"
 	"github.com/rocksleak/rocksleak/workload"
 )
 
@@ -72,15 +70,34 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err := rec.sample(schema.TriggerStart); err != nil {
 		return err
 	}
+	stop, stoppedEarly, release := stopCondition(j, topo, rec)
+	defer release()
+	var runErr error
+	if j.Ops == workload.OpsVersion {
+		// The schedule's op stream follows the job (the bytes the decoder
+		// has already read, then the rest of the input).
+		runErr = topo.runSchedule(ctx, workload.NewReader(io.MultiReader(dec.Buffered(), job)), stop,
+			func() bool { return rec.err != nil })
+	} else {
+		runErr = topo.start(ctx)
+		for runErr == nil && rec.err == nil && topo.logErr == nil && ctx.Err() == nil && !stop() {
+			topo.step(ctx)
+		}
+	}
+	return finish(ctx, j, topo, rec, sampler, out, runErr, *stoppedEarly)
+}
+
+// stopCondition is the run's stop: the scenario's stop condition (its
+// lifecycles or its duration) or the parent's settled signal
+// (harness.StopSignal), which also sets *early. release stops listening for
+// the signal.
+func stopCondition(j harness.Job, topo *Topology, rec *recorder) (stop func() bool, early *bool, release func()) {
 	settled := make(chan os.Signal, 1)
 	signal.Notify(settled, harness.StopSignal)
-	defer signal.Stop(settled)
 	stoppedEarly := false
 	limitLC := int64(j.Scenario.Lifecycles)
 	limitDur := time.Duration(j.Scenario.Duration)
-	// stop reports whether the run stops here: its stop condition, the
-	// parent's settled signal.
-	stop := func() bool {
+	stop = func() bool {
 		if limitLC > 0 && topo.env.Counts().Lifecycles.Load() >= limitLC {
 			return true
 		}
@@ -94,18 +111,14 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 		}
 		return stoppedEarly
 	}
-	var runErr error
-	if j.Ops == workload.OpsVersion {
-		// The schedule's op stream follows the job (the bytes the decoder
-		// has already read, then the rest of the input).
-		runErr = topo.runSchedule(ctx, workload.NewReader(io.MultiReader(dec.Buffered(), job)), stop,
-			func() bool { return rec.err != nil })
-	} else {
-		runErr = topo.start(ctx)
-		for runErr == nil && rec.err == nil && topo.logErr == nil && ctx.Err() == nil && !stop() {
-			topo.step(ctx)
-		}
-	}
+	return stop, &stoppedEarly, func() { signal.Stop(settled) }
+}
+
+// finish ends a run whose loop ended with runErr: the end sample, the last
+// heap dump and the retention probe unless interrupted, the stores closed,
+// and the summary sent; it returns the run's first error.
+func finish(ctx context.Context, j harness.Job, topo *Topology, rec *recorder, sampler *measure.Sampler,
+	out *harness.EventWriter, runErr error, stoppedEarly bool) error {
 	interrupted := ctx.Err() != nil
 	if err := rec.sample(schema.TriggerEnd); err != nil && runErr == nil {
 		runErr = err
@@ -136,20 +149,20 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	return runErr
 }
 
-// resolve checks the job a child read and finds its model: the ownership
-// model and whether it is a "+synthetic" run.
+// resolve checks the job a child read and finds its model (the job's
+// RunName, parsed by the parent): the ownership model and whether it is a
+// "+synthetic" run.
 func resolve(j harness.Job) (model lifecycle.Model, synthetic bool, err error) {
-	rn, err := spec.ParseRunName(j.Model, scenarios.ModelNames())
-	if err != nil {
-		return model, false, fmt.Errorf("child: %w", err)
+	if j.RunName.Model == "" {
+		return model, false, fmt.Errorf("child: job %q has no base_model (its run name, parsed)", j.Model)
 	}
-	if model, err = lifecycle.ModelByName(rn.Model); err != nil {
+	if model, err = lifecycle.ModelByName(j.RunName.Model); err != nil {
 		return model, false, fmt.Errorf("child: %w", err)
 	}
 	if j.StateDir == "" {
 		return model, false, errors.New("child: job has no state_dir")
 	}
-	return model, rn.Synthetic, nil
+	return model, j.Synthetic, nil
 }
 
 // Child is one child process's run of a job for a driver other than

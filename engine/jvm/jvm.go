@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/rocksleak/rocksleak/engine"
+	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/spec"
 )
 
@@ -210,8 +211,35 @@ func (Engine) Name() string { return "the JVM engine" }
 // Runs reports whether rn is a kafka-<version> model.
 func (Engine) Runs(rn spec.RunName) bool { return rn.JVM() }
 
-// Capabilities is what the Java child honours (see engine.Capabilities).
-func (Engine) Capabilities() engine.Capabilities { return engine.Capabilities{App: true} }
+// Capabilities is what the Java child honours (see engine.Capabilities): not
+// the what-if of a binding without RocksJava's safety net (it runs
+// RocksJava's own close), nor Kafka's bounded-memory config setter, restore
+// scratch, failed inits or sticky close failures (its Executor throws on
+// them), nor jemalloc heap dumps.
+func (Engine) Capabilities() engine.Capabilities { return capabilities }
+
+var capabilities = engine.Capabilities{App: true, Limits: []engine.Limit{
+	{Field: "leak_semantics", Honours: string(spec.RocksJava),
+		OK:  func(sc scenarios.Scenario) bool { s, err := sc.Semantics(); return err == nil && s == spec.RocksJava },
+		Why: "the Java child runs RocksJava's own RocksDB.close(), whose owned column-family handles are its safety net"},
+	{Field: "bounded_cache_bytes", Honours: "0",
+		OK:  func(sc scenarios.Scenario) bool { return sc.BoundedCacheBytes == 0 },
+		Why: "the Java child has no RocksDBConfigSetter for Kafka's bounded-memory example yet"},
+	{Field: "bounded_write_buffer_bytes", Honours: "0",
+		OK:  func(sc scenarios.Scenario) bool { return sc.BoundedWriteBufferBytes == 0 },
+		Why: "the Java child has no RocksDBConfigSetter for Kafka's bounded-memory example yet"},
+	{Field: "restore_scratch_bytes", Honours: "0",
+		OK:  func(sc scenarios.Scenario) bool { return sc.RestoreScratchBytes == 0 },
+		Why: "the Java child's restore allocates no scratch buffer"},
+	{Field: "init_failure_rate", Honours: "0",
+		OK:  func(sc scenarios.Scenario) bool { return sc.InitFailureRate == 0 },
+		Why: "the Java child does not inject failed store inits (op open or put with init_failures)"},
+	{Field: "close_failure_kind", Honours: string(spec.FaultTransient) + " (or close_failure_rate 0)",
+		OK: func(sc scenarios.Scenario) bool {
+			return sc.CloseFailureRate == 0 || sc.CloseFailureKind == "" || sc.CloseFailureKind == spec.FaultTransient
+		},
+		Why: "the Java child injects the transient close failure (Kafka's failed status write) only"},
+}}
 
 // Preflight checks that rn's child can start (see CommandLine); the error
 // wraps ErrNotBuilt.

@@ -6,7 +6,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/engine"
+	"github.com/rocksleak/rocksleak/scenarios"
 )
 
 // writeJar writes a jar holding only a manifest.
@@ -66,4 +70,32 @@ func TestJVMCommand(t *testing.T) {
 	_, err = Engine{Java: "/no/such/java", Dir: dir}.CommandLine("4.3.0", "/tmp/x")
 	require.ErrorIs(t, err, ErrNotBuilt)
 	require.ErrorContains(t, err, "openjdk-17-jdk-headless")
+}
+
+// TestCapabilitiesRefuseWhatTheJavaChildCannotRun: over the catalogue, the
+// JVM engine refuses exactly the scenarios that set what its Java child
+// does not run (each named by its field) and honours the others, the
+// default first among them (the control).
+func TestCapabilitiesRefuseWhatTheJavaChildCannotRun(t *testing.T) {
+	refused := map[string]string{
+		"no-safety-net":  "leak_semantics",
+		"bounded-memory": "bounded_cache_bytes",
+		"eos-v2-cascade": "close_failure_kind",
+		"restore-peak":   "restore_scratch_bytes",
+	}
+	for _, name := range scenarios.Names() {
+		sc, err := scenarios.Get(name)
+		require.NoError(t, err)
+		err = engine.Refuse(Engine{}, sc, false)
+		if field, ok := refused[name]; ok {
+			require.ErrorIs(t, err, engine.ErrUnsupported, name)
+			assert.Contains(t, err.Error(), field, name)
+			assert.Contains(t, err.Error(), "the JVM engine does not honour", name)
+		} else {
+			assert.NoError(t, err, name)
+		}
+	}
+	sc, err := scenarios.Get("kafka-20616")
+	require.NoError(t, err)
+	require.ErrorIs(t, engine.Refuse(Engine{}, sc, true), engine.ErrUnsupported, "--profile")
 }
