@@ -299,10 +299,10 @@ func planChild(cfg Config, r modelRun) (*childPlan, error) {
 	job := Job{Scenario: cfg.Scenario, Model: r.name, RunName: r.rn, Seed: cfg.Seed, StateDir: p.stateDir,
 		Profile: p.prof, Ops: workload.OpsVersion, DiskFull: cfg.diskFull}
 	if cfg.App != nil {
-		// The child ends a runaway allocation itself, naming the application's frames, a little before the
+		// The child ends a runaway allocation itself, naming the application's frames (at 3/4 of the limit, watched every 50 ms), before the
 		// guard would kill it from outside.
 		app := cfg.App.Job
-		app.MaxRSS = cfg.Guard.limit() / 10 * 9
+		app.MaxRSS = cfg.Guard.limit() / 4 * 3
 		job.App, job.Ops = &app, 0
 	}
 	// Every child's changelogs, made and removed here: under ChangelogRoot,

@@ -38,7 +38,8 @@ func TestAppSecretsNeverWritten(t *testing.T) {
 	require.NoError(t, err, stdout+stderr)
 	assert.Equal(t, schema.StatusFailed, res.Status)
 	run := res.Runs["kafka-4.3.1"]
-	assert.Contains(t, run.Error, "MisbehavingSetter.setConfig", "the error names the user's frame")
+	assert.Contains(t, run.Error, "the application's frames: dev.rocksleak.examples.MisbehavingSetter.setConfig(MisbehavingSetter.java:", "the error names the user's frame")
+	assert.NotContains(t, run.Error[strings.Index(run.Error, "the application's frames"):], "org.apache.kafka", "and only theirs")
 	assert.Contains(t, run.Error, "[redacted]", "the message that held the secrets is kept, redacted")
 	texts := map[string]string{"stdout": stdout, "stderr": stderr}
 	require.NoError(t, filepath.Walk(out, func(p string, info os.FileInfo, err error) error {
@@ -58,7 +59,8 @@ func TestAppSecretsNeverWritten(t *testing.T) {
 }
 
 // TestAppMisbehaviourIsContained: the application throwing, calling System.exit, hanging, or allocating without
-// bound ends its run marked failed, exit status 1, with an error naming its own frame (MisbehavingApp.misbehave).
+// bound ends its run marked failed, exit status 1, with an error naming its own frames and no other (Kafka's are
+// left out): MisbehavingApp.misbehave, or for the runaway allocation, seen after it, where the main thread is then.
 func TestAppMisbehaviourIsContained(t *testing.T) {
 	requireJVM(t, "4.3.1")
 	for _, tc := range []struct {
@@ -80,7 +82,12 @@ func TestAppMisbehaviourIsContained(t *testing.T) {
 			assert.Equal(t, schema.StatusFailed, res.Status)
 			e := res.Runs["kafka-4.3.1"].Error
 			assert.Contains(t, e, tc.words)
-			assert.Contains(t, e, "dev.rocksleak.examples.MisbehavingApp.misbehave(MisbehavingApp.java:", "names the application's frame")
+			frames := e[strings.Index(e, "the application's frames: "):]
+			assert.Contains(t, frames, "dev.rocksleak.examples.", "names the application's frames")
+			assert.NotContains(t, frames, "org.apache.kafka.", "names the application's frames only")
+			if tc.how != "allocate" { // a runaway allocation is seen after it: the main thread may be on by then
+				assert.Contains(t, e, "dev.rocksleak.examples.MisbehavingApp.misbehave(MisbehavingApp.java:", "names the application's frame")
+			}
 		})
 	}
 }

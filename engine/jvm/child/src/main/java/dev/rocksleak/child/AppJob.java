@@ -13,7 +13,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 final class AppJob {
     /** The user's class with {@code topology(Properties)} and {@code pipe(TopologyTestDriver, long, Instant, Random)}. */
     String className;
-    /** The user's classpath entries (jars, directories), loaded by a class loader of their own named "app". */
+    /** The user's classpath entries (jars, directories), loaded by a class loader of their own (AppRun.LOADER). */
     final List<String> classpath = new ArrayList<>();
     /** The user's Kafka Streams properties file, as the application uses it. */
     String properties;

@@ -37,7 +37,7 @@ import org.rocksdb.RocksDB;
  * its last), both with the task's stores open, so that growth within a lifecycle is told apart from growth across
  * lifecycles (docs/your-application.md).
  *
- * <p>The user's code is contained: an exception names the application's frames (those of classes the "app" class
+ * <p>The user's code is contained: an exception names the application's frames (those of classes the {@link #LOADER} class
  * loader defined); {@code System.exit}, a step longer than {@code hang_after_ms} and an RSS above {@code max_rss} end
  * the run with a summary naming where the main thread was, and exit status 1. No value of a secret key of the
  * user's properties is written (AppRedactor).
@@ -46,6 +46,11 @@ final class AppRun {
     /** schema.TriggerAfterOpen and schema.TriggerBeforeClose: the stores open, after the first step and the last. */
     static final String TRIGGER_AFTER_OPEN = "after_open";
     static final String TRIGGER_BEFORE_CLOSE = "before_close";
+    /**
+     * The name of the class loader of the user's classes: the frames of the classes it defines are the application's
+     * (not "app", which is the JDK's own system class loader's name, the loader of the child's and Kafka's classes).
+     */
+    static final String LOADER = "rocksleak-user-application";
     private static final long STREAM_TIME_BASE_MS = 1_700_000_000_000L; // 2023-11-14, a plausible record time
 
     private final Job job;
@@ -88,7 +93,7 @@ final class AppRun {
                 throw new Job.BadInput("app.classpath: " + e + ": " + ex.getMessage());
             }
         }
-        loader = new URLClassLoader("app", urls.toArray(new URL[0]), AppRun.class.getClassLoader());
+        loader = new URLClassLoader(LOADER, urls.toArray(new URL[0]), AppRun.class.getClassLoader());
         userProps = new Properties();
         try (InputStream in = Files.newInputStream(Path.of(app.properties))) {
             userProps.load(in);

@@ -16,7 +16,7 @@ import java.util.Map;
  * already sent stay: the result is marked, not lost.
  */
 final class AppWatch {
-    private static final long PERIOD_MS = 200;
+    private static final long PERIOD_MS = 50;
     private final AppRun run;
     private final AppJob app;
     private final Thread thread;
@@ -99,13 +99,13 @@ final class AppWatch {
     }
 
     /**
-     * The application's frames of a stack (those of classes the "app" class loader defined), innermost first, at most
+     * The application's frames of a stack (those of classes the AppRun.LOADER class loader defined), innermost first, at most
      * eight; when there are none, the first three frames and that there are none.
      */
     static String frames(final StackTraceElement[] stack) {
         final List<String> app = new ArrayList<>();
         for (final StackTraceElement f : stack) {
-            if ("app".equals(f.getClassLoaderName()) && app.size() < 8) {
+            if (AppRun.LOADER.equals(f.getClassLoaderName()) && app.size() < 8) {
                 app.add(f.getClassName() + "." + f.getMethodName() + "(" + f.getFileName() + ":" + f.getLineNumber()
                     + ")");
             }
