@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     := bin/rocksleak
 # The pure-Go packages (no cgo, no RocksDB: `go list -deps` names neither grocksdb nor lifecycle nor harness).
-PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./gate/... ./plan/... ./rehearsal/... ./sweep/... ./internal/... ./workload/... ./engine/jvm/kafkaversions/... ./userapp/...
+PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./gate/... ./plan/... ./rehearsal/... ./sweep/... ./internal/... ./workload/... ./engine ./engine/jvm/kafkaversions/... ./userapp/...
 # Every other package: the ones with real runs (evaluated only when used).
 REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # The packages whose code runs goroutines or guards shared state (go statements, sync, atomic outside tests: the
@@ -68,9 +68,24 @@ else
 	MVN=$(MVN) examples/java/build.sh $(JVM_DIR)
 endif
 
-## run: build and run the default scenario (kafka-20616), leaky vs fixed.
-run: deps build
+## run: the first answer, from the real thing, then from the Go model. First Kafka's own 4.3.0 and 4.3.1 jars (the JVM
+## engine, the rocksdbjni their pom names) on the default scenario at RUN_JVM_LIFECYCLES lifecycles and 2 records per
+## step (docs/jvm-engine.md: at 50 the per-model intervals are +-65 KiB): each one's verdict and the fix's size, the
+## paired controlled verdict kafka-4.3.0 - kafka-4.3.1, which is what carries the answer; then the Go engine's models
+## on Debian's RocksDB 7.8.3 (leaky vs fixed, the default run). About 1 minute of runs after the build. With ARGS, only
+## `rocksleak run $(ARGS)` runs (make run ARGS='--scenario eos-v2-cascade').
+## The Go build (CPU) and the JVM engine's build (on a fresh machine, mostly Maven's first resolution: network) run side
+## by side (-j2), each one's output printed whole.
+RUN_JVM_LIFECYCLES ?= 1200
+run: deps
+	@$(MAKE) --no-print-directory -j2 --output-sync=target build jvm KAFKA_VERSIONS="4.3.0 4.3.1"
+ifeq ($(strip $(ARGS)),)
+	./$(BIN) run --models kafka-4.3.0,kafka-4.3.1 --lifecycles $(RUN_JVM_LIFECYCLES) --set records_per_step=2
+	@echo
+	./$(BIN) run
+else
 	./$(BIN) run $(ARGS)
+endif
 
 ## test: every test, plus the packages with goroutines under -race -short (their long real runs already ran in the
 ## main pass) and every fuzz target briefly, in two lanes side by side (make -j2; each lane's output is printed whole
@@ -169,7 +184,8 @@ clean:
 	rm -rf bin build
 
 ## stats-check: the seeded simulation suite of stats (coverage and false calls per case, the coverage
-## frontier, early verdicts, controlled verdicts) and the across-seed spread on runs/reliability/* if present.
+## frontier, early verdicts, the early stop against the full run (half the runs per case: 200 by default), controlled
+## verdicts) and the across-seed spread on runs/reliability/* if present.
 ## STATSCHECK_FLAGS=-quick for 100 instead of 400 runs per case.
 .PHONY: stats-check
 stats-check:
@@ -196,7 +212,8 @@ kafka-tests:
 
 ## versions: which Kafka versions leak, and how much: builds the JVM child and the classpath of every version of
 ## engine/jvm/kafkaversions/versions.tsv, then runs `rocksleak versions` over them (VERSIONS_FLAGS, e.g.
-## VERSIONS_FLAGS="--versions 4.3.0,4.3.1 --lifecycles 800"; about 25 s per version at 400 lifecycles).
+## VERSIONS_FLAGS="--versions 4.3.0,4.3.1 --lifecycles 1200"; about 40 s per version at the default 800 lifecycles on the
+## shared machine, each row settled: docs/versions.md).
 # Every row of the table (4.0.0 on): the versions rocksleak versions runs.
 TABLE_VERSIONS := $(shell awk -F'\t' '!/^\#/ && $$1 != "kafka_version" {print $$1}' engine/jvm/kafkaversions/versions.tsv)
 .PHONY: versions
@@ -214,6 +231,13 @@ crosscheck: jvm build
 ## bench-jvm: the JVM child's cost: kafka-4.3.1 instrumented vs bare (the Java child's --bare: same store operations,
 ## no sampling, no ledger), alternately, 2 rounds of 600 lifecycles; prints lifecycles/s, the ratio (goal <= 1.10)
 ## and one sample's cost (about 3 minutes).
+## bench-profile-jvm: what rocksleak run --profile costs the JVM engine: kafka-4.3.0 without and with --profile,
+## alternately, 3 rounds of 400 lifecycles; prints lifecycles/s and the ratio profiled/plain (goal >= 0.75).
+.PHONY: bench-profile-jvm
+bench-profile-jvm: KAFKA_VERSIONS := 4.3.0
+bench-profile-jvm: jvm build
+	$(GO) run ./scripts/benchprofile -bin $(BIN) $(BENCH_PROFILE_FLAGS)
+
 .PHONY: bench-jvm
 bench-jvm: KAFKA_VERSIONS := 4.3.1
 bench-jvm: jvm build

@@ -3,6 +3,7 @@ package analysis
 import (
 	"compress/gzip"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,17 +12,21 @@ import (
 	"github.com/rocksleak/rocksleak/schema"
 )
 
-// untilVerdict is a real --until-verdict result and its samples, as the run
-// wrote them: rocksleak run --models leaky,fixed --until-verdict
-// --lifecycles 1500 --seed 3 (at 707df68). leaky stopped at look 4 on
-// "leak", fixed at look 8 on "no leak", both before the planned 1,500.
-func untilVerdict(t *testing.T) (*schema.Result, map[string][]schema.Sample) {
+// untilVerdictDirs are real --until-verdict results and their samples, as
+// the runs wrote them: rocksleak run --models leaky,fixed --until-verdict
+// --lifecycles 1500 --seed 3, under the unguarded rule (until-verdict, at
+// 707df68: leaky stopped at look 4 on "leak", fixed at look 8 on "no leak")
+// and under the guarded one (until-verdict-guarded, at d0a17f5: leaky at
+// look 7, 67% of the run, fixed at look 5, 92%).
+var untilVerdictDirs = []string{"testdata/until-verdict", "testdata/until-verdict-guarded"}
+
+func untilVerdict(t *testing.T, dir string) (*schema.Result, map[string][]schema.Sample) {
 	t.Helper()
-	b, err := os.ReadFile("testdata/until-verdict/result.json")
+	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
 	require.NoError(t, err)
 	r, err := schema.Parse(b)
 	require.NoError(t, err)
-	f, err := os.Open("testdata/until-verdict/samples.csv.gz")
+	f, err := os.Open(filepath.Join(dir, "samples.csv.gz"))
 	require.NoError(t, err)
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
@@ -37,7 +42,13 @@ func untilVerdict(t *testing.T) (*schema.Result, map[string][]schema.Sample) {
 // planned lifecycles), so each model keeps the verdict, the reason, the
 // early_stop mark and the looks the run gave.
 func TestReanalysisGivesTheVerdictTheRunGave(t *testing.T) {
-	r, samples := untilVerdict(t)
+	for _, dir := range untilVerdictDirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) { reanalysisGivesTheVerdictTheRunGave(t, dir) })
+	}
+}
+
+func reanalysisGivesTheVerdictTheRunGave(t *testing.T, dir string) {
+	r, samples := untilVerdict(t, dir)
 	want := map[string]schema.Run{}
 	for m, run := range r.Runs {
 		require.NotNil(t, run.Sequential, m)
@@ -58,7 +69,7 @@ func TestReanalysisGivesTheVerdictTheRunGave(t *testing.T) {
 // records no sequential outcome (a run without --until-verdict) are decided
 // on the full fit, with no early stop (negative control).
 func TestReanalysisOfAFullRunAppliesNoStop(t *testing.T) {
-	r, samples := untilVerdict(t)
+	r, samples := untilVerdict(t, untilVerdictDirs[1])
 	for _, run := range r.Runs {
 		run.Sequential = nil
 	}

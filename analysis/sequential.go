@@ -4,12 +4,19 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/stats"
 )
 
-// RuleName names the stopping rule in result.json and the report.
+// RuleName names the unguarded stopping rule in result.json and the
+// report: the rule of runs before issue 44, kept to replay their results.
 const RuleName = "O'Brien–Fleming-type error spending (Lan–DeMets), Bonferroni over looks"
+
+// GuardedRuleName names the rule --until-verdict runs with
+// (stats.StopRule.Guarded): RuleName with the guards that make an early call
+// as safe as the full run's.
+const GuardedRuleName = RuleName + "; no early \"no leak\" before 75% of the planned lifecycles, before a restore the scenario makes or while the native heap's warm-up cut is long, no early \"leak\" unless the native heap's later half holds the rate"
 
 // Sequential decides a model's verdict while its run is still going, so the
 // run can stop as soon as the verdict is settled. It looks at the samples at
@@ -39,9 +46,14 @@ type Sequential struct {
 	// project it from the lifecycle rate at the first look.
 	PlannedLifecycles float64
 	DurationNs        int64
-	MinSamples        int     // samples (timer samples excluded) before the first look; default 60
-	Growth            float64 // next look at ×Growth samples; default 1.25
-	Alpha             float64 // family-wise error rate over all looks; default 0.05
+	// Guarded runs stats.StopRule.Guarded (GuardedRuleName), as
+	// --until-verdict does; unguarded is RuleName, the rule of older
+	// results. ExpectRestores makes a guarded "no leak" wait for a restore
+	// (a scenario that restores stores: exactly-once with failing closes).
+	Guarded, ExpectRestores bool
+	MinSamples              int     // samples (timer samples excluded) before the first look; default 60
+	Growth                  float64 // next look at ×Growth samples; default 1.25
+	Alpha                   float64 // family-wise error rate over all looks; default 0.05
 
 	state   stats.StopState
 	nextAt  int
@@ -100,11 +112,17 @@ func (q *Sequential) Observe(all []schema.Sample) bool {
 		return false
 	}
 	nat, rss := *fits[SignalNativeHeap].Total, *fits[SignalRSS].Total
-	rule := stats.StopRule{Alpha: q.Alpha, PlannedLifecycles: q.PlannedLifecycles}
+	rule := stats.StopRule{Alpha: q.Alpha, PlannedLifecycles: q.PlannedLifecycles, Guarded: q.Guarded}
+	data := stats.LookData{Lifecycles: float64(last.Lifecycles), Native: statsFit(nat), RSS: statsFit(rss)}
+	if q.Guarded {
+		data.RecentNative = recentNative(samples, nat.WarmupSamples)
+		if q.ExpectRestores && last.Restores == 0 {
+			data.NotYet = "a restore (the scenario restores stores under exactly-once)"
+		}
+	}
 	// At the planned horizon Look says stop whatever the verdict; the run's
 	// own stop condition ends it then, so only a conclusive verdict stops.
-	d, _ := rule.Look(&q.state, float64(last.Lifecycles), statsFit(nat), statsFit(rss),
-		stats.DecideOptions{NativeFloor: q.Floors.NativeHeap, RSSFloor: q.Floors.RSS})
+	d, _ := rule.Look(&q.state, data, stats.DecideOptions{NativeFloor: q.Floors.NativeHeap, RSSFloor: q.Floors.RSS})
 	look := func(leak *bool, reason string) *schema.Look {
 		return &schema.Look{Look: q.state.Looks, Samples: n, Lifecycles: last.Lifecycles, ElapsedNs: last.ElapsedNs,
 			Confidence: d.Confidence, Leak: leak, Reason: reason}
@@ -131,10 +149,45 @@ func (q *Sequential) Observe(all []schema.Sample) bool {
 	return false
 }
 
+// recentNative is the native heap's lifecycle-only fit over the later half
+// of the used samples of samples (timer samples already out), cut the
+// first warmup of them as the whole fit was: no warm-up cut of its own. nil
+// when it cannot be fitted.
+func recentNative(samples []schema.Sample, warmup int) *stats.Fit {
+	var in stats.Input
+	for _, s := range samples {
+		if s.Trigger != schema.TriggerStart {
+			in.Lifecycles = append(in.Lifecycles, float64(s.Lifecycles))
+			in.Y = append(in.Y, SignalValue(s, SignalNativeHeap))
+		}
+	}
+	from := warmup + (len(in.Y)-warmup)/2
+	if from >= len(in.Y) {
+		return nil
+	}
+	in.Lifecycles, in.Y = in.Lifecycles[from:], in.Y[from:]
+	in.Unit = Describe(SignalNativeHeap).statsUnit
+	opt := OptionsFor(SignalNativeHeap)
+	opt.MaxWarmupFraction = -1
+	f, err := stats.FitSignal(in, opt)
+	if err != nil {
+		return nil
+	}
+	return &f
+}
+
+// Rule names q's rule: GuardedRuleName or RuleName.
+func (q *Sequential) Rule() string {
+	if q.Guarded {
+		return GuardedRuleName
+	}
+	return RuleName
+}
+
 // Outcome is what the looks found, for the result file.
 func (q *Sequential) Outcome() *schema.SequentialOutcome {
 	q.defaults()
-	return &schema.SequentialOutcome{Confidence: q.conf, Looks: q.state.Looks, Rule: RuleName,
+	return &schema.SequentialOutcome{Confidence: q.conf, Looks: q.state.Looks, Rule: q.Rule(),
 		PlannedLifecycles: q.PlannedLifecycles, Native: q.Native, Verdict: q.Verdict}
 }
 
@@ -166,20 +219,31 @@ func (q *Sequential) Replay(all []schema.Sample) bool {
 
 // applyEarlyStop applies the early stop a result records to run, whose
 // samples are all: when run.Sequential names this rule (RuleName), the
-// looks are replayed over the samples at the recorded horizon (Replay) and
+// looks are replayed, by the rule it names (RuleName or GuardedRuleName),
+// over the samples at the recorded horizon (Replay) and
 // their outcome replaces the record; at a stop, the stopping look's verdict
 // replaces the full fit's (StopVerdict). A run without a record (no
 // --until-verdict), or one recorded under another rule, keeps its full
 // fit's verdict and its record.
-func applyEarlyStop(run *schema.Run, all []schema.Sample, floors schema.VerdictFloors) {
+func applyEarlyStop(r *schema.Result, run *schema.Run, all []schema.Sample, floors schema.VerdictFloors) {
 	rec := run.Sequential
-	if rec == nil || rec.Rule != RuleName {
+	if rec == nil || (rec.Rule != RuleName && rec.Rule != GuardedRuleName) {
 		return
 	}
-	q := &Sequential{Floors: floors, PlannedLifecycles: rec.PlannedLifecycles}
+	q := NewSequential(r.Scenario, floors)
+	q.PlannedLifecycles, q.Guarded = rec.PlannedLifecycles, rec.Rule == GuardedRuleName
 	q.Replay(all)
 	run.Sequential = q.Outcome()
 	if v := q.StopVerdict(); v != nil {
 		run.Verdict = v
 	}
+}
+
+// NewSequential is the guarded early stop of a run of scenario sc, as
+// rocksleak run --until-verdict takes it: the planned lifecycles and time
+// are sc's stop condition, and "no leak" waits for a restore when sc
+// restores stores (exactly-once with failing closes).
+func NewSequential(sc scenarios.Scenario, floors schema.VerdictFloors) *Sequential {
+	return &Sequential{Floors: floors, PlannedLifecycles: float64(sc.Lifecycles), DurationNs: int64(sc.Duration),
+		Guarded: true, ExpectRestores: sc.ExactlyOnce && sc.CloseFailureRate > 0}
 }

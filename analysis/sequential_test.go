@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // series simulates n lifecycle samples whose native heap and RSS grow by
@@ -103,4 +105,69 @@ func TestControlPairs(t *testing.T) {
 		got := ControlPairs(tc.models)
 		assert.Equal(t, tc.want, got, "%v", tc.models)
 	}
+}
+
+// lateLeak is series with its native heap and RSS growing by slope bytes
+// per lifecycle from share from of the n samples on: a leak that starts
+// late (once a window's retention is reached, after the first restore).
+func lateLeak(seed uint64, n int, slope, from float64) []schema.Sample {
+	out := series(seed, n, 0, 0)
+	k := int(from * float64(n))
+	for i := k; i < n; i++ {
+		grow := int64(slope * float64(out[i].Lifecycles-out[k].Lifecycles))
+		out[i].NativeHeap += grow
+		out[i].RSS += grow
+	}
+	return out
+}
+
+// TestGuardedSequentialWaitsForALateLeak: a 6 KiB/lifecycle leak that
+// starts at 40% of the run is called "no leak" early by the unguarded rule
+// (before it starts), never by the guarded one, which --until-verdict runs
+// (NewSequential); on a flat run (negative control) the guarded rule still
+// stops early on "no leak", once 75% of the planned run is done.
+func TestGuardedSequentialWaitsForALateLeak(t *testing.T) {
+	const n = 600
+	sc := scenarios.Scenario{Lifecycles: n}
+	unguardedNoLeak := 0
+	for seed := uint64(1); seed <= 3; seed++ {
+		all := lateLeak(seed, n, 6<<10, 0.4)
+		un := &Sequential{PlannedLifecycles: n}
+		if un.Replay(all) && VerdictWord(un.Verdict.Leak) == WordNoLeak {
+			unguardedNoLeak++
+		}
+		q := NewSequential(sc, DefaultFloors())
+		require.True(t, q.Guarded)
+		if q.Replay(all) {
+			assert.Equal(t, WordLeak, VerdictWord(q.Verdict.Leak), "seed %d: %s", seed, q.Verdict.Reason)
+		}
+		assert.Equal(t, GuardedRuleName, q.Outcome().Rule)
+
+		flat := NewSequential(sc, DefaultFloors())
+		require.True(t, flat.Replay(series(seed, n, 0, 0)), "seed %d: a flat run stops early", seed)
+		assert.Equal(t, WordNoLeak, VerdictWord(flat.Verdict.Leak))
+		assert.GreaterOrEqual(t, float64(flat.Verdict.Lifecycles), stats.DefaultMinNoLeakShare*n)
+		assert.Less(t, flat.Verdict.Lifecycles, int64(n))
+	}
+	assert.Equal(t, 3, unguardedNoLeak, "the unguarded rule calls the late leak \"no leak\" before it starts")
+}
+
+// TestGuardedSequentialWaitsForARestore: in a scenario that restores stores
+// (exactly-once with failing closes), "no leak" waits for the first
+// restore; once one is seen it stops as before (positive control).
+func TestGuardedSequentialWaitsForARestore(t *testing.T) {
+	const n = 600
+	sc := scenarios.Scenario{Lifecycles: n, ExactlyOnce: true, CloseFailureRate: 0.05}
+	q := NewSequential(sc, DefaultFloors())
+	require.True(t, q.ExpectRestores)
+	assert.False(t, q.Replay(series(1, n, 0, 0)), "no restore seen: no early \"no leak\"")
+	assert.Nil(t, q.StopVerdict())
+
+	restored := series(1, n, 0, 0)
+	for i := n / 2; i < n; i++ {
+		restored[i].Restores = 1
+	}
+	q = NewSequential(sc, DefaultFloors())
+	require.True(t, q.Replay(restored))
+	assert.Equal(t, WordNoLeak, VerdictWord(q.Verdict.Leak))
 }

@@ -54,16 +54,27 @@ func SettleCommand(r *schema.Result, model string, d stats.Decision) string {
 }
 
 // ControlOf is the control a model's slope is judged against when it sits
-// on its floor: the Go engine's model with every fix (spec.Fixes), for a
-// model that lacks exactly one of them (the released fix, which leaks one
-// object of RocksJava's own), so that the controlled verdict's difference is
-// that one leak. A model with no such control (one lacking several fixes,
-// the model with every fix itself, a synthetic leak, a run under a named
-// allocator, a Kafka version) has none: ok is false.
+// on its floor: the same run with every fix, for a run lacking exactly one,
+// so that the controlled verdict's difference is that one leak. For the Go
+// engine that is the model with every fix (spec.Fixes), for a model lacking
+// exactly one of them (the released fix, which leaks one object of
+// RocksJava's own); for a Kafka version on the JVM engine, the same version
+// with RocksJava's read-options fix (spec.ReadOptionsFixSuffix). The
+// control runs under the same allocator. A run with no such control (a
+// model lacking several fixes, one with every fix, a synthetic leak) has
+// none: ok is false.
 func ControlOf(model string) (control string, ok bool) {
 	rn, err := spec.ParseRunName(model, spec.ModelNames())
-	if err != nil || rn.JVM() || rn.Synthetic || model != rn.Model {
+	if err != nil || rn.Synthetic {
 		return "", false
+	}
+	c := rn
+	switch {
+	case rn.JVM() && rn.ReadOptionsFix:
+		return "", false
+	case rn.JVM():
+		c.ReadOptionsFix = true
+		return c.String(), true
 	}
 	m, err := spec.ParseModel(rn.Model)
 	if err != nil {
@@ -73,9 +84,10 @@ func ControlOf(model string) (control string, ok bool) {
 	if len(m.Fixes.List())+1 != len(all.List()) {
 		return "", false
 	}
-	for _, c := range spec.Models() {
-		if c.Fixes == all {
-			return c.Name, true
+	for _, full := range spec.Models() {
+		if full.Fixes == all {
+			c.Model = full.Name
+			return c.String(), true
 		}
 	}
 	return "", false

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
@@ -43,15 +44,35 @@ func TestSettleCommandCarriesOverrides(t *testing.T) {
 }
 
 // TestControlOfIsTheModelWithEveryFix: the control a slope on its floor is
-// judged against is found by its role (the model with every fix, for a
-// model lacking exactly one), not by name; models without one get none.
+// judged against is found by its role (the same run with every fix, for a
+// run lacking exactly one), not by name, under the run's allocator; runs
+// without one get none.
 func TestControlOfIsTheModelWithEveryFix(t *testing.T) {
-	c, ok := ControlOf(spec.Fixed.Name)
-	assert.True(t, ok)
-	assert.Equal(t, spec.AllFixes.Name, c)
+	for model, want := range map[string]string{
+		spec.Fixed.Name:        spec.AllFixes.Name,
+		"fixed@jemalloc":       "all-fixes@jemalloc",
+		"kafka-4.3.1":          "kafka-4.3.1+read-options-fix",
+		"kafka-4.3.0@jemalloc": "kafka-4.3.0+read-options-fix@jemalloc",
+	} {
+		c, ok := ControlOf(model)
+		assert.True(t, ok, model)
+		assert.Equal(t, want, c, model)
+	}
 	for _, m := range []string{spec.Leaky.Name, spec.OptionsFix.Name, spec.FinallyFix.Name, spec.ReadOptionsFix.Name, spec.AllFixes.Name,
-		"fixed+synthetic", "fixed@jemalloc", "kafka-4.3.1", "no-such-model"} {
+		"fixed+synthetic", "kafka-4.3.1+read-options-fix", "kafka-4.3.1+synthetic", "no-such-model"} {
 		_, ok := ControlOf(m)
 		assert.False(t, ok, m)
 	}
+}
+
+// TestSettleCommandNamesTheControlOfAJVMRun: a Kafka version's slope on
+// its floor is settled against the same version with RocksJava's
+// read-options fix, as the fixed model's is against all-fixes.
+func TestSettleCommandNamesTheControlOfAJVMRun(t *testing.T) {
+	r := &schema.Result{Runs: map[string]*schema.Run{"kafka-4.3.1": {Summary: schema.Summary{Lifecycles: 800}}}}
+	r.Scenario.Name, r.Scenario.Seed = "kafka-20616", 7
+	d := stats.DecideSignals(stats.Fit{PerLifecycle: stats.Estimate{Value: 300, Low: 200, High: 400, SE: 50, DF: 200, Valid: true}, Samples: 500, SamplesUsed: 450, LifecyclesUsed: 900},
+		stats.Fit{PerLifecycle: stats.Estimate{Value: 40000, Low: 30000, High: 50000, SE: 5000, DF: 200, Valid: true}, Samples: 500, SamplesUsed: 450, LifecyclesUsed: 900}, stats.DecideOptions{})
+	require.True(t, d.NeedsControl(), d.Reason)
+	assert.Contains(t, SettleCommand(r, "kafka-4.3.1", d), ": rocksleak run --scenario kafka-20616 --models kafka-4.3.1,kafka-4.3.1+read-options-fix --seed 7 --lifecycles 3000")
 }

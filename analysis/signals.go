@@ -10,8 +10,14 @@ const (
 	SignalFDs        = "fds"
 )
 
-// Signals lists the fitted signals in report order.
-func Signals() []string { return []string{SignalNativeHeap, SignalRSS, SignalGoHeap, SignalFDs} }
+// Signals lists the fitted signals in report order: the registry's order.
+func Signals() []string {
+	keys := make([]string, len(registry))
+	for i, d := range registry {
+		keys[i] = d.Key
+	}
+	return keys
+}
 
 // SignalInfo describes a signal for people: the one place a signal is named.
 type SignalInfo struct {
@@ -21,6 +27,17 @@ type SignalInfo struct {
 	// Unit is the unit of the signal's values as result.json's fits state it:
 	// "bytes", or "fds" for open file descriptors.
 	Unit string
+	// Field is the sample field (schema.Sample's JSON name, a samples.csv
+	// column) the signal's value is read from, before the instrument's
+	// share is taken off (see value).
+	Field string
+	// Plot is the signal's figure in the report; nil: not plotted.
+	Plot *SignalPlot
+	// Gate names the gate metrics of the signal's slopes; nil: no gate
+	// metric.
+	Gate *SignalGate
+	// value reads the signal from a sample, in Unit (SignalValue).
+	value func(schema.Sample) float64
 	// statsUnit is the unit stats renders in its reasons ("" for bytes).
 	statsUnit string
 	// restoreRegressor says the signal's fits take restored records as a
@@ -47,14 +64,57 @@ type SignalInfo struct {
 	calibrated bool
 }
 
-var signalInfo = map[string]SignalInfo{
-	SignalNativeHeap: {Key: SignalNativeHeap, Name: "native heap", Title: "Native heap in use (C allocator)", Unit: "bytes",
-		calibrated: true},
-	SignalRSS: {Key: SignalRSS, Name: "RSS", Title: "Resident set size (RSS) of the code under test, less the instrument's runtime",
-		Unit: "bytes", restoreRegressor: true, bursty: true},
-	SignalGoHeap: {Key: SignalGoHeap, Name: "Go heap", Title: "Go heap in use", Unit: "bytes"},
-	SignalFDs:    {Key: SignalFDs, Name: "FDs", Title: "Open file descriptors", Unit: "fds", statsUnit: "FDs"},
+// SignalPlot is a signal's figure: the signal in MiB against lifecycles, every
+// sample and the Total fit (results.Plots).
+type SignalPlot struct {
+	File   string // the PNG's file name in the run's directory: "rss.png"
+	Title  string // the figure's title
+	YLabel string // the y axis' label, in MiB
 }
+
+// SignalGate names a signal's gate metrics: "<Prefix>_growth_per_lifecycle"
+// (in Unit/lifecycle) and, when PerMillion, "<Prefix>_growth_per_million_records"
+// (gate's metric catalogue reads them).
+type SignalGate struct {
+	Prefix     string
+	PerMillion bool
+}
+
+// registry is the one place a signal is declared, in report order: what it is
+// called, the sample field it is read from, how it is fitted, its plot and its
+// gate metrics. Adding a signal is an entry here (docs/developing.md, "How to
+// add a signal"); TestSignalRegistry checks each entry's field, plot and gate.
+var registry = []SignalInfo{
+	{Key: SignalNativeHeap, Name: "native heap", Title: "Native heap in use (C allocator)", Unit: "bytes",
+		Field: "native_heap", calibrated: true,
+		// The code under test's native heap: what the instrument's runtime
+		// allocated from the same allocator (runtime_malloc, the JVM's own
+		// mallocs) is not the code's.
+		value: func(s schema.Sample) float64 { return float64(s.CodeNativeHeap()) },
+		Plot: &SignalPlot{File: "native_heap.png", Title: "Native heap in use (C allocator) against lifecycles",
+			YLabel: "native heap (MiB)"},
+		Gate: &SignalGate{Prefix: "native", PerMillion: true}},
+	{Key: SignalRSS, Name: "RSS", Title: "Resident set size (RSS) of the code under test, less the instrument's runtime",
+		Unit: "bytes", Field: "rss", restoreRegressor: true, bursty: true,
+		// The code under test's RSS: what the instrument's runtime holds
+		// (runtime_bytes) is not the code's (the whole RSS when not read).
+		value: func(s schema.Sample) float64 { return float64(s.CodeRSS()) },
+		Plot:  &SignalPlot{File: "rss.png", Title: "Resident set size against lifecycles", YLabel: "RSS (MiB)"},
+		Gate:  &SignalGate{Prefix: "rss", PerMillion: true}},
+	{Key: SignalGoHeap, Name: "Go heap", Title: "Go heap in use", Unit: "bytes", Field: "go_heap",
+		value: func(s schema.Sample) float64 { return float64(s.GoHeap) }},
+	{Key: SignalFDs, Name: "FDs", Title: "Open file descriptors", Unit: "fds", statsUnit: "FDs", Field: "fds",
+		value: func(s schema.Sample) float64 { return float64(s.FDs) },
+		Gate:  &SignalGate{Prefix: "fd"}},
+}
+
+var signalInfo = func() map[string]SignalInfo {
+	m := make(map[string]SignalInfo, len(registry))
+	for _, d := range registry {
+		m[d.Key] = d
+	}
+	return m
+}()
 
 // Describe returns how to name sig; an unknown signal is named by its key,
 // in bytes.
@@ -65,22 +125,15 @@ func Describe(sig string) SignalInfo {
 	return SignalInfo{Key: sig, Name: sig, Title: sig, Unit: "bytes"}
 }
 
+// Registered lists every signal's description in report order (the
+// registry): the plots and the gate's metrics are read from it.
+func Registered() []SignalInfo { return append([]SignalInfo(nil), registry...) }
+
 // SignalValue is sample s's value of signal (one of [Signals]), in the signal's raw unit.
 func SignalValue(s schema.Sample, signal string) float64 {
-	switch signal {
-	case SignalNativeHeap:
-		// The code under test's native heap: what the instrument's runtime
-		// allocated from the same allocator (runtime_malloc, the JVM's own
-		// mallocs) is not the code's.
-		return float64(s.CodeNativeHeap())
-	case SignalRSS:
-		// The code under test's RSS: what the instrument's runtime holds
-		// (runtime_bytes) is not the code's (the whole RSS when not read).
-		return float64(s.CodeRSS())
-	case SignalGoHeap:
-		return float64(s.GoHeap)
-	case SignalFDs:
-		return float64(s.FDs)
+	d, ok := signalInfo[signal]
+	if !ok {
+		panic("unknown signal " + signal)
 	}
-	panic("unknown signal " + signal)
+	return d.value(s)
 }

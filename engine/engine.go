@@ -4,7 +4,7 @@
 // options (Capabilities). The two engines are package engine/goengine (each
 // ownership model re-implemented on RocksDB through grocksdb) and package
 // engine/jvm (Kafka Streams' own jars in a Java child); harness takes them
-// as values and imports neither. Pure Go: it imports spec and scenarios only.
+// as values and imports neither. Pure Go: it imports spec, scenarios and schema only.
 package engine
 
 import (
@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
 )
 
@@ -29,9 +30,11 @@ type Engine interface {
 	// Preflight checks, before any model runs, that rn's child can start
 	// here; the error names what is missing and the command that makes it.
 	Preflight(rn spec.RunName) error
-	// Command is the command line of rn's child, whose state directory is
-	// stateDir; cleanup (never nil) removes what Command made for it.
-	Command(rn spec.RunName, stateDir string) (argv []string, cleanup func(), err error)
+	// Command is the command line of rn's child; workDir is a directory of
+	// the harness's own for it (the job's changelog directory, off the state
+	// disk under test), where its temporary files go. cleanup (never nil)
+	// removes what Command made for it.
+	Command(rn spec.RunName, workDir string) (argv []string, cleanup func(), err error)
 }
 
 // Capabilities is what an engine honours. Limits lists the scenario fields
@@ -46,6 +49,28 @@ type Capabilities struct {
 	// harness.App) instead of the op stream, and check it (the child's
 	// --check-app) before any work.
 	App bool
+	// NativeMemProfile: its children record their own native allocations
+	// for rocksleak run --profile, and the engine is a NativeProfiler.
+	NativeMemProfile bool
+}
+
+// NativeProfiler is an engine whose children record their native
+// allocations themselves for rocksleak run --profile (the JVM engine's
+// async-profiler), instead of dumping jemalloc heap profiles. The child is
+// asked to through its job's profile (harness.ProfileJob).
+type NativeProfiler interface {
+	// ProfileIntervalBytes is the sampling interval the child is asked for.
+	ProfileIntervalBytes() int64
+	// PreflightProfile checks, before any model runs, that what records
+	// is there; the error names the command that makes it.
+	PreflightProfile() error
+	// ProfileCommand returns a child's command line (Command's) changed to
+	// record.
+	ProfileCommand(argv []string) ([]string, error)
+	// CollectProfile turns what the child left in dir into its profile
+	// (schema.HeapProfile.Error says what went wrong), writing the files the
+	// run directory gets under model/; samples are the child's.
+	CollectProfile(dir, model string, samples []schema.Sample) *schema.HeapProfile
 }
 
 // Limit is one scenario field an engine honours only at some values.
@@ -77,8 +102,8 @@ func Refuse(e Engine, sc scenarios.Scenario, profile bool) error {
 				sc.Name, l.Field, value(sc, l.Field), e.Name(), l.Honours, l.Why, ErrUnsupported))
 		}
 	}
-	if profile && !c.HeapProfile {
-		errs = append(errs, fmt.Errorf("--profile: %s does not dump jemalloc heap profiles (profile the Go engine's models): %w",
+	if profile && !c.HeapProfile && !c.NativeMemProfile {
+		errs = append(errs, fmt.Errorf("--profile: %s does not profile its children (profile the Go engine's models): %w",
 			e.Name(), ErrUnsupported))
 	}
 	return errors.Join(errs...)

@@ -42,7 +42,7 @@ func TestRefuseNamesTheFieldAndTheEngine(t *testing.T) {
 	require.NoError(t, sc.Set("tasks=2"))
 	err = Refuse(kafkaOnly{}, sc, true)
 	require.ErrorIs(t, err, ErrUnsupported)
-	assert.Contains(t, err.Error(), "--profile: the test engine does not dump jemalloc heap profiles")
+	assert.Contains(t, err.Error(), "--profile: the test engine does not profile its children")
 }
 
 func TestForPicksTheEngineThatRunsTheModel(t *testing.T) {

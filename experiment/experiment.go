@@ -37,8 +37,9 @@ type Options struct {
 	// asked for the run and the tool's commit.
 	Command, Commit string
 	// UntilVerdict stops each model as soon as its verdict is settled
-	// (sequential looks, analysis.Sequential); the stop condition stays the
-	// limit.
+	// (sequential looks by the guarded rule, analysis.NewSequential); the
+	// stop condition stays the limit. The result records the looks, and the
+	// analysis applies the stop from that record.
 	UntilVerdict bool
 	// MaxRSS is the memory guard's limit (harness.Guard.MaxRSS: 0 the
 	// default, -1 none).
@@ -73,8 +74,7 @@ func Run(ctx context.Context, o Options) (*schema.Result, *schema.Output, error)
 	var settled func(string, []schema.Sample) bool
 	if o.UntilVerdict {
 		for _, m := range sc.Models {
-			seq[m] = &analysis.Sequential{Floors: analysis.DefaultFloors(), PlannedLifecycles: float64(sc.Lifecycles),
-				DurationNs: int64(sc.Duration)}
+			seq[m] = analysis.NewSequential(sc, analysis.DefaultFloors())
 		}
 		settled = func(m string, samples []schema.Sample) bool {
 			return seq[m].Observe(schema.BetweenLifecycles(samples))

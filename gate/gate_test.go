@@ -145,19 +145,27 @@ func TestEqualityChecks(t *testing.T) {
 		taskErrors, lost int64
 		want             map[string]Outcome
 		overall          Outcome
+		notMeasured      string
 	}{
-		{"clean", 0, 0, map[string]Outcome{"task_errors": Pass, "records_lost": Pass}, Pass},
-		{"task errors", 10, 0, map[string]Outcome{"task_errors": Fail, "records_lost": Pass}, Fail},
-		{"records lost", 0, 1, map[string]Outcome{"task_errors": Pass, "records_lost": Fail}, Fail},
+		{"clean", 0, 0, map[string]Outcome{"task_errors": Pass, "records_lost": Pass}, Pass, ""},
+		{"task errors", 10, 0, map[string]Outcome{"task_errors": Fail, "records_lost": Pass}, Fail, ""},
+		{"records lost", 0, 1, map[string]Outcome{"task_errors": Pass, "records_lost": Fail}, Fail, ""},
+		// Issue 42: a JVM child's records lost is not measured: a warning, never a 0 that passes.
+		{"records lost not measured", 0, 0, map[string]Outcome{"task_errors": Pass, "records_lost": Warn}, Warn,
+			"the JVM child does not read its stores back against the changelog"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := fixedRun()
-			run.TaskErrors, run.RecordsLost = tc.taskErrors, tc.lost
+			run.TaskErrors, run.RecordsLost, run.RecordsNotMeasured = tc.taskErrors, tc.lost, tc.notMeasured
 			rep, err := Evaluate(p, base, resultOf(t, 2, run), Options{})
 			require.NoError(t, err)
 			for name, want := range tc.want {
 				c := checkNamed(t, rep, name)
 				assert.Equal(t, want, c.Outcome, c.Reason)
+				if want == Warn {
+					assert.Contains(t, c.Reason, "not measured")
+					continue
+				}
 				assert.False(t, c.Candidate.Interval)
 			}
 			assert.Equal(t, tc.overall, rep.Outcome)

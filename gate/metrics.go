@@ -74,18 +74,13 @@ type metric struct {
 // metrics is the catalogue of what a check can compare. Slopes come from the
 // Total fits (growth per lifecycle at the run's failure rate, failed closes
 // included).
-var metrics = map[string]metric{
-	"native_growth_per_lifecycle":       slope(analysis.SignalNativeHeap, UnitBytesPerLifecycle, perLifecycle),
-	"rss_growth_per_lifecycle":          slope(analysis.SignalRSS, UnitBytesPerLifecycle, perLifecycle),
-	"fd_growth_per_lifecycle":           slope(analysis.SignalFDs, UnitFDsPerLifecycle, perLifecycle),
-	"native_growth_per_million_records": slope(analysis.SignalNativeHeap, UnitBytesPerMillionRecords, perMillion),
-	"rss_growth_per_million_records":    slope(analysis.SignalRSS, UnitBytesPerMillionRecords, perMillion),
-	"restore_time_p50":                  restoreMedian(),
-	"restore_time_max":                  restore(func(r *schema.Run) int64 { return r.Restore.MaxNs }),
-	"task_errors":                       count(UnitCount, func(r *schema.Run) int64 { return r.TaskErrors }),
-	"records_lost":                      count(UnitCount, func(r *schema.Run) int64 { return r.RecordsLost }),
-	"pinned_dbs":                        count(UnitCount, func(r *schema.Run) int64 { return r.PinnedDBs }),
-	"init_failures":                     count(UnitCount, func(r *schema.Run) int64 { return r.InitFailures }),
+var metrics = withSlopes(map[string]metric{
+	"restore_time_p50": restoreMedian(),
+	"restore_time_max": restore(func(r *schema.Run) int64 { return r.Restore.MaxNs }),
+	"task_errors":      count(UnitCount, func(r *schema.Run) int64 { return r.TaskErrors }),
+	"records_lost":     recordsLost(),
+	"pinned_dbs":       count(UnitCount, func(r *schema.Run) int64 { return r.PinnedDBs }),
+	"init_failures":    count(UnitCount, func(r *schema.Run) int64 { return r.InitFailures }),
 	"live_natives_at_end": count(UnitCount, func(r *schema.Run) int64 {
 		var n int64
 		for _, v := range r.LedgerAtEnd {
@@ -94,6 +89,23 @@ var metrics = map[string]metric{
 		return n
 	}),
 	"consumer_lag_max": consumerLag(),
+})
+
+// withSlopes adds to m the slope metrics of every signal whose entry in
+// analysis' registry names its gate metrics (SignalInfo.Gate):
+// "<prefix>_growth_per_lifecycle" in the signal's unit per lifecycle and,
+// where asked, "<prefix>_growth_per_million_records" (bytes only).
+func withSlopes(m map[string]metric) map[string]metric {
+	for _, d := range analysis.Registered() {
+		if d.Gate == nil {
+			continue
+		}
+		m[d.Gate.Prefix+"_growth_per_lifecycle"] = slope(d.Key, d.Unit+"/lifecycle", perLifecycle)
+		if d.Gate.PerMillion {
+			m[d.Gate.Prefix+"_growth_per_million_records"] = slope(d.Key, d.Unit+"/1M records", perMillion)
+		}
+	}
+	return m
 }
 
 func perLifecycle(f schema.SignalFit) stats.Estimate { return f.PerLifecycle }
@@ -201,6 +213,18 @@ func nsToFloat(ns []int64) []float64 {
 
 func count(unit string, get func(*schema.Run) int64) metric {
 	return metric{unit: unit, events: true, read: func(s Subject) (Quantity, error) { return exact(float64(get(s.Run))), nil }}
+}
+
+// recordsLost is the run's records lost, not measured (the check warns) when
+// the run says so (schema.Summary.RecordsNotMeasured: a JVM child, or a child
+// killed before its summary), never 0 by default.
+func recordsLost() metric {
+	return metric{unit: UnitCount, read: func(s Subject) (Quantity, error) {
+		if why := s.Run.RecordsNotMeasured; why != "" {
+			return Quantity{}, fmt.Errorf("%w: %s", errNoData, why)
+		}
+		return exact(float64(s.Run.RecordsLost)), nil
+	}}
 }
 
 // MetricUnit returns a metric's unit, or "" for an unknown metric.

@@ -11,15 +11,20 @@ import (
 	"github.com/rocksleak/rocksleak/scenarios"
 )
 
-// Disk a store instance needs, for NeededDisk.
+// Disk a store instance needs, for NeededDisk: disk blocks, not file sizes.
 const (
-	// DiskPerInstance is the files one open RocksDB instance keeps beside its
-	// data with Kafka 4.3's settings: two OPTIONS files (about 7 KB each), the
-	// MANIFEST, the LOG (info log level ERROR) and an empty WAL. Measured: the
-	// kafka-20616 scenario (24 instances open, little data) peaked at 996,182
-	// bytes under its state directory (`du -sb` every 200 ms over `rocksleak run
-	// --models fixed --lifecycles 200`), 41.5 KB per instance with its data;
-	// rounded up to 64 KiB.
+	// DiskManifestPrealloc is the MANIFEST's preallocation: RocksDB's
+	// DBOptions::manifest_preallocation_size, 4 MiB by default, which Kafka
+	// 4.3 leaves as it is. Every open DB fallocates it for its MANIFEST (on
+	// ext4 and on tmpfs alike), though the MANIFEST holds a few hundred bytes:
+	// issue 44 counted 26 MANIFESTs holding 98,308 KiB of blocks for 4,795 B of
+	// content. It is most of what a run occupies.
+	DiskManifestPrealloc = 4 << 20
+	// DiskPerInstance is the other files one open RocksDB instance keeps
+	// beside its data with Kafka 4.3's settings, in blocks: two OPTIONS files
+	// (about 7 KB each), the LOG (info log level ERROR), LOCK, IDENTITY,
+	// CURRENT and an empty WAL, each at least one 4 KiB block; rounded up to
+	// 64 KiB.
 	DiskPerInstance = 64 << 10
 	// DiskPerRecordOverhead is the bytes a record takes on disk beyond its
 	// value: its key (10 bytes here), a window store's 8-byte timestamp and
@@ -30,31 +35,38 @@ const (
 	memtableBudget = 3 * 16 << 20
 )
 
-// NeededDisk estimates the bytes one model's child writes under its state
-// directory at its peak: every open instance (tasks × stores per task × live
-// segments) takes DiskPerInstance, plus twice the records it holds (in the
-// WAL, and again in the SST written when the memtable flushes at close, before
-// the WAL is dropped), each its value plus DiskPerRecordOverhead. An instance
-// holds the records written over its life: a window segment's steps (retention
-// plus one interval), a key-value store's distinct keys; never more than its
-// memtables (memtableBudget) in the WAL. A no-safety-net scenario adds the DBs
-// failed closes pin. It is an estimate meant to err high (the kafka-20616
-// scenario: 2.82 MiB estimated, 0.95 MiB measured).
+// NeededDisk estimates the disk blocks one model's child occupies under its
+// state directory at its peak: every instance open at once takes
+// DiskManifestPrealloc + DiskPerInstance, plus twice the records it holds (in
+// the WAL, and again in the SST written when the memtable flushes at close,
+// before the WAL is dropped), each its value plus DiskPerRecordOverhead. Open
+// at once: tasks × stores per task × (live segments + 1) for a window store
+// (a store opens its next segment before it drops its oldest), tasks × stores
+// per task otherwise. An instance holds the records written over its life: a
+// window segment's steps (retention plus one interval), a key-value store's
+// distinct keys; never more than its memtables (memtableBudget) in the WAL. A
+// no-safety-net scenario adds the DBs failed closes pin. It is an estimate
+// meant to err high, checked against blocks (`du -s --block-size=1`, not file
+// sizes): kafka-20616 is estimated at 132 MiB and peaked at 101 MiB of blocks
+// on a 256 MiB ext4 (docs/faults.md).
 func NeededDisk(sc scenarios.Scenario) int64 {
-	open := int64(sc.Tasks) * int64(sc.StoresPerTask) * int64(sc.LiveSegments())
+	stores := int64(sc.Tasks) * int64(sc.StoresPerTask)
+	open := stores
 	perRecord := int64(sc.ValueBytes) + DiskPerRecordOverhead
 	var records int64
 	switch sc.Store {
 	case scenarios.StoreWindow:
+		open = stores * int64(sc.LiveSegments()+1)
 		steps := (sc.RetentionMs + sc.SegmentInterval() + sc.StepMs - 1) / max(sc.StepMs, 1)
 		records = min(steps*int64(sc.RecordsPerStep)/int64(sc.LiveSegments()), int64(sc.KeySpread)*steps)
 	default:
 		records = int64(sc.KeySpread)
 	}
 	data := min(records*perRecord, memtableBudget)
-	need := open * (DiskPerInstance + 2*data)
+	instance := DiskManifestPrealloc + DiskPerInstance + 2*data
+	need := open * instance
 	if sem, _ := sc.Semantics(); sem == scenarios.SemanticsNoSafetyNet && sc.Lifecycles > 0 {
-		need += int64(float64(sc.Lifecycles)*sc.CloseFailureRate+1) * (DiskPerInstance + 2*data)
+		need += int64(float64(sc.Lifecycles)*sc.CloseFailureRate+1) * instance
 	}
 	return need
 }

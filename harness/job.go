@@ -53,4 +53,7 @@ type Event struct {
 	Sample  *schema.Sample    `json:"sample,omitempty"`
 	Info    *schema.ChildInfo `json:"info,omitempty"`
 	Summary *schema.Summary   `json:"summary,omitempty"`
+	// TaskError is a task error told as it happens (the Go child's first,
+	// and the first naming each storage fault).
+	TaskError *schema.TaskErrorEvent `json:"task_error,omitempty"`
 }

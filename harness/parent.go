@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -157,6 +158,9 @@ func preflightEngines(cfg Config, runs []modelRun) error {
 		if err == nil {
 			err = e.Preflight(r.rn)
 		}
+		if np, ok := e.(engine.NativeProfiler); ok && err == nil && cfg.Profile != nil {
+			err = np.PreflightProfile()
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", r.name, err))
 		}
@@ -249,6 +253,7 @@ type childPlan struct {
 	jobLine  []byte
 	gen      *workload.Generator
 	prof     *ProfileJob
+	native   engine.NativeProfiler // the engine that records for --profile, when not jemalloc's dumps
 	cleanups []func()
 }
 
@@ -279,7 +284,9 @@ func planChild(cfg Config, r modelRun) (*childPlan, error) {
 	if err != nil {
 		return p, err
 	}
-	if cfg.App == nil { // an app's child reads no op stream
+	native, _ := eng.(engine.NativeProfiler) // records for --profile itself, when the engine is one
+	// An app's child reads no op stream.
+	if cfg.App == nil {
 		if p.gen, err = workload.New(cfg.Scenario, cfg.Seed); err != nil {
 			return p, err
 		}
@@ -291,7 +298,14 @@ func planChild(cfg Config, r modelRun) (*childPlan, error) {
 	var profEnv []string
 	if cfg.Profile != nil {
 		j := newProfileJob(cfg.Profile, cfg.Scenario, r.name)
-		if profEnv, err = profileEnv(j); err != nil {
+		if native != nil && !eng.Capabilities().HeapProfile {
+			// The child records itself (engine.NativeProfiler): no jemalloc.
+			j.IntervalBytes, p.native = native.ProfileIntervalBytes(), native
+			err = os.MkdirAll(j.Dir, 0o755)
+		} else {
+			profEnv, err = profileEnv(j)
+		}
+		if err != nil {
 			return p, err
 		}
 		p.prof = &j
@@ -312,8 +326,11 @@ func planChild(cfg Config, r modelRun) (*childPlan, error) {
 		return p, err
 	}
 	p.cleanups = append(p.cleanups, func() { os.RemoveAll(job.ChangelogDir) })
-	argv, done, err := eng.Command(r.rn, p.stateDir)
+	argv, done, err := eng.Command(r.rn, job.ChangelogDir)
 	p.cleanups = append(p.cleanups, done)
+	if err == nil && p.native != nil {
+		argv, err = p.native.ProfileCommand(argv)
+	}
 	if err != nil {
 		return p, err
 	}
@@ -366,6 +383,16 @@ func watchChild(ctx context.Context, cfg Config, p *childPlan, cmd *exec.Cmd, pr
 			}
 		case e.Summary != nil:
 			run.Summary = e.Summary
+			run.Summary.NormalizeTaskErrors()
+		case e.TaskError != nil:
+			if run.FirstTaskError == "" {
+				run.FirstTaskError = e.TaskError.Error
+			}
+			for _, k := range e.TaskError.Faults {
+				if !slices.Contains(run.FaultsSeen, k) {
+					run.FaultsSeen = append(run.FaultsSeen, k)
+				}
+			}
 		}
 		if cfg.OnEvent != nil {
 			cfg.OnEvent(run.Model, e)
@@ -374,10 +401,27 @@ func watchChild(ctx context.Context, cfg Config, p *childPlan, cmd *exec.Cmd, pr
 	waitErr := cmd.Wait()
 	close(done)
 	wg.Wait()
+	run.StateLeft = removeState(p.stateDir)
 	run.OutsideRSSPeak, run.StoppedByGuard = guard.finish()
-	run.StoppedNoProgress = progress.finish(run.Summary, p.stateDir, cfg.StateRoot)
+	firstErr := run.FirstTaskError
+	if run.Summary != nil && len(run.Summary.TaskErrorList) > 0 {
+		firstErr = run.Summary.TaskErrorList[0]
+	}
+	faults := slices.Clone(run.FaultsSeen)
+	if run.Summary != nil {
+		for k := range run.Summary.StorageFaults {
+			if !slices.Contains(faults, k) {
+				faults = append(faults, k)
+			}
+		}
+	}
+	slices.Sort(faults)
+	run.StoppedNoProgress = progress.finish(firstErr, faults, p.stateDir, cfg.StateRoot)
 	run.Error = endError(run, waitErr, decErr, tail)
-	if p.prof != nil {
+	switch {
+	case p.native != nil:
+		run.Profile = p.native.CollectProfile(p.prof.Dir, run.Model, run.Samples)
+	case p.prof != nil:
 		run.Profile = collectProfile(p.prof.Dir, run.Model)
 	}
 }
@@ -401,6 +445,21 @@ func endError(run *schema.ModelRun, waitErr, decErr error, tail *TailBuffer) str
 		return "child ended without a summary" + LastLines(tail.String())
 	}
 	return ""
+}
+
+// removeState removes a model's state directory once its child has ended
+// (the child removes it first; a killed one cannot) and says what is left:
+// "" when it is gone, else its path and why it could not be removed (a state
+// disk turned read-only, say).
+func removeState(dir string) string {
+	err := os.RemoveAll(dir)
+	if _, serr := os.Lstat(dir); errors.Is(serr, os.ErrNotExist) {
+		return ""
+	}
+	if err == nil {
+		err = errors.New("still there after its removal")
+	}
+	return fmt.Sprintf("%s: %v", dir, err)
 }
 
 // streamOps writes the job's line and then the schedule's op stream to a

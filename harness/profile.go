@@ -56,6 +56,8 @@ type ProfileJob struct {
 	WarmLifecycles int64 `json:"warm_lifecycles,omitempty"`
 	WarmAfterNs    int64 `json:"warm_after_ns,omitempty"`
 	Every          int64 `json:"every,omitempty"`
+	// IntervalBytes is async-profiler's nativemem sampling interval, for the JVM child (NativeMemIntervalBytes).
+	IntervalBytes int64 `json:"interval_bytes,omitempty"`
 }
 
 func newProfileJob(p *Profile, sc scenarios.Scenario, model string) ProfileJob {
@@ -272,26 +274,34 @@ func collectProfile(dir, model string) *schema.HeapProfile {
 		hp.Error = "the Go heap's growth: " + err.Error()
 	}
 	if len(dumps) > 2 {
-		var errs []error
-		for i := 1; i < len(dumps); i++ {
-			q, err := heapprof.Growth(parsed[i-1], parsed[i], sym)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			ti, err := heapprof.Attribute(q, max(1, dumps[i].lc-dumps[i-1].lc))
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			hp.Intervals = append(hp.Intervals, schema.ProfileInterval{FromLifecycles: dumps[i-1].lc,
-				ToLifecycles: dumps[i].lc, GrowthBytes: int64(ti.TotalBytes), Functions: functions(ti, intervalTop)})
-		}
-		if err := errors.Join(errs...); err != nil {
+		var err error
+		if hp.Intervals, err = profileIntervals(dumps, parsed, sym); err != nil {
 			hp.Error = "intervals: " + err.Error()
 		}
 	}
 	return hp
+}
+
+// profileIntervals is the growth between each two consecutive dumps, with
+// its top functions; the error joins those of the intervals left out.
+func profileIntervals(dumps []dumpFile, parsed []*heapprof.Dump, sym *heapprof.Symbolizer) ([]schema.ProfileInterval, error) {
+	var out []schema.ProfileInterval
+	var errs []error
+	for i := 1; i < len(dumps); i++ {
+		q, err := heapprof.Growth(parsed[i-1], parsed[i], sym)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		ti, err := heapprof.Attribute(q, max(1, dumps[i].lc-dumps[i-1].lc))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, schema.ProfileInterval{FromLifecycles: dumps[i-1].lc,
+			ToLifecycles: dumps[i].lc, GrowthBytes: int64(ti.TotalBytes), Functions: functions(ti, intervalTop)})
+	}
+	return out, errors.Join(errs...)
 }
 
 func functions(t schema.ProfileTable, n int) []schema.ProfileFunction {

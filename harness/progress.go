@@ -32,9 +32,9 @@ const (
 // Progress stops a model's child that spins on a fault that does not pass
 // (a full state disk, a store whose open keeps failing): one that completes
 // no lifecycle for NoLifecycleFor, or whose task errors exceed
-// MaxErrorsPerLifecycle times its lifecycles once there are MinErrors of them.
-// It reads only the samples the child streams (Sample.Lifecycles,
-// Sample.TaskErrors) and the clock: the code under test does not know it. A
+// MaxErrorsPerLifecycle times its lifecycles once there are MinErrors of them
+// (task errors and failed inits together). It reads only the samples the
+// child streams (Sample.Lifecycles, Sample.TaskErrors, Sample.InitFailures) and the clock: the code under test does not know it. A
 // stopped child gets SIGTERM (it ends its run and sends its summary, as at an
 // interrupt), then SIGKILL after KillAfter; its run is failed with the cause
 // (schema.ModelRun.StoppedNoProgress), naming the first error RocksDB gave.
@@ -76,15 +76,21 @@ func (p Progress) resolved() Progress {
 // verdict is why the samples so far show no progress, "" when they do not:
 // s is the latest sample, sinceLC the time since the lifecycle count last grew
 // (or the child started).
+//
+// The errors it counts are the task errors and the failed inits
+// (Sample.InitFailures: opens that failed, retried or not, including a window
+// store's segment opens that never reach a task error): a store that fails
+// every open on a full disk shows as failed inits first.
 func (p Progress) verdict(s schema.Sample, sinceLC time.Duration) string {
-	if p.MaxErrorsPerLifecycle > 0 && s.TaskErrors >= p.MinErrors &&
-		float64(s.TaskErrors) > p.MaxErrorsPerLifecycle*float64(max(s.Lifecycles, 1)) {
-		return fmt.Sprintf("%d task errors against %d lifecycles in %s, more than %g per lifecycle",
-			s.TaskErrors, s.Lifecycles, time.Duration(s.ElapsedNs).Round(time.Second), p.MaxErrorsPerLifecycle)
+	errs := s.TaskErrors + s.InitFailures
+	if p.MaxErrorsPerLifecycle > 0 && errs >= p.MinErrors &&
+		float64(errs) > p.MaxErrorsPerLifecycle*float64(max(s.Lifecycles, 1)) {
+		return fmt.Sprintf("%d task errors and %d failed inits against %d lifecycles in %s, more than %g per lifecycle",
+			s.TaskErrors, s.InitFailures, s.Lifecycles, time.Duration(s.ElapsedNs).Round(time.Second), p.MaxErrorsPerLifecycle)
 	}
 	if p.NoLifecycleFor > 0 && sinceLC >= p.NoLifecycleFor {
-		return fmt.Sprintf("no lifecycle completed for %s (%d lifecycles, %d task errors so far)",
-			p.NoLifecycleFor, s.Lifecycles, s.TaskErrors)
+		return fmt.Sprintf("no lifecycle completed for %s (%d lifecycles, %d task errors and %d failed inits so far)",
+			p.NoLifecycleFor, s.Lifecycles, s.TaskErrors, s.InitFailures)
 	}
 	return ""
 }
@@ -152,11 +158,13 @@ func (w *progressWatch) check() {
 }
 
 // finish stops watching (call it after the child has been waited for) and
-// returns why the child was stopped, in words with the first task error and
-// what to fix, or "" when it was not. stateDir is the model's state
+// returns why the child was stopped, in words with the first task error
+// (firstErr: the summary's first example, else the one the child told as it
+// happened) and what to fix, or "" when it was not. stateDir is the model's state
 // directory, shortened to "…" in the error it quotes; stateRoot is the flag's
-// value, for the advice.
-func (w *progressWatch) finish(sum *schema.Summary, stateDir, stateRoot string) string {
+// value, for the advice; faults are the storage faults the run met (its
+// first error, capped, may not name them), for the advice too.
+func (w *progressWatch) finish(firstErr string, faults []string, stateDir, stateRoot string) string {
 	close(w.stop)
 	<-w.done
 	w.mu.Lock()
@@ -169,11 +177,20 @@ func (w *progressWatch) finish(sum *schema.Summary, stateDir, stateRoot string) 
 	}
 	msg := "stopped for making no progress: " + w.reason
 	first := ""
-	if sum != nil && len(sum.TaskErrorList) > 0 {
-		first = strings.ReplaceAll(sum.TaskErrorList[0], stateDir, "…")
+	if firstErr != "" {
+		first = strings.ReplaceAll(firstErr, stateDir, "…")
 		msg += "; the first task error: " + first
 	}
-	return msg + "; to fix: " + NoProgressFix(first, stateRoot)
+	return msg + "; to fix: " + noProgressAdvice(first, faults, stateRoot)
+}
+
+// noProgressAdvice is NoProgressFix of the first task error and the storage
+// faults the run met.
+func noProgressAdvice(first string, faults []string, stateRoot string) string {
+	for _, k := range faults {
+		first += "; " + schema.StorageFaultWords(k)
+	}
+	return NoProgressFix(first, stateRoot)
 }
 
 // NoProgressFix says what a user can do about a model that stopped making

@@ -18,6 +18,11 @@ func TestProgressVerdict(t *testing.T) {
 	sample := func(lc, errs int64) schema.Sample {
 		return schema.Sample{Lifecycles: lc, TaskErrors: errs, ElapsedNs: int64(40 * time.Second)}
 	}
+	inits := func(lc, errs, inits int64) schema.Sample {
+		s := sample(lc, errs)
+		s.InitFailures = inits
+		return s
+	}
 	for _, tc := range []struct {
 		name    string
 		p       Progress
@@ -25,9 +30,12 @@ func TestProgressVerdict(t *testing.T) {
 		sinceLC time.Duration
 		want    string
 	}{
-		{"disk full, fixed (issue 31)", p, sample(39, 13_396), time.Second, "13396 task errors against 39 lifecycles in 40s, more than 20 per lifecycle"},
-		{"errors before any lifecycle", p, sample(0, 557), time.Second, "557 task errors against 0 lifecycles"},
-		{"stuck without errors", p, sample(12, 0), 2 * time.Minute, "no lifecycle completed for 2m0s (12 lifecycles, 0 task errors so far)"},
+		{"disk full, fixed (issue 31)", p, sample(39, 13_396), time.Second, "13396 task errors and 0 failed inits against 39 lifecycles in 40s, more than 20 per lifecycle"},
+		// Issue 44: a disk held full gave 260 task errors and 9,493 failed inits.
+		{"failed inits count", p, inits(300, 260, 9_493), time.Second, "260 task errors and 9493 failed inits against 300 lifecycles"},
+		{"failed inits below the ratio", p, inits(300, 260, 5_000), time.Second, ""},
+		{"errors before any lifecycle", p, sample(0, 557), time.Second, "557 task errors and 0 failed inits against 0 lifecycles"},
+		{"stuck without errors", p, sample(12, 0), 2 * time.Minute, "no lifecycle completed for 2m0s (12 lifecycles, 0 task errors and 0 failed inits so far)"},
 		{"healthy: no-safety-net's occasional refusal", p, sample(1500, 40), time.Second, ""},
 		{"a burst below MinErrors", p, sample(3, 499), time.Second, ""},
 		{"a lifecycle a while ago, within the limit", p, sample(3, 0), time.Minute, ""},
@@ -51,4 +59,14 @@ func TestNoProgressFix(t *testing.T) {
 	assert.Contains(t, NoProgressFix("IO error: While open a file for appending: …/LOCK: Read-only file system", "/s"),
 		"cannot be written")
 	assert.Contains(t, NoProgressFix("Corruption: bad block", "/s"), "fix its cause")
+}
+
+// TestNoProgressAdviceReadsTheFaults: a JVM child's first error, capped before
+// RocksDB's cause, still gets the full-disk advice when the run met ENOSPC;
+// control: without the fault, the generic advice.
+func TestNoProgressAdviceReadsTheFaults(t *testing.T) {
+	capped := "task 2 store-1: org.apache.kafka.streams.errors.ProcessorStateException: Error opening store store-1.60000 at location …; caused by: org.rocksdb.RocksDBException: While appending to file: /s/rocksleak…"
+	assert.Contains(t, noProgressAdvice(capped, []string{schema.FaultENOSPC}, "/s"), "the state directory /s is full")
+	assert.Contains(t, noProgressAdvice(capped, []string{schema.FaultEROFS}, "/s"), "cannot be written")
+	assert.Contains(t, noProgressAdvice(capped, nil, "/s"), "fix its cause")
 }

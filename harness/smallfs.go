@@ -53,3 +53,11 @@ func (f *SmallFS) Close() error {
 	err := syscall.Unmount(f.Dir, syscall.MNT_DETACH)
 	return errors.Join(err, os.Remove(f.Dir))
 }
+
+// ReadOnly remounts the file system read-only, as a kernel does a disk's
+// after an I/O error (errors=remount-ro): what is there stays, nothing can be
+// written or removed.
+func (f *SmallFS) ReadOnly() error {
+	return syscall.Mount("tmpfs", f.Dir, "tmpfs", syscall.MS_REMOUNT|syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV,
+		fmt.Sprintf("size=%d,mode=0755", f.Size))
+}

@@ -38,6 +38,12 @@ func AllocatingFrame(s *profile.Sample) string {
 	return "(allocator only)"
 }
 
+// IsAllocatorFunction reports whether a function name is the C allocator's (AllocatingFrame's rule without the
+// file): a C allocation entry point, or a C++ global operator new or new[].
+func IsAllocatorFunction(name string) bool {
+	return allocatorFunctions[name] || name == "operator new" || name == "operator new[]"
+}
+
 func isAllocator(l *profile.Location) bool {
 	if l.Mapping != nil && strings.Contains(mappingBase(l.Mapping), "libjemalloc") {
 		return true
@@ -45,8 +51,7 @@ func isAllocator(l *profile.Location) bool {
 	if len(l.Line) == 0 || l.Line[0].Function == nil {
 		return false
 	}
-	name := l.Line[0].Function.Name
-	return allocatorFunctions[name] || name == "operator new" || name == "operator new[]"
+	return IsAllocatorFunction(l.Line[0].Function.Name)
 }
 
 // Attribute returns the table of p's growth (its inuse_space sample type) by allocating function (AllocatingFrame),

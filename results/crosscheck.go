@@ -9,6 +9,7 @@ import (
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // CrossPair is one leak state seen by both engines: the Go engine's model
@@ -20,10 +21,12 @@ type CrossPair struct {
 }
 
 // CrossPairs are the pairs of the cross-check: 4.3.0 as it leaks, 4.3.1 as
-// it ships.
-var CrossPairs = []CrossPair{
-	{Label: "4.3.0 (leaky)", Go: "leaky", JVM: "kafka-4.3.0"},
-	{Label: "4.3.1 (fixed)", Go: "fixed", JVM: "kafka-4.3.1"},
+// it ships (the releases of spec.Leaky and spec.Fixed).
+var CrossPairs = []CrossPair{crossPair(spec.Leaky), crossPair(spec.Fixed)}
+
+// crossPair is m beside its release's jars.
+func crossPair(m spec.Model) CrossPair {
+	return CrossPair{Label: m.Release + " (" + m.Name + ")", Go: m.Name, JVM: spec.KafkaPrefix + m.Release}
 }
 
 // CrosscheckMarkdown renders the cross-check of r (a run of the four models

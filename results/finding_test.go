@@ -49,3 +49,39 @@ func TestFinding(t *testing.T) {
 	r.Comparisons[0].A, r.Comparisons[0].B = "kafka-4.3.0", "kafka-4.3.2"
 	assert.Len(t, Finding(r), 2, "no fix line for another pair")
 }
+
+// TestFindingNamesTheEngineAndPrefersThePairedVerdict: each model is named
+// with the RocksDB it ran on, and the fix's size is the paired controlled
+// verdict when the run has one for the pair (make run's first answer, on
+// Kafka's jars), else the difference of the fits. Shown failing before
+// engineLabel and pairedFix: the lines named "kafka-4.3.0" bare and quoted
+// the fits' difference.
+func TestFindingNamesTheEngineAndPrefersThePairedVerdict(t *testing.T) {
+	yes := true
+	e := func(v, lo, hi float64) stats.Estimate {
+		return stats.Estimate{Value: v, Low: lo, High: hi, SE: 1, DF: 100, Valid: true}
+	}
+	fit := func(v, lo, hi float64) map[string]schema.SignalFit {
+		tot := schema.SignalFit{Fit: stats.Fit{PerLifecycle: e(v, lo, hi)}}
+		return map[string]schema.SignalFit{analysis.SignalNativeHeap: {Total: &tot}}
+	}
+	r := &schema.Result{Models: []string{"kafka-4.3.0", "kafka-4.3.1", "leaky"}, Floors: analysis.DefaultFloors(),
+		Runs: map[string]*schema.Run{
+			"kafka-4.3.0": {Fits: fit(30310, 29900, 30822), Verdict: &schema.Verdict{Leak: &yes}, RocksDBVersion: "10.1.3"},
+			"kafka-4.3.1": {Fits: fit(831, 389, 1270), Verdict: &schema.Verdict{}, RocksDBVersion: "10.1.3"},
+			"leaky":       {Fits: fit(11366, 10650, 12083), Verdict: &schema.Verdict{Leak: &yes}, RocksDBVersion: "7.8.3"},
+		},
+		Comparisons: []schema.Comparison{{A: "kafka-4.3.0", B: "kafka-4.3.1", Signal: analysis.SignalNativeHeap,
+			Difference: e(-1000, -60000, 58000)}},
+		Controlled: []schema.Controlled{{Model: "kafka-4.3.0", Control: "kafka-4.3.1", Signal: analysis.SignalNativeHeap,
+			Difference: e(29491, 28979, 29901), Confidence: 0.99, Verdict: "leak"}},
+	}
+	got := Finding(r)
+	require.Len(t, got, 4)
+	assert.Equal(t, "kafka-4.3.0 (Kafka's jars, rocksdbjni 10.1.3) leaks: native heap +29.6 KiB [29.2 KiB, 30.1 KiB] per lifecycle (95% CI).", got[0])
+	assert.Contains(t, got[1], "kafka-4.3.1 (Kafka's jars, rocksdbjni 10.1.3): inconclusive")
+	assert.Equal(t, "4.3.0 (leaky; Go model, RocksDB 7.8.3) leaks: native heap +11.1 KiB [10.4 KiB, 11.8 KiB] per lifecycle (95% CI).", got[2])
+	assert.Equal(t, "The fix removes 28.8 KiB [28.3 KiB, 29.2 KiB] of native heap per lifecycle (kafka-4.3.0 − kafka-4.3.1, paired, 99% CI).", got[3])
+	r.Controlled = nil
+	assert.Contains(t, Finding(r)[3], "not yet told from zero", "without the paired verdict, the fits' difference")
+}

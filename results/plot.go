@@ -34,7 +34,8 @@ var ErrNoSamples = errors.New("no samples to plot")
 // Plots renders the run's figures as PNGs (768 × 480 px), one colour and glyph
 // per model:
 //
-//   - PlotNativeHeap and PlotRSS: the signal in MiB against lifecycles, every
+//   - one per signal with a plot in analysis' registry (PlotNativeHeap and
+//     PlotRSS): the signal in MiB against lifecycles, every
 //     sample, the lifecycle-only fit (Total) as a line over the samples it
 //     used, and a dashed vertical line at the lifecycle count of the first
 //     used sample when a warm-up was cut.
@@ -56,15 +57,15 @@ func Plots(r *schema.Result, samples map[string][]schema.Sample) (Files, error) 
 		return nil, ErrNoSamples
 	}
 	files := Files{}
-	for _, sp := range []struct{ file, sig, title, ylabel string }{
-		{PlotNativeHeap, analysis.SignalNativeHeap, "Native heap in use (C allocator) against lifecycles", "native heap (MiB)"},
-		{PlotRSS, analysis.SignalRSS, "Resident set size against lifecycles", "RSS (MiB)"},
-	} {
-		b, err := signalPlot(r, samples, models, sp.sig, sp.title, sp.ylabel)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", sp.file, err)
+	for _, d := range analysis.Registered() {
+		if d.Plot == nil {
+			continue
 		}
-		files[sp.file] = b
+		b, err := signalPlot(r, samples, models, d.Key, d.Plot.Title, d.Plot.YLabel)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Plot.File, err)
+		}
+		files[d.Plot.File] = b
 	}
 	b, err := ledgerPlot(r, samples, models)
 	if err != nil {
@@ -72,6 +73,20 @@ func Plots(r *schema.Result, samples map[string][]schema.Sample) (Files, error) 
 	}
 	files[PlotLedger] = b
 	return files, nil
+}
+
+// reportPlots writes the report's section that links to the PNGs of Plots.
+func reportPlots(b *bytes.Buffer) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("## Plots\n\n")
+	p("Each signal against lifecycles, one colour per model: the samples, the fitted line over the samples used, and a " +
+		"dashed line where the warm-up cut ends.\n\n")
+	for _, d := range analysis.Registered() {
+		if d.Plot != nil {
+			p("![%s against lifecycles](%s)\n\n", d.Name, d.Plot.File)
+		}
+	}
+	p("![live native objects against lifecycles](%s)\n\n", PlotLedger)
 }
 
 const mib = 1 << 20

@@ -191,16 +191,32 @@ func reportProfiles(b *bytes.Buffer, r *schema.Result) {
 	}
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("## Where the growth was allocated\n\n")
-	p("Each model ran under jemalloc with heap profiling (rocksleak run --profile). The child dumped its sampled " +
-		"live heap at the end of its warm-up (the first 20%% of its stop condition) and at its end; the growth " +
-		"between the dumps is attributed to the allocating function (the innermost frame that is not the allocator), " +
-		"unsampled as jeprof does. Its pprof profile is *<model>/growth.pb.gz* (`go tool pprof -top` or `-http`).\n\n")
+	nativeMem, tail, jemalloc := profilers(r)
+	if nativeMem {
+		p(nativeMemIntro, tail)
+	}
+	if jemalloc {
+		who := "Each model"
+		if nativeMem {
+			who = "Each Go engine model"
+		}
+		p("%s ran under jemalloc with heap profiling (rocksleak run --profile). The child dumped its sampled "+
+			"live heap at the end of its warm-up (the first 20%% of its stop condition) and at its end; the growth "+
+			"between the dumps is attributed to the allocating function (the innermost frame that is not the allocator), "+
+			"unsampled as jeprof does. Its pprof profile is *<model>/growth.pb.gz* (`go tool pprof -top` or `-http`).\n\n", who)
+	}
 	for _, e := range failed {
 		p("> profile of %s\n\n", table.EscapeMarkdown(e))
 	}
 	for i, t := range tables {
 		hp := runs[i].Profile
 		p("### %s\n\n", t.Model)
+		if hp.Profiler == schema.ProfilerNativeMem {
+			reportNativeMem(b, t, hp)
+			p("\n")
+			profileRows(t).Markdown(b)
+			continue
+		}
 		p("Growth %s over %d lifecycles (%d → %d), %s/lifecycle, sampled every %s; %s.\n",
 			units.FormatSignedBytes(t.TotalBytes), t.Lifecycles, hp.WarmLifecycles, hp.EndLifecycles,
 			units.FormatSignedBytes(t.TotalPerLifecycle), units.FormatBytes(float64(hp.SamplingIntervalBytes)), hp.File)

@@ -16,7 +16,9 @@ import (
 	"github.com/rocksleak/rocksleak/stats"
 )
 
-// The plots ReportMarkdown links to; Plots renders them.
+// The plots ReportMarkdown links to; Plots renders them. The signals' plots
+// are declared in analysis' registry (SignalInfo.Plot); TestSignalPlots checks
+// these names against it.
 const (
 	PlotNativeHeap = "native_heap.png"
 	PlotRSS        = "rss.png"
@@ -138,12 +140,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 	reportRetention(&b, r)
 	reportProfiles(&b, r)
 
-	p("## Plots\n\n")
-	p("Each signal against lifecycles, one colour per model: the samples, the fitted line over the samples used, and a " +
-		"dashed line where the warm-up cut ends.\n\n")
-	p("![native heap against lifecycles](%s)\n\n", PlotNativeHeap)
-	p("![RSS against lifecycles](%s)\n\n", PlotRSS)
-	p("![live native objects against lifecycles](%s)\n\n", PlotLedger)
+	reportPlots(&b)
 
 	p("## Scenario\n\n")
 	scenarioTable(r.Scenario).Markdown(&b)
@@ -201,7 +198,12 @@ func reportRuns(b *bytes.Buffer, r *schema.Result) {
 	row("init failures", func(run *schema.Run) string { return i(run.InitFailures) })
 	row("records written", func(run *schema.Run) string { return i(run.Records) })
 	row("task errors", func(run *schema.Run) string { return i(run.TaskErrors) })
-	row("records lost / verified", func(run *schema.Run) string { return i(run.RecordsLost) + " / " + i(run.Verified) })
+	row("records lost / verified", func(run *schema.Run) string {
+		if run.RecordsNotMeasured != "" {
+			return "not measured"
+		}
+		return i(run.RecordsLost) + " / " + i(run.Verified)
+	})
 	if anyRun(r, func(run *schema.Run) bool { return run.RecordsUnavailable+run.RecordsWriteFailed > 0 }) {
 		// What a fault cost that Kafka would not lose (schema.Summary.RecordsLost).
 		row("not lost: unavailable / write failed", func(run *schema.Run) string {
@@ -232,8 +234,15 @@ func reportRuns(b *bytes.Buffer, r *schema.Result) {
 		if run.Error != "" {
 			notes = append(notes, fmt.Sprintf("%s: error: %s", m, run.Error))
 		}
-		for _, e := range run.TaskErrorList {
-			notes = append(notes, fmt.Sprintf("%s: task error: %s", m, e))
+		if run.RecordsNotMeasured != "" {
+			notes = append(notes, fmt.Sprintf("%s: records lost not measured: %s", m, run.RecordsNotMeasured))
+		}
+		for i, e := range run.TaskErrorList {
+			times := ""
+			if i < len(run.TaskErrorCounts) && run.TaskErrorCounts[i] > 1 {
+				times = fmt.Sprintf(" (×%d)", run.TaskErrorCounts[i])
+			}
+			notes = append(notes, fmt.Sprintf("%s: task error%s: %s", m, times, e))
 		}
 	}
 	for _, n := range notes {

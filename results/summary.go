@@ -38,7 +38,7 @@ func Summary(r *schema.Result) string {
 	for _, m := range r.Models {
 		run := r.Runs[m]
 		i := func(v int64) string { return strconv.FormatInt(v, 10) }
-		t.Add(m, i(run.Lifecycles), i(run.FailedCloses), i(run.TaskErrors), i(run.RecordsLost),
+		t.Add(m, i(run.Lifecycles), i(run.FailedCloses), i(run.TaskErrors), RecordsLostCell(run),
 			units.FormatSignedBytes(float64(run.NativeHeapEnd-run.NativeHeapStart)), units.FormatSignedBytes(float64(run.RSSEnd-run.RSSStart)),
 			totalSlope(run, analysis.SignalNativeHeap), totalSlope(run, analysis.SignalRSS), ledgerString(run.LedgerAtEnd),
 			verdictWord(run))
@@ -84,4 +84,13 @@ func totalSlope(run *schema.Run, sig string) string {
 		return "—"
 	}
 	return fmtEst(f.Total.PerLifecycle, analysis.Describe(sig).Unit, true)
+}
+
+// RecordsLostCell is a run's records lost as a table shows it: the count, or
+// "not measured" when the run did not measure it (schema.Summary.RecordsNotMeasured).
+func RecordsLostCell(run *schema.Run) string {
+	if run.RecordsNotMeasured != "" {
+		return "not measured"
+	}
+	return strconv.FormatInt(run.RecordsLost, 10)
 }

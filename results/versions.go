@@ -32,6 +32,15 @@ type VersionRow struct {
 	// VsNext is the controlled verdict on the native heap against the next
 	// newer version in the same run (nil for the newest, or without one).
 	VsNext *schema.Controlled
+	// VsReference is the controlled verdict on the native heap against the
+	// reference version of the table (analysis.ControlledAgainst: paired,
+	// the native floor as margin; nil for the reference itself).
+	VsReference *schema.Controlled
+	// Judgement is the row's verdict with the evidence it rests on
+	// (analysis.JudgeVersion); Verdict is its word.
+	Judgement analysis.VersionJudgement
+	// RunVerdict is the run's own verdict of the model (analysis.Decide).
+	RunVerdict string
 	// OptionsLive and ReadOptionsLive are the ledger's live offsets-CF
 	// options and RocksDB.defaultReadOptions_ at the end.
 	OptionsLive, ReadOptionsLive int64
@@ -40,14 +49,38 @@ type VersionRow struct {
 	// it has no offsets-CF options to leak and no status write at close, so
 	// OptionsLive is not applicable and no close can fail.
 	NoOffsetsCF bool
-	Verdict     string // "leak", "no leak", "inconclusive", or "not analysed"
+	Verdict     string // the row's: "leak", "no leak", "inconclusive", or "not analysed"
 	Error       string // what ended the run early, if anything
 }
 
+// ReferenceVersion is the version of r's table every other row is judged
+// against: analysis.DefaultReferenceVersion when the run has it, else the
+// newest kafka-<version> model of the run ("" when there is none).
+func ReferenceVersion(r *schema.Result) string {
+	ref := ""
+	for _, m := range r.Models {
+		rn, err := spec.ParseRunName(m, spec.ModelNames())
+		if err != nil || !rn.JVM() || rn.Synthetic || rn.ReadOptionsFix {
+			continue
+		}
+		if rn.KafkaVersion == analysis.DefaultReferenceVersion {
+			return m
+		}
+		if ref == "" || spec.CompareKafkaVersions(strings.TrimPrefix(m, "kafka-"), strings.TrimPrefix(ref, "kafka-")) > 0 {
+			ref = m
+		}
+	}
+	return ref
+}
+
 // VersionRows returns one row per kafka-<version> model of r, in run order;
-// the Go engine's models and the +synthetic runs are left out.
-func VersionRows(r *schema.Result) []VersionRow {
+// the Go engine's models and the +synthetic runs are left out. Each row is
+// judged (analysis.JudgeVersion) against the reference version
+// (ReferenceVersion), paired on samples (by run name) when given, else on
+// the difference of the two fits.
+func VersionRows(r *schema.Result, samples map[string][]schema.Sample) []VersionRow {
 	var rows []VersionRow
+	ref := ReferenceVersion(r)
 	for _, m := range r.Models {
 		rn, err := spec.ParseRunName(m, spec.ModelNames())
 		if err != nil || !rn.JVM() || rn.Synthetic {
@@ -56,7 +89,7 @@ func VersionRows(r *schema.Result) []VersionRow {
 		run := r.Runs[m]
 		row := VersionRow{Kafka: rn.KafkaVersion, Model: m, RocksDBJNI: run.RocksDBVersion, Lifecycles: run.Lifecycles,
 			FailedCloses: run.FailedCloses, OptionsLive: run.LedgerAtEnd["options"],
-			ReadOptionsLive: run.LedgerAtEnd["read_options"], Verdict: verdictWord(run), Error: run.Error}
+			ReadOptionsLive: run.LedgerAtEnd["read_options"], RunVerdict: verdictWord(run), Error: run.Error}
 		if v, ok := kafkaversions.Lookup(rn.KafkaVersion); ok && !v.OffsetsCF {
 			row.NoOffsetsCF = true
 		}
@@ -74,6 +107,16 @@ func VersionRows(r *schema.Result) []VersionRow {
 				row.VsNext = c
 			}
 		}
+		if m != ref && run.Fits != nil {
+			row.VsReference = analysis.ControlledAgainst(r, samples, m, ref)
+		}
+		row.Verdict = row.RunVerdict
+		if row.Native != nil && row.RSS != nil {
+			row.Judgement = analysis.JudgeVersion(analysis.VersionEvidence{Native: row.Native.PerLifecycle,
+				RSS: row.RSS.PerLifecycle, VsReference: row.VsReference, OffsetsOptionsLive: row.OptionsLive,
+				NoOffsetsCF: row.NoOffsetsCF}, r.Floors)
+			row.Verdict = row.Judgement.Word
+		}
 		rows = append(rows, row)
 	}
 	return rows
@@ -84,7 +127,7 @@ func VersionRows(r *schema.Result) []VersionRow {
 func versionsTable(rows []VersionRow) *table.Table {
 	t := table.New("l|l|r|r|r|r|r|l|r|r|l",
 		"kafka", "rocksdbjni", "lifecycles", "failed closes", "native heap/lifecycle [95% CI]",
-		"native heap/failed close [95% CI]", "RSS/lifecycle [95% CI]", "vs next version (native heap, controlled)",
+		"native heap/failed close [95% CI]", "RSS/lifecycle [95% CI]", "vs reference (native heap, controlled)",
 		"offsets options live", "read options live", "verdict")
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
 	for _, row := range rows {
@@ -98,14 +141,14 @@ func versionsTable(rows []VersionRow) *table.Table {
 		if row.PerFailedClose != nil && row.FailedCloses > 0 {
 			perFC = fmtEst(row.PerFailedClose.PerFailedClose, "bytes", true)
 		}
-		vs := "—"
-		if c := row.VsNext; c != nil {
-			next := strings.TrimSuffix(c.Differs, "'s changes missing")
-			vs = fmt.Sprintf("%s vs %s: %s [%s, %s] (%.0f%%)", c.Verdict, next,
+		vs := "reference"
+		if c := row.VsReference; c != nil {
+			ref := strings.TrimPrefix(c.Control, "kafka-")
+			vs = fmt.Sprintf("%s vs %s: %s [%s, %s] (%.0f%%)", c.Verdict, ref,
 				fmtSignedQty(c.Difference.Value, "bytes"), fmtQty(c.Difference.Low, "bytes"),
 				fmtQty(c.Difference.High, "bytes"), 100*schema.ControlledConfidence(*c))
 			if !c.Difference.Valid {
-				vs = c.Verdict + " vs " + next + ": no interval"
+				vs = c.Verdict + " vs " + ref + ": no interval"
 			}
 		}
 		verdict := row.Verdict
@@ -122,23 +165,39 @@ func versionsTable(rows []VersionRow) *table.Table {
 	return t
 }
 
-// VersionsText renders the versions table of r as plain text, with a line
-// under it saying what each column is. Lines end in "\n".
-func VersionsText(r *schema.Result) string {
+// VersionsText renders the versions table of r (rows as VersionRows(r,
+// samples)) as plain text, then each row's evidence, then a line saying
+// what each column is. Lines end in "\n".
+func VersionsText(r *schema.Result, samples map[string][]schema.Sample) string {
 	var b strings.Builder
-	rows := VersionRows(r)
+	rows := VersionRows(r, samples)
 	versionsTable(rows).Text(&b)
+	b.WriteString(versionsEvidence(rows))
 	b.WriteString(versionsLegend(r, rows))
 	return b.String()
 }
 
 // VersionsMarkdown renders the same table as Markdown.
-func VersionsMarkdown(r *schema.Result) string {
+func VersionsMarkdown(r *schema.Result, samples map[string][]schema.Sample) string {
 	var buf bytes.Buffer
-	rows := VersionRows(r)
+	rows := VersionRows(r, samples)
 	versionsTable(rows).Markdown(&buf)
-	buf.WriteString("\n" + versionsLegend(r, rows))
+	buf.WriteString("\n" + versionsEvidence(rows))
+	buf.WriteString(versionsLegend(r, rows))
 	return buf.String()
+}
+
+// versionsEvidence is one line per row: its verdict and what settled it.
+func versionsEvidence(rows []VersionRow) string {
+	var b strings.Builder
+	b.WriteString("\n")
+	for _, row := range rows {
+		if row.Judgement.Word == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "%s: %s (the run's own verdict: %s)\n", row.Kafka, row.Judgement, row.RunVerdict)
+	}
+	return b.String()
 }
 
 func versionsLegend(r *schema.Result, rows []VersionRow) string {
@@ -156,9 +215,11 @@ func versionsLegend(r *schema.Result, rows []VersionRow) string {
 			strings.Join(pre, ", "))
 	}
 	return fmt.Sprintf("\nper lifecycle: the whole growth per store lifecycle (the fit the verdict is decided on); per failed close: "+
-		"the native heap's extra growth per failed close (fit on lifecycles and failed closes together); vs next version: "+
-		"this version minus the next newer one of the run, sampled at the same lifecycle counts; live: the ownership ledger "+
-		"at the end (Kafka's objects, isOwningHandle()); verdict: the run's own, against floors native heap %s, RSS %s "+
-		"per lifecycle; inconclusive means the intervals do not settle it.\n",
+		"the native heap's extra growth per failed close (fit on lifecycles and failed closes together); vs reference: "+
+		"this version minus the reference version, paired at the same lifecycle counts when both ran the same schedule (99%%), else the difference of the two fits (95%%), with the native floor as margin; live: the ownership ledger "+
+		"at the end (Kafka's objects, isOwningHandle()); verdict: the row's, against floors native heap %s, RSS %s "+
+		"per lifecycle (leak: native heap above its floor and a leak beyond that floor against the reference; no leak: "+
+		"native heap below its floor, within ± that floor of the reference, no offsets options live; RSS, which the JVM's "+
+		"own pages move, vetoes only when it settles the other way; inconclusive means the evidence does not settle it).\n",
 		fmtQty(r.Floors.NativeHeap, "bytes"), fmtQty(r.Floors.RSS, "bytes")) + note
 }

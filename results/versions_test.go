@@ -64,7 +64,7 @@ func versionsResult() *schema.Result {
 }
 
 func TestVersionRowsAreTheJVMVersionsOnly(t *testing.T) {
-	all := VersionRows(versionsResult())
+	all := VersionRows(versionsResult(), nil)
 	require.Len(t, all, 3)
 	assert.Equal(t, "4.2.2", all[0].Kafka)
 	assert.True(t, all[0].NoOffsetsCF, "4.2.2 has no offsets column family (versions.tsv)")
@@ -84,6 +84,34 @@ func TestVersionRowsAreTheJVMVersionsOnly(t *testing.T) {
 // closes shows "—" per failed close, not the fit's meaningless value.
 func TestVersionsTableGolden(t *testing.T) {
 	r := versionsResult()
-	golden.Check(t, filepath.Join("testdata", "versions", "table.txt"), []byte(VersionsText(r)))
-	golden.Check(t, filepath.Join("testdata", "versions", "table.md"), []byte(VersionsMarkdown(r)))
+	golden.Check(t, filepath.Join("testdata", "versions", "table.txt"), []byte(VersionsText(r, nil)))
+	golden.Check(t, filepath.Join("testdata", "versions", "table.md"), []byte(VersionsMarkdown(r, nil)))
+}
+
+// TestVersionRowsJudgeAgainstTheReference: every row but the reference
+// (4.3.1, KAFKA-20616's fixed release) carries a controlled verdict against
+// it, and the row's verdict is analysis.JudgeVersion's, not the run's own:
+// 4.3.0 of the hand-made result has a run verdict "inconclusive" (its RSS
+// interval reaches the floor) and a native heap above its floor, a leak
+// beyond the floor against 4.3.1 and its offsets options live, so its row is
+// a leak; 4.2.2's native heap interval reaches the floor, so it stays
+// inconclusive. Shown failing before the rows were judged (Verdict was the
+// run's own: 4.3.0 "inconclusive").
+func TestVersionRowsJudgeAgainstTheReference(t *testing.T) {
+	r := versionsResult()
+	r.Runs["kafka-4.3.0"].Fits[analysis.SignalNativeHeap].Total.Fit.PerLifecycle = stats.Estimate{Value: 30000,
+		Low: 29500, High: 30500, SE: 250, DF: 500, Valid: true}
+	r.Runs["kafka-4.3.1"].Fits[analysis.SignalNativeHeap].Total.Fit.PerLifecycle = stats.Estimate{Value: 800,
+		Low: 400, High: 1200, SE: 200, DF: 500, Valid: true}
+	assert.Equal(t, "kafka-4.3.1", ReferenceVersion(r))
+	rows := VersionRows(r, nil)
+	require.Len(t, rows, 3)
+	require.NotNil(t, rows[1].VsReference)
+	assert.Equal(t, "kafka-4.3.1", rows[1].VsReference.Control)
+	assert.Equal(t, "leak", rows[1].VsReference.Verdict, rows[1].VsReference.Reason)
+	assert.Equal(t, analysis.WordLeak, rows[1].Verdict, rows[1].Judgement.String())
+	assert.Equal(t, analysis.WordInconclusive, rows[1].RunVerdict)
+	assert.Nil(t, rows[2].VsReference, "the reference is not judged against itself")
+	assert.Equal(t, analysis.WordNoLeak, rows[2].Verdict, rows[2].Judgement.String())
+	assert.Equal(t, analysis.WordInconclusive, rows[0].Verdict, rows[0].Judgement.String())
 }

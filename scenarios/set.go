@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/rocksleak/rocksleak/spec"
 )
 
 // fieldIndex maps each YAML key to its Scenario field index, in field order.
@@ -102,6 +104,44 @@ func (s *Scenario) Set(kv string) error {
 	default:
 		// A new field kind must be taught to Set; TestSetEveryKey catches it.
 		panic(fmt.Sprintf("scenarios: Set: field %s has unsupported kind %s", key, f.Kind()))
+	}
+	return nil
+}
+
+// modelFields are the scenario fields only some models read: which run names
+// read each, and those models in words.
+var modelFields = map[string]struct {
+	uses func(spec.RunName) bool
+	who  string
+}{
+	"synthetic_leak_bytes": {func(rn spec.RunName) bool { return rn.Synthetic },
+		fmt.Sprintf("the %q models (e.g. leaky%s, fixed%s)", spec.SyntheticSuffix, spec.SyntheticSuffix, spec.SyntheticSuffix)},
+}
+
+// CheckSetsUsed checks that every override of sets ("key=value", as given to
+// --set) that only some models read (synthetic_leak_bytes: the "+synthetic"
+// models) is read by one of s.Models: an override no model in the run uses
+// would run without its effect under its name. The error is a *FieldError
+// naming the field and the models that would use it (wraps ErrInvalid).
+func (s Scenario) CheckSetsUsed(sets []string) error {
+	for _, kv := range sets {
+		key, _, _ := strings.Cut(kv, "=")
+		key = strings.TrimSpace(key)
+		f, ok := modelFields[key]
+		if !ok {
+			continue
+		}
+		used := false
+		for _, m := range s.Models {
+			if rn, err := spec.ParseRunName(m, ModelNames()); err == nil && f.uses(rn) {
+				used = true
+			}
+		}
+		if !used {
+			return &FieldError{Scenario: s.Name, Field: key, Value: kv, Problem: fmt.Sprintf(
+				"--set %s is read by %s only, and no model of this run (%s) is one: add one to --models, or drop the --set",
+				key, f.who, strings.Join(s.Models, ","))}
+		}
 	}
 	return nil
 }

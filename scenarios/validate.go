@@ -216,8 +216,15 @@ func (v *validator) rebalance() {
 func (v *validator) stop() {
 	s := v.s
 	v.atLeast("lifecycles", s.Lifecycles, 0)
+	if s.Lifecycles > MaxLifecycles {
+		v.add("lifecycles", s.Lifecycles, "%d is above %d, more than one machine runs in a week (a lifecycle opens and closes a RocksDB: about 70 per second here); stop by duration, or run fewer",
+			s.Lifecycles, MaxLifecycles)
+	}
 	if s.Duration < 0 {
 		v.add("duration", s.Duration, "%v is negative", s.Duration)
+	}
+	if s.Duration > MaxDuration {
+		v.add("duration", s.Duration, "%v is above %v (a week), the longest run rocksleak takes", s.Duration, MaxDuration)
 	}
 	if s.Lifecycles == 0 && s.Duration == 0 {
 		v.add("lifecycles", 0, "is 0 and duration is 0s: set at least one stop condition")

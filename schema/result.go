@@ -255,7 +255,7 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 	r.Provenance.StartTime = out.Started.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	r.Provenance.EndTime = out.Ended.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	r.Provenance.ScenarioDigest = sc.Digest()
-	var versions []string
+	var versions, faults []string
 	for _, mr := range out.Runs {
 		r.Models = append(r.Models, mr.Model)
 		run := &Run{ChildPID: mr.Info.PID, Allocator: mr.Info.Allocator, RocksDBVersion: mr.Info.RocksDBVersion,
@@ -263,7 +263,7 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 		if mr.Summary != nil {
 			run.Summary = *mr.Summary
 		} else {
-			run.Summary.Model = mr.Model
+			run.Summary = summaryFromLastSample(mr)
 		}
 		// The parent's word on the run (it carries the child's own error
 		// when the child failed with one).
@@ -287,11 +287,20 @@ func FromOutput(out *Output, sc scenarios.Scenario, prov Provenance) *Result {
 				run.RSSPeak = max(run.RSSPeak, s.RSS)
 			}
 		}
+		run.StateLeft = mr.StateLeft
+		if run.StorageFaults = storageFaultsOf(run, mr.FaultsSeen); run.StorageFaults != nil {
+			faults = append(faults, StorageFaultLine(mr.Model, run.StorageFaults))
+		}
 		if mr.Error != "" {
 			r.Errors = append(r.Errors, fmt.Sprintf("%s: %s", mr.Model, mr.Error))
 		}
+		if mr.StateLeft != "" {
+			r.Errors = append(r.Errors, fmt.Sprintf("%s: state directory left behind: %s: remove it (rm -rf)", mr.Model, mr.StateLeft))
+		}
 		r.Runs[mr.Model] = run
 	}
+	// A storage fault fails the run whatever its verdict, and is said first.
+	r.Errors = append(faults, r.Errors...)
 	r.Provenance.RocksDBVersion = strings.Join(versions, ", ")
 	switch {
 	case out.Interrupted:

@@ -27,8 +27,13 @@ type Summary struct {
 	Rebalances   int64 `json:"rebalances"`
 	// TaskErrors are errors that escaped a store to its task, e.g. a reopen
 	// refused because a pinned DB still holds the path's LOCK.
-	TaskErrors    int64    `json:"task_errors"`
-	TaskErrorList []string `json:"task_error_examples,omitempty"` // the first few, in words
+	TaskErrors int64 `json:"task_errors"`
+	// TaskErrorList holds the distinct task errors in words (at most
+	// MaxTaskErrorExamples, each at most MaxTaskErrorChars: see
+	// TaskErrorTally); TaskErrorCounts how many task errors had each text
+	// (empty in results written before it was recorded).
+	TaskErrorList   []string `json:"task_error_examples,omitempty"`
+	TaskErrorCounts []int64  `json:"task_error_counts,omitempty"`
 	// RecordsLost counts the records a store, once open (after its restore,
 	// if any), does not hold although the changelog does: what Kafka itself
 	// would lose. Not lost, and counted apart: RecordsUnavailable, the
@@ -51,6 +56,21 @@ type Summary struct {
 	Error              string           `json:"error,omitempty"` // a failure that ended the model's run early
 	// App is set for an application's run (rocksleak run --app): its own counts.
 	App *AppCounts `json:"app,omitempty"`
+	// StorageFaults counts the errors the child met that name a storage
+	// fault of the state disk (FaultENOSPC, FaultEROFS, FaultEIO: see
+	// StorageFaults), by fault; empty when none (a JVM child does not count
+	// them: the parent reads its examples).
+	StorageFaults StorageFaultTally `json:"storage_faults,omitempty"`
+	// RecordsNotMeasured, when set, says why RecordsLost and Verified were not
+	// measured (they are then 0 and mean nothing): a JVM child that does not
+	// read its stores back, or a child killed before its summary.
+	RecordsNotMeasured string `json:"records_not_measured,omitempty"`
+	// FromLastSample: the child sent no summary (it was killed); the parent
+	// took the counts and the ledger from its last sample.
+	FromLastSample bool `json:"summary_from_last_sample,omitempty"`
+	// StateLeft names the model's state directory when the parent could not
+	// remove it after the child, with the error; empty when it was removed.
+	StateLeft string `json:"state_left,omitempty"`
 	// Retention is the allocator-retention probe taken after the last sample (Go engine only; nil for the JVM
 	// engine, fleet instances and results made before it was recorded).
 	Retention *Retention `json:"retention,omitempty"`
@@ -117,6 +137,15 @@ type ModelRun struct {
 	// StoppedNoProgress says why the parent stopped a child that made no
 	// progress (harness.Progress), if it did (Error says so too).
 	StoppedNoProgress string
+	// FirstTaskError and FaultsSeen are what the child said of its task
+	// errors as they happened (TaskErrorEvent): the first one, and the
+	// storage faults they named. They outlive a child killed before its
+	// summary.
+	FirstTaskError string
+	FaultsSeen     []string
+	// StateLeft is set when the parent could not remove the model's state
+	// directory after its child: the path and the error.
+	StateLeft string
 	// OutsideRSSPeak is the child's largest RSS seen from outside, bytes.
 	OutsideRSSPeak int64
 	// Profile is set when the run was profiled (harness.Config.Profile).
@@ -158,7 +187,30 @@ type HeapProfile struct {
 	Intervals []ProfileInterval `json:"intervals,omitempty"`
 	// Error says why there is no profile, or what went wrong making it.
 	Error string `json:"error,omitempty"`
+	// Profiler is ProfilerNativeMem for the JVM engine's profile (async-profiler's nativemem mode), "" for jemalloc's
+	// heap dumps. A nativemem profile's GrowthBytes are the sampled allocations made from WarmLifecycles on that were
+	// not freed when the recording stopped, after the child closed every store (StopLifecycles), weighted unsampled,
+	// leaving out those made in its last TailFraction (0: none): EndLifecycles is the lifecycle count at that cut,
+	// interpolated in the samples' time.
+	Profiler string `json:"profiler,omitempty"`
+	// RuntimeBytes is the part of a nativemem profile's unfreed bytes that the JVM allocated for itself (HotSpot's
+	// os::malloc, which Native Memory Tracking counts): left out of GrowthBytes and Functions, as the native-heap
+	// signal leaves out the child's runtime_malloc. The profile's files keep it.
+	RuntimeBytes int64 `json:"runtime_bytes,omitempty"`
+	// StopLifecycles is the lifecycle count when the nativemem recording stopped.
+	StopLifecycles int64 `json:"stop_lifecycles,omitempty"`
+	// TailFraction is the share of the nativemem recording, at its end, whose allocations are left out.
+	TailFraction float64 `json:"tail_fraction,omitempty"`
+	// FlameGraph is the unfreed allocations' flame graph (HTML) relative to the run directory, when made.
+	FlameGraph string `json:"flame_graph,omitempty"`
+	// NativeHeapSlope and SlopeRatio are filled by the analysis: the run's native-heap slope per lifecycle and the
+	// profile's GrowthBytes per lifecycle over it (0 without a fit or with a zero slope).
+	NativeHeapSlope float64 `json:"native_heap_slope,omitempty"`
+	SlopeRatio      float64 `json:"slope_ratio,omitempty"`
 }
+
+// ProfilerNativeMem names async-profiler's nativemem mode in HeapProfile.Profiler.
+const ProfilerNativeMem = "async-profiler nativemem"
 
 // ProfileFunction is one allocating function's share of a HeapProfile's growth.
 type ProfileFunction struct {

@@ -98,6 +98,11 @@ func (s FixSet) List() []Fix {
 type Model struct {
 	Name  string
 	Fixes FixSet
+	// Release is the Kafka release whose ownership code the model is
+	// ("4.3.0"), the JVM engine's kafka-<Release> model running that
+	// release's own jars; empty for a what-if that no release ships. The one
+	// place the release labels live (ModelRelease reads them).
+	Release string
 }
 
 // Has reports whether the model includes fix f.
@@ -109,7 +114,7 @@ var (
 	// ColumnFamilyOptions nobody closes, AbstractColumnFamilyAccessor.close()
 	// releases no handle when its status put throws, and nothing releases
 	// RocksDB.defaultReadOptions_. No fix.
-	Leaky = Model{Name: "leaky"}
+	Leaky = Model{Name: "leaky", Release: "4.3.0"}
 	// Fixed is exactly what Kafka 4.3.1 ships: FixOffsetsOptions and FixFinally
 	// (KAFKA-20616, PR #22378). It leaks RocksDB.defaultReadOptions_ like 4.3.0:
 	// the store-side release was proposed in PR #23085 on 2026-08-05 (closed,
@@ -117,7 +122,7 @@ var (
 	// PR #22557, cherry-picked to 4.3 on 2026-06-15, so in 4.3.1) is about the
 	// options objects (its review asks to check that the same
 	// columnFamilyOptions instance is returned twice), not the read options.
-	Fixed = Model{Name: "fixed", Fixes: NewFixSet(FixOffsetsOptions, FixFinally)}
+	Fixed = Model{Name: "fixed", Fixes: NewFixSet(FixOffsetsOptions, FixFinally), Release: "4.3.1"}
 	// OptionsFix is FixOffsetsOptions alone: the offsets-CF options are owned
 	// and closed by RocksDBStore.close(); handles and read options leak as in 4.3.0.
 	OptionsFix = Model{Name: "options-fix", Fixes: NewFixSet(FixOffsetsOptions)}
@@ -139,6 +144,21 @@ var (
 // single fixes, all fixes.
 func Models() []Model {
 	return []Model{Leaky, Fixed, OptionsFix, FinallyFix, ReadOptionsFix, AllFixes}
+}
+
+// ModelRelease is the Kafka release a run name is, exactly as written: a
+// model's Release ("leaky" is "4.3.0"), or the version of a kafka-<version>
+// name; "" for a what-if, or a name with a suffix.
+func ModelRelease(name string) string {
+	if v, ok := KafkaVersion(name); ok {
+		return v
+	}
+	for _, m := range Models() {
+		if m.Name == name {
+			return m.Release
+		}
+	}
+	return ""
 }
 
 // ModelNames returns the names of Models, in the same order.

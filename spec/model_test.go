@@ -59,3 +59,15 @@ func TestParseSemantics(t *testing.T) {
 	_, err := ParseSemantics("pinned")
 	assert.EqualError(t, err, `unknown leak semantics "pinned" (known: rocksjava, no-safety-net; aliases: safety-net, pin)`)
 }
+
+// TestModelReleaseLabels: the release labels live on the models (leaky is
+// 4.3.0, fixed is 4.3.1, the what-ifs none), a kafka-<version> name is its
+// version, and a name with a suffix is no release as written.
+func TestModelReleaseLabels(t *testing.T) {
+	for name, want := range map[string]string{
+		"leaky": "4.3.0", "fixed": "4.3.1", "options-fix": "", "finally-fix": "", "read-options-fix": "",
+		"all-fixes": "", "kafka-4.2.2": "4.2.2", "leaky@jemalloc": "", "nonsense": "",
+	} {
+		assert.Equal(t, want, ModelRelease(name), name)
+	}
+}

@@ -258,19 +258,19 @@ func TestStopRule(t *testing.T) {
 
 	// No look while a fit is flagged or too short: nothing spent.
 	var st StopState
-	d, stop := r.Look(&st, 100, fitWith(10000, 12000, 200, FlagWarmupAtLimit), fitWith(14000, 18000, 200), DecideOptions{})
+	d, stop := r.Look(&st, LookData{Lifecycles: 100, Native: fitWith(10000, 12000, 200, FlagWarmupAtLimit), RSS: fitWith(14000, 18000, 200)}, DecideOptions{})
 	assert.False(t, stop)
 	assert.Equal(t, VerdictInconclusive, d.Verdict)
 	assert.Contains(t, d.Reason, "no look")
 	assert.Equal(t, 0.0, st.Spent)
 	short := fitWith(10000, 12000, 200)
 	short.SamplesUsed = 30
-	_, stop = r.Look(&st, 100, short, fitWith(14000, 18000, 200), DecideOptions{})
+	_, stop = r.Look(&st, LookData{Lifecycles: 100, Native: short, RSS: fitWith(14000, 18000, 200)}, DecideOptions{})
 	assert.False(t, stop)
 	assert.Equal(t, 0, st.Looks)
 
 	// A clear leak at half the horizon stops, with the look's wider level.
-	d, stop = r.Look(&st, 500, fitWith(10000, 12000, 200), fitWith(14000, 18000, 200), DecideOptions{})
+	d, stop = r.Look(&st, LookData{Lifecycles: 500, Native: fitWith(10000, 12000, 200), RSS: fitWith(14000, 18000, 200)}, DecideOptions{})
 	assert.True(t, stop)
 	assert.Equal(t, VerdictLeak, d.Verdict, d.Reason)
 	assert.Greater(t, d.Confidence, 0.99)
@@ -281,7 +281,7 @@ func TestStopRule(t *testing.T) {
 
 	// At the horizon an inconclusive verdict stops too.
 	st = StopState{}
-	d, stop = r.Look(&st, 1000, fitWith(1500, 2600, 200), fitWith(-2000, 3000, 200), DecideOptions{})
+	d, stop = r.Look(&st, LookData{Lifecycles: 1000, Native: fitWith(1500, 2600, 200), RSS: fitWith(-2000, 3000, 200)}, DecideOptions{})
 	assert.True(t, stop)
 	assert.Equal(t, VerdictInconclusive, d.Verdict)
 }

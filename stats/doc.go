@@ -79,7 +79,9 @@
 //     leaks below any floor. Interaction: the interval on a 2×2
 //     attribution's interaction term.
 //   - StopRule: early verdicts by Lan–DeMets O'Brien–Fleming-type error
-//     spending (Bonferroni over looks), no look before the warm-up is over.
+//     spending (Bonferroni over looks), no look before the warm-up is over;
+//     guarded (the rule of --until-verdict), no early "no leak" before a
+//     late leak could have shown, no early "leak" on growth that slows.
 //
 // stats/simulate holds the seeded simulation suite that measures
 // all of this (make stats-check), and the legacy rule (simulate.LegacyDecide)

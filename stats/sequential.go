@@ -41,6 +41,48 @@ type StopRule struct {
 	Alpha             float64 // familywise error of the whole procedure; default 0.05
 	PlannedLifecycles float64 // information horizon: the last look is at or after it; must be > 0
 	MinSamples        int     // no look before this many samples after the warm-up cut; default 60
+	// Guarded makes an early call as safe as the full run's (issue 44):
+	// before the planned horizon,
+	//
+	//   - "no leak" is not called before MinNoLeakShare of the planned
+	//     lifecycles, nor while LookData.NotYet names something the run has
+	//     not seen yet (a restore): a leak that starts late would not have
+	//     shown yet. A 6 KiB/lifecycle leak starting at 40% of the run was
+	//     called "no leak" at 15–38% of it without this guard. Nor while the
+	//     native heap's warm-up cut takes LongWarmupShare of its samples or
+	//     more: growth still levelling off (the full run may find its
+	//     warm-up not over);
+	//   - "leak" is not called unless the native heap's later half
+	//     (LookData.RecentNative) holds the rate: its interval at the look's
+	//     level lies above the floor too. Growth that levels off (3 MiB with
+	//     τ = 0.3 × the run) was called a leak at 12–19% of the run, where
+	//     it still rose at 5 KiB/lifecycle, without this guard.
+	//
+	// At the horizon the look decides as the full run does. The unguarded
+	// rule is kept to replay the results it made.
+	Guarded        bool
+	MinNoLeakShare float64 // default DefaultMinNoLeakShare
+}
+
+// DefaultMinNoLeakShare is the share of the planned lifecycles before which
+// a guarded StopRule calls no "no leak" (statscheck -early measures it).
+const DefaultMinNoLeakShare = 0.75
+
+// LookData is what one look sees: the lifecycles so far and both signals'
+// fits on everything so far, and for a guarded rule the native heap's fit
+// over the later half of its used samples and what the run has not seen
+// yet.
+type LookData struct {
+	Lifecycles  float64
+	Native, RSS Fit
+	// RecentNative is the native heap fitted over the later half of
+	// Native's used samples (no warm-up cut); nil: not fitted, so a guarded
+	// rule calls no early leak.
+	RecentNative *Fit
+	// NotYet names what the run has not seen yet that a leak starting late
+	// would need ("a restore"); non-empty: a guarded rule calls no early
+	// "no leak".
+	NotYet string
 }
 
 // StopState is the state a caller carries between looks.
@@ -73,7 +115,8 @@ func (r StopRule) alpha() float64 {
 // verdict, or at the planned horizon (t ≥ 1) whatever the verdict. A skipped
 // look (too few samples, a blocking flag, no error left to spend) returns an
 // inconclusive Decision saying why, stop false (true at the horizon).
-func (r StopRule) Look(st *StopState, lifecycles float64, native, rss Fit, opt DecideOptions) (Decision, bool) {
+func (r StopRule) Look(st *StopState, look LookData, opt DecideOptions) (Decision, bool) {
+	lifecycles, native, rss := look.Lifecycles, look.Native, look.RSS
 	minN := r.MinSamples
 	if minN == 0 {
 		minN = 60
@@ -106,6 +149,12 @@ func (r StopRule) Look(st *StopState, lifecycles float64, native, rss Fit, opt D
 	st.Looks++
 	opt.Alpha = spend / 2
 	d := DecideSignals(native, rss, opt)
+	if why := r.guard(d, look, t, opt); why != "" && !final {
+		d.Verdict = VerdictInconclusive
+		d.Reason = "no early call: " + why + " (" + d.Reason + ")"
+		d.Settle = "run on"
+		return d, false
+	}
 	if d.Verdict != VerdictInconclusive {
 		d.EarlyStop, d.Look = !final, st.Looks
 		if final {
@@ -116,4 +165,39 @@ func (r StopRule) Look(st *StopState, lifecycles float64, native, rss Fit, opt D
 		return d, true
 	}
 	return d, final
+}
+
+// guard is why a guarded rule does not stop on d before the horizon ("" to
+// stop): see StopRule.Guarded.
+func (r StopRule) guard(d Decision, look LookData, t float64, opt DecideOptions) string {
+	if !r.Guarded {
+		return ""
+	}
+	opt = opt.withDefaults()
+	switch d.Verdict {
+	case VerdictNoLeak:
+		share := r.MinNoLeakShare
+		if share <= 0 {
+			share = DefaultMinNoLeakShare
+		}
+		if t < share {
+			return fmt.Sprintf("\"no leak\" waits for %.0f%% of the planned lifecycles (%.0f%% so far): a leak that starts later would not have shown yet", 100*share, 100*t)
+		}
+		if look.NotYet != "" {
+			return "\"no leak\" waits for " + look.NotYet + ": a leak that starts then would not have shown yet"
+		}
+		if n := look.Native; n.Samples > 0 && float64(n.WarmupSamples) >= LongWarmupShare*float64(n.Samples) {
+			return fmt.Sprintf("the native heap's warm-up cut takes %d of its %d samples: growth still levelling off may not be over by the run's end", n.WarmupSamples, n.Samples)
+		}
+	case VerdictLeak:
+		if look.RecentNative == nil {
+			return "the native heap's later half was not fitted, so its rate is not known to hold"
+		}
+		e := at(look.RecentNative.PerLifecycle, opt.Alpha)
+		if !e.Valid || e.Low <= opt.NativeFloor {
+			return fmt.Sprintf("the native heap's later half, %s/lifecycle [%s, %s], does not hold a rate above its floor %s/lifecycle: growth that slows may be bounded",
+				units.FormatSignedBytes(e.Value), units.FormatBytes(e.Low), units.FormatBytes(e.High), units.FormatBytes(opt.NativeFloor))
+		}
+	}
+	return ""
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/rocksleak/rocksleak/harness"
 	"github.com/rocksleak/rocksleak/internal/table"
 	"github.com/rocksleak/rocksleak/internal/units"
+	"github.com/rocksleak/rocksleak/spec"
 	"github.com/rocksleak/rocksleak/stats"
 )
 
@@ -57,13 +58,11 @@ func diskFullCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	return err
 }
 
-// kafkaVersion names the Kafka release a model's ownership is.
+// kafkaVersion names the Kafka release a model's ownership is
+// (spec.ModelRelease), "what-if" for none.
 func kafkaVersion(model string) string {
-	switch strings.SplitN(model, "@", 2)[0] {
-	case "leaky":
-		return "4.3.0"
-	case "fixed":
-		return "4.3.1"
+	if r := spec.ModelRelease(strings.SplitN(model, "@", 2)[0]); r != "" {
+		return r
 	}
 	return "what-if"
 }

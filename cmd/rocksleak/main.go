@@ -12,6 +12,7 @@
 //	rocksleak scenarios show NAME|FILE    print a scenario, resolved, as YAML
 //	rocksleak report [--reanalyze] [--out DIR] RESULT.json
 //	rocksleak compare [--md] A.json B.json
+//	rocksleak failedclose FAULTY_DIR CONTROL_DIR   cost per failed close, from a run pair
 //	rocksleak gate --baseline B.json --candidate C.json [--policy FILE] [--format text|json|markdown]
 //	rocksleak plan --result R.json --model M [--topology FILE] [--png FILE] [topology flags]
 //	rocksleak reliability [--scenario NAME] [--seeds N] [--parallel N] [--until-verdict] [--shard K/N]
@@ -148,6 +149,8 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return reportCmd(stdout, stderr, args[1:])
 	case "compare":
 		return compareCmd(stdout, stderr, args[1:])
+	case "failedclose":
+		return failedCloseCmd(stdout, stderr, args[1:])
 	case "gate":
 		return gateCmd(stdout, stderr, args[1:])
 	case "plan":

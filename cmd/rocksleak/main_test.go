@@ -65,6 +65,12 @@ func TestBadInputExitsTwoNamingTheField(t *testing.T) {
 		{"unknown flag", []string{"run", "--frobnicate"}, "frobnicate"},
 		{"scenarios show unknown", []string{"scenarios", "show", "nope"}, "nope"},
 		{"disk-full too few attempts", []string{"disk-full", "--attempts", "3"}, "--attempts"},
+		// Issue 44: accepted before, ETA 2,562,047 h; a leak-less run under the synthetic label.
+		{"lifecycles beyond a week", []string{"run", "--lifecycles", "1000000000000"}, "lifecycles: 1000000000000 is above"},
+		{"lifecycles beyond a week in a file", []string{"run", "--set", "lifecycles=1000000000000"}, "lifecycles"},
+		{"duration beyond a week", []string{"run", "--duration", "200h"}, "duration"},
+		{"set a field no model reads", []string{"run", "--models", "leaky", "--set", "synthetic_leak_bytes=4096"},
+			`synthetic_leak_bytes: --set synthetic_leak_bytes is read by the "+synthetic" models`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runCLI(t, tc.args...)

@@ -34,7 +34,7 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs.StringVar(&o.allocator, "allocator", "", "C allocator of the children: glibc, jemalloc (Debian's libjemalloc2 preloaded), or glibc,jemalloc to run every model under both")
 	fs.StringVar(&o.format, "format", "text", "text; bench: also print Go benchmark lines (BenchmarkLifecycle/<scenario>/<model>) that benchstat reads; bmf: print only Bencher Metric Format JSON on stdout (the summary goes to stderr) and write bmf.json beside the result")
 	fs.BoolVar(&o.untilVerdict, "until-verdict", false, "stop each model as soon as its verdict is settled (sequential looks, corrected for looking repeatedly); the stop condition stays the limit")
-	fs.BoolVar(&o.profile, "profile", false, "profile each model's C heap by allocation stack (jemalloc preloaded, sampled every 2^15 bytes): dumps at the end of the warm-up (the first 20% of the stop condition) and at the end; writes <model>/growth.pb.gz (go tool pprof) and a \"where the growth was allocated\" section")
+	fs.BoolVar(&o.profile, "profile", false, "profile each model's C heap by allocation stack from the end of the warm-up (the first 20% of the stop condition) to the end: Go engine models under jemalloc (preloaded, sampled every 2^15 bytes, dumps at both ends), kafka-<version> models with async-profiler's nativemem mode (the allocations never freed, with Java and native frames; also <model>/unfreed.html, a flame graph); writes <model>/growth.pb.gz (go tool pprof) and a \"where the growth was allocated\" section")
 	fs.Int64Var(&o.profileEvery, "profile-every", 0, "with --profile, also dump the heap every K lifecycles after the warm-up (growth per interval in result.json and report.md)")
 	fs.StringVar(&o.maxRSS, "max-rss", "", "stop a model's child whose RSS, watched from outside, crosses this size (e.g. 4GiB; default half the memory available at the child's start, or of the cgroup's memory.max when smaller; \"none\" for no limit); its result is marked and the run exits 1")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go (default: the system temp dir); removed at the end")
@@ -103,6 +103,9 @@ func resolveScenario(o runOptions) (scenarios.Scenario, error) {
 	if o.seed >= 0 {
 		sc.Seed = o.seed
 	}
+	if err := sc.CheckSetsUsed(o.sets); err != nil {
+		return sc, err
+	}
 	return sc, sc.Validate()
 }
 
@@ -156,6 +159,10 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, o runOptions, co
 		return res, schema.SamplesByModel(out), errInterrupted
 	case runErr != nil:
 		return res, schema.SamplesByModel(out), runErr
+	case len(res.Errors) > 0:
+		// A storage fault or a state directory left behind, said in the
+		// summary's first lines: the run is failed whatever its verdict.
+		return res, schema.SamplesByModel(out), errQuiet
 	}
 	return res, schema.SamplesByModel(out), nil
 }
@@ -170,6 +177,9 @@ func prepareRun(o runOptions) (scenarios.Scenario, *harness.App, string, error) 
 	}
 	app, err := loadApp(o, &sc)
 	if err != nil {
+		return sc, nil, "", err
+	}
+	if err := checkProfileEvery(o, sc.Models); err != nil {
 		return sc, nil, "", err
 	}
 	outDir := o.out

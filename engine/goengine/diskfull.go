@@ -35,6 +35,7 @@ func runDiskFull(ctx context.Context, j harness.Job, model lifecycle.Model, synt
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
+	topo.useLogDir(j.ChangelogDir)
 	rec := newRecorder(j, topo, sampler, out)
 	if err := rec.sample(schema.TriggerStart); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"github.com/rocksleak/rocksleak/changelog"
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 )
 
 // open (re)opens a slot's store. An unclean status under exactly-once is a
@@ -100,9 +101,36 @@ func (t *Topology) tryOpen(s *slot, streamTime int64) error {
 
 func (t *Topology) taskError(s *slot, err error) {
 	t.taskErrors++
-	if len(t.taskErrorEx) < maxTaskErrorExamples {
-		t.taskErrorEx = append(t.taskErrorEx, fmt.Sprintf("task %d %s: %v", s.task, t.storeName(s), err))
+	where := fmt.Sprintf("task %d %s", s.task, t.storeName(s))
+	t.taskErrorEx.Add(where, err.Error())
+	t.lastTaskError = where + ": " + schema.CollapseError(err.Error())
+	t.storageFaults.Add(err.Error())
+	t.tellTaskError(t.lastTaskError, err.Error())
+}
+
+// tellTaskError sends msg (full: the error's text) through tell when it is the
+// run's first task error or the first naming one of its storage faults, so
+// the parent knows it should the child die before its summary.
+func (t *Topology) tellTaskError(msg, full string) {
+	if t.tell == nil {
+		return
 	}
+	faults := schema.StorageFaults(full)
+	send := len(t.told) == 0
+	for _, k := range faults {
+		send = send || !t.told[k]
+	}
+	if !send {
+		return
+	}
+	if t.told == nil {
+		t.told = map[string]bool{}
+	}
+	t.told[""] = true
+	for _, k := range faults {
+		t.told[k] = true
+	}
+	t.tell(schema.TaskErrorEvent{Error: msg, Faults: faults})
 }
 
 // restore wipes the store (or, when its path is held, moves it to a fresh

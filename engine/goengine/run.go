@@ -54,11 +54,10 @@ func RunChild(ctx context.Context, job io.Reader, events io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
-	if j.ChangelogDir != "" {
-		topo.logRoot = j.ChangelogDir
-	}
+	topo.useLogDir(j.ChangelogDir)
 	rec := newRecorder(j, topo, sampler, out)
 	topo.after = rec.after
+	topo.tell = func(e schema.TaskErrorEvent) { rec.err = errors.Join(rec.err, out.Emit(harness.Event{TaskError: &e})) }
 	if j.Profile != nil {
 		runtime.MemProfileRate = harness.GoMemProfileRate
 		rec.prof = harness.NewProfiler(*j.Profile, rec.begin, func() (int64, error) {
@@ -196,9 +195,7 @@ func StartChild(j harness.Job, events io.Writer) (*Child, error) {
 		sampler.Close()
 		return nil, fmt.Errorf("child: %w", err)
 	}
-	if j.ChangelogDir != "" {
-		topo.logRoot = j.ChangelogDir
-	}
+	topo.useLogDir(j.ChangelogDir)
 	c := &Child{Topo: topo, out: out, sampler: sampler}
 	c.rec = newRecorder(j, topo, sampler, out)
 	topo.after = c.rec.after
@@ -240,7 +237,13 @@ func startChild(j harness.Job, events io.Writer) (out *harness.EventWriter, samp
 	if sampler, err = measure.NewSampler(); err != nil {
 		return nil, nil, fmt.Errorf("child: %w", err)
 	}
-	version, err := lifecycle.RocksDBVersion(j.StateDir)
+	// The version probe opens a DB of its own: in the harness's directory
+	// (the changelogs'), not the state directory under test, when there is one.
+	probeDir := j.StateDir
+	if j.ChangelogDir != "" {
+		probeDir = j.ChangelogDir
+	}
+	version, err := lifecycle.RocksDBVersion(probeDir)
 	if err == nil {
 		err = out.Emit(harness.Event{Info: &schema.ChildInfo{PID: os.Getpid(), RocksDBVersion: version, Allocator: sampler.Allocator()}})
 	} else {
@@ -353,10 +356,22 @@ func (t *Topology) Summary(model string, interrupted bool, elapsed time.Duration
 		Model: model, Interrupted: interrupted, Steps: t.steps,
 		Lifecycles: c.Lifecycles.Load(), FailedCloses: c.FailedCloses.Load(), InitFailures: c.InitFailures.Load(),
 		Records: t.records, Rebalances: t.rebalances,
-		TaskErrors: t.taskErrors, TaskErrorList: t.taskErrorEx,
+		TaskErrors: t.taskErrors, TaskErrorList: t.taskErrorEx.List, TaskErrorCounts: t.taskErrorEx.Counts,
 		RecordsLost: t.lost, RecordsUnavailable: t.unavailable, RecordsWriteFailed: t.writeFailed, Verified: t.verified,
 		Restore:   t.restoreStats(),
-		PinnedDBs: c.Pinned.Load(), LedgerAtEnd: kindMap(t.env.Ledger.Live()),
+		PinnedDBs: c.Pinned.Load(), LedgerAtEnd: kindMap(t.env.Ledger.Live()), StorageFaults: t.storageFaultCounts(),
 		ReleasedLate: kindMap(t.env.Ledger.ReleasedLate()), ElapsedNs: int64(elapsed),
 	}
+}
+
+// storageFaultCounts is a copy of the storage faults counted so far, nil when none.
+func (t *Topology) storageFaultCounts() schema.StorageFaultTally {
+	if len(t.storageFaults) == 0 {
+		return nil
+	}
+	out := make(schema.StorageFaultTally, len(t.storageFaults))
+	for k, v := range t.storageFaults {
+		out[k] = v
+	}
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/rocksleak/rocksleak/changelog"
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/workload"
 )
 
@@ -162,7 +163,14 @@ func (t *Topology) reopenTask(ctx context.Context, tk *task) bool {
 
 func (t *Topology) closeSlot(s *slot) {
 	if s.store != nil {
-		_ = s.store.close()
+		if err := s.store.close(); err != nil {
+			// Kafka logs a failed close and goes on; a storage fault in it
+			// still marks the run.
+			t.storageFaults.Add(err.Error())
+			if len(schema.StorageFaults(err.Error())) > 0 {
+				t.tellTaskError(fmt.Sprintf("task %d %s: close: %s", s.task, t.storeName(s), schema.CollapseError(err.Error())), err.Error())
+			}
+		}
 		s.store = nil
 	}
 }

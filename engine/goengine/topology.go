@@ -11,10 +11,8 @@ import (
 	"github.com/rocksleak/rocksleak/changelog"
 	"github.com/rocksleak/rocksleak/lifecycle"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 )
-
-// maxTaskErrorExamples is how many task errors a summary spells out.
-const maxTaskErrorExamples = 5
 
 // Topology is one model's tasks and stores, driven step by step through
 // stream time. It runs in the child process, on one goroutine: RunChild
@@ -36,10 +34,20 @@ type Topology struct {
 	records    int64
 	rebalances int64
 
-	taskErrors  int64
-	taskErrorEx []string
-	lost        int64
-	verified    int64
+	taskErrors int64
+	// taskErrorEx holds the distinct task errors' texts and counts;
+	// lastTaskError is the latest one's (collapsed and capped).
+	taskErrorEx   schema.TaskErrorTally
+	lastTaskError string
+	// storageFaults counts the task errors and close errors that name a
+	// storage fault (ENOSPC, EROFS, EIO), by fault.
+	storageFaults schema.StorageFaultTally
+	// told is what tell has sent: the first task error, and the first naming
+	// each storage fault; tell (nil: no one) sends a task error as it happens.
+	told     map[string]bool
+	tell     func(schema.TaskErrorEvent)
+	lost     int64
+	verified int64
 	// restoreLog holds the restores' durations (in a file: see durationLog)
 	// and counts them.
 	restoreLog *durationLog
@@ -161,7 +169,8 @@ func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, s
 	}
 	t := &Topology{sc: sc, model: model, sem: sem, env: env, faults: inj, seed: useed,
 		rng: rand.New(rand.NewPCG(useed, 0x5eed)), root: root, after: func() {},
-		logRoot: root, restoreLog: &durationLog{dir: root}, latest: map[logKey]logVersion{}}
+		logRoot: root, restoreLog: &durationLog{dir: root}, latest: map[logKey]logVersion{},
+		storageFaults: schema.StorageFaultTally{}}
 	for i := range sc.Tasks {
 		tk := &task{id: i}
 		for j := range sc.StoresPerTask {
@@ -170,6 +179,15 @@ func newTopology(sc scenarios.Scenario, model lifecycle.Model, synthetic bool, s
 		t.tasks = append(t.tasks, tk)
 	}
 	return t, nil
+}
+
+// useLogDir keeps the topology's own files, its changelogs and its restores'
+// durations, in dir, the harness's directory beside the run (Job.ChangelogDir),
+// instead of under the state directory under test; "" keeps them there.
+func (t *Topology) useLogDir(dir string) {
+	if dir != "" {
+		t.logRoot, t.restoreLog.dir = dir, dir
+	}
 }
 
 func (t *Topology) storeName(s *slot) string { return fmt.Sprintf("store-%d", s.idx) }

@@ -107,8 +107,8 @@ func (t *Topology) resumeStore(s *slot, held bool) StoreOpen {
 		t.open(s)
 		so.How = StoreNew
 	}
-	if t.taskErrors > errs && len(t.taskErrorEx) > 0 {
-		so.Error = t.taskErrorEx[len(t.taskErrorEx)-1]
+	if t.taskErrors > errs {
+		so.Error = t.lastTaskError
 	}
 	return so
 }

@@ -215,10 +215,11 @@ func (Engine) Runs(rn spec.RunName) bool { return rn.JVM() }
 // the what-if of a binding without RocksJava's safety net (it runs
 // RocksJava's own close), nor Kafka's bounded-memory config setter, restore
 // scratch, failed inits or sticky close failures (its Executor throws on
-// them), nor jemalloc heap dumps.
+// them), nor jemalloc heap dumps: its --profile is async-profiler's
+// nativemem mode (nativemem.go).
 func (Engine) Capabilities() engine.Capabilities { return capabilities }
 
-var capabilities = engine.Capabilities{App: true, Limits: []engine.Limit{
+var capabilities = engine.Capabilities{App: true, NativeMemProfile: true, Limits: []engine.Limit{
 	{Field: "leak_semantics", Honours: string(spec.RocksJava),
 		OK:  func(sc scenarios.Scenario) bool { s, err := sc.Semantics(); return err == nil && s == spec.RocksJava },
 		Why: "the Java child runs RocksJava's own RocksDB.close(), whose owned column-family handles are its safety net"},
@@ -248,10 +249,11 @@ func (j Engine) Preflight(rn spec.RunName) error {
 	return err
 }
 
-// Command is rn's child's command line, its temporary files in a directory
-// beside its state (stateDir + ".tmp"), made here and removed by cleanup.
-func (j Engine) Command(rn spec.RunName, stateDir string) (argv []string, cleanup func(), err error) {
-	tmp := stateDir + ".tmp"
+// Command is rn's child's command line, its temporary files (RocksJava's
+// extracted library) in workDir/tmp, off the state disk under test, made here
+// and removed by cleanup.
+func (j Engine) Command(rn spec.RunName, workDir string) (argv []string, cleanup func(), err error) {
+	tmp := filepath.Join(workDir, "tmp")
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		return nil, func() {}, err
 	}

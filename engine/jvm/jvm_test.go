@@ -97,5 +97,17 @@ func TestCapabilitiesRefuseWhatTheJavaChildCannotRun(t *testing.T) {
 	}
 	sc, err := scenarios.Get("kafka-20616")
 	require.NoError(t, err)
-	require.ErrorIs(t, engine.Refuse(Engine{}, sc, true), engine.ErrUnsupported, "--profile")
+	assert.NoError(t, engine.Refuse(Engine{}, sc, true), "--profile: async-profiler's nativemem mode (nativemem.go)")
+	var _ engine.NativeProfiler = Engine{} // what --profile asks of it
+}
+
+// TestLimitsNameScenarioFields: every limit of the JVM engine names a
+// scenario field as its YAML spells it (docs/developing.md's "How to add a
+// scenario field": a limit is how an engine says it cannot honour one).
+func TestLimitsNameScenarioFields(t *testing.T) {
+	for _, l := range (Engine{}).Capabilities().Limits {
+		assert.Contains(t, scenarios.Keys(), l.Field)
+		assert.NotEmpty(t, l.Honours, l.Field)
+		assert.NotEmpty(t, l.Why, l.Field)
+	}
 }

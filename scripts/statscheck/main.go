@@ -2,10 +2,13 @@
 // (stats/simulate) and prints, per case, the coverage of the 95%
 // per-lifecycle intervals and the false-call rate of the verdict, for the
 // original procedure (legacy) and the one of issue 11 (robust); then the
-// early-stopping rule through the whole procedure, the controlled verdict,
-// and, with -real, the across-seed spread of slopes on real runs.
+// early-stopping rule through the whole procedure, the early stop against
+// the full run (through the analysis real runs take: -early), the
+// controlled verdict, and, with -real, the across-seed spread of slopes on
+// real runs.
 //
 //	go run ./scripts/statscheck            # full suite
+//	go run ./scripts/statscheck -early     # the early-stop table only, 200 runs per case
 //	go run ./scripts/statscheck -quick     # fewer repetitions
 //	go run ./scripts/statscheck -case 'random walk \+ noise' -reps 2000
 //	                                       # those cells only, coverage with its Monte Carlo interval
@@ -43,6 +46,8 @@ func main() {
 	only := flag.String("case", "", "regular expression: run only the per-case cells whose name matches (no early, controlled or paired tables); with -frontier, only the frontier rows whose name (\"white noise / random walk, n=300\") matches, each cell's coverage then also printed to three places")
 	residuals := flag.String("residuals", "", "samples.csv of a rocksleak run: print only the real-residual table (its fixed model's residuals, block-bootstrapped, plus known slopes)")
 	pairedTimer := flag.String("paired-timer", "", "glob of reliability run directories of a synthetic-leak calibration with --replicate: print only the paired verdict's table (timer backlog as a regressor, and batch means before it) at lengths up to theirs")
+	earlyOnly := flag.Bool("early", false, "print only the early-stop table (rocksleak run --until-verdict's calls against the full run's, through analysis.Sequential and analysis.Decide; -reps runs per case, default 200)")
+	workers := flag.Int("workers", 0, "goroutines for the early-stop table (default GOMAXPROCS)")
 	frontierOnly := flag.Bool("frontier", false, "print only the coverage frontier tables (5 × reps series of each model per cell, the tool's coverage on reps of them)")
 	flag.Parse()
 	if *residuals != "" {
@@ -68,6 +73,19 @@ func main() {
 			fmt.Fprintln(os.Stderr, "statscheck:", err)
 			os.Exit(1)
 		}
+		return
+	}
+	if *earlyOnly {
+		n := *reps
+		if n == 0 {
+			n = defaultReps(*quick) / 2
+		}
+		start := time.Now()
+		if err := printEarlyStop(n, *seed, *workers); err != nil {
+			fmt.Fprintln(os.Stderr, "statscheck:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("\nstatscheck took %s\n", time.Since(start).Round(time.Second))
 		return
 	}
 	if *frontierOnly {
@@ -209,6 +227,9 @@ func run(quick, sim bool, reps int, seed uint64, real string, cases []simulate.C
 		return err
 	}
 	sequential(reps, seed)
+	if err := printEarlyStop(max(1, reps/2), seed, 0); err != nil {
+		return err
+	}
 	controlled(reps, seed)
 	paired(reps, seed)
 	if real != "" {

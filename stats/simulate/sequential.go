@@ -61,7 +61,7 @@ func RunSequential(c Case, p Procedure, rule stats.StopRule, looks []int, reps i
 				continue
 			}
 			var stop bool
-			d, stop = rule.Look(&st, ni.Lifecycles[n-1], nf, rf, stats.DecideOptions{})
+			d, stop = rule.Look(&st, stats.LookData{Lifecycles: ni.Lifecycles[n-1], Native: nf, RSS: rf}, stats.DecideOptions{})
 			if stop {
 				stopAt = n
 				break

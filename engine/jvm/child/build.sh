@@ -3,11 +3,15 @@
 #   <out>/rocksleak-child.jar           the child's classes, Main-Class in the manifest
 #   <out>/classpath-<version>.txt       one line, ':'-separated: kafka-streams and kafka-streams-test-utils of that
 #                                       version, the rocksdbjni its pom names, JNA, Jackson, slf4j-nop
+#   <out>/profiler/                     rocksleak run --profile on the JVM engine (engine/jvm/child/profiler.sh):
+#                                       libasyncProfiler.so, async-profiler.jar, jfr-converter.jar
 # Usage: engine/jvm/child/build.sh [-t] <out-dir> <version>...
 #   -t: run the child's JUnit tests: against the jars it compiles against (4.3.1) first, then, for each listed
 #       version before 4.3 (no StateStore.commit(Map), no AbstractSegments.createSegment), the same test classes
 #       against that version's classpath in place of Kafka's and RocksJava's jars (surefire:test).
-# Maven runs offline (-o) first and goes online only when ~/.m2 lacks something: it resolves once.
+# Maven runs offline (-o) first and goes online only when ~/.m2 lacks something: it resolves once. The offline
+# attempt's output is kept to itself (a first build's offline miss prints ~28 [ERROR] lines that are not errors);
+# it is shown only if the online attempt fails too.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tests=no
@@ -16,9 +20,23 @@ if [ "${1:-}" = "-t" ]; then tests=yes; shift; fi
 out=$(mkdir -p "$1" && cd "$1" && pwd); shift
 mvn=${MVN:-mvn}
 flags=(-q -B -Dstyle.color=never -f "$here/pom.xml")
-run() { "$mvn" "${flags[@]}" -o "$@" || "$mvn" "${flags[@]}" "$@"; }
+# The offline attempt's output is shown only when it succeeds: when ~/.m2 lacks something it fails with Maven's
+# [ERROR] lines about the missing artifacts, which the online attempt then resolves; they are not errors of the
+# build. When the online attempt fails too, the offline attempt's output follows its own.
+run() {
+  local log rc=0
+  log=$(mktemp)
+  if "$mvn" "${flags[@]}" -o "$@" >"$log" 2>&1; then plain <"$log"; rm -f "$log"; return 0; fi
+  "$mvn" "${flags[@]}" "$@" 2>&1 | plain || rc=$?
+  if [ "$rc" -ne 0 ]; then echo "jvm/child: the offline attempt before it said:" >&2; plain <"$log" >&2; fi
+  rm -f "$log"
+  return "$rc"
+}
+# Maven 3.8's quiet mode still writes bare colour resets (ESC[0m) though style.color is never: drop them.
+plain() { sed 's/\x1b\[[0-9;]*m//g'; }
 if [ "$tests" = yes ]; then run package; else run package -DskipTests; fi
 cp "$here/target/rocksleak-child.jar" "$out/rocksleak-child.jar"
+MVN="$mvn" "$here/profiler.sh" "$out/profiler"
 for v in "$@"; do
   run dependency:build-classpath -Dkafka.version="$v" -Dmdep.outputFile="$out/classpath-$v.txt"
   echo "engine/jvm/child: $out/classpath-$v.txt"

@@ -1,6 +1,8 @@
 package kafkaversions
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -82,6 +84,30 @@ func TestLess(t *testing.T) {
 	}{{"4.2.2", "4.3.0", true}, {"4.3.0", "4.2.2", false}, {"4.3.0", "4.3.0", false}, {"4.3.9", "4.3.10", true}, {"4.10.0", "4.9.0", false}} {
 		if got := less(tc.a, tc.b); got != tc.want {
 			t.Errorf("less(%s, %s) = %v", tc.a, tc.b, got)
+		}
+	}
+}
+
+// TestMakefileVersionsAreTableRows: every version make jvm builds by default
+// (the Makefile's KAFKA_VERSIONS) is a row of versions.tsv: docs/developing.md's
+// "How to add a Kafka version" names both places, and this holds them together.
+func TestMakefileVersionsAreTableRows(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var versions []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "KAFKA_VERSIONS ?="); ok {
+			versions = strings.Fields(rest)
+		}
+	}
+	if len(versions) == 0 {
+		t.Fatal("the Makefile has no KAFKA_VERSIONS ?= line")
+	}
+	for _, v := range versions {
+		if _, ok := Lookup(v); !ok {
+			t.Errorf("KAFKA_VERSIONS names %s, which versions.tsv has no row for", v)
 		}
 	}
 }

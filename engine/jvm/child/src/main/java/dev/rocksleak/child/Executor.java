@@ -59,7 +59,19 @@ final class Executor {
 
     long steps, lifecycles, failedCloses, initFailures, records, rebalances, taskErrors, restores, restoredRecords,
         restoreLifecycles;
+    /** Records whose put the store refused (the Go engine's records_write_failed: Kafka reprocesses them). */
+    long writeFailed;
+    /**
+     * The distinct task errors (texts that differ only in their numbers share one), each capped at 300 characters,
+     * at most 5, with how many task errors had each: the Go child's rule (schema.TaskErrorTally).
+     */
     final List<String> taskErrorExamples = new ArrayList<>();
+    final List<Long> taskErrorCounts = new ArrayList<>();
+    private final Map<String, Integer> taskErrorIndex = new HashMap<>();
+    /** Task errors whose cause chain names a storage fault, by fault (schema.StorageFaults' words). */
+    final Map<String, Long> storageFaults = new java.util.TreeMap<>();
+    private static final String[][] STORAGE_FAULTS = {
+        {"ENOSPC", "No space left on device"}, {"EROFS", "Read-only file system"}, {"EIO", "Input/output error"}};
     final List<Long> restoreTimes = new ArrayList<>();
     /** The first close-time status-write error seen (for the docs and tests). */
     String firstCloseError;
@@ -442,8 +454,31 @@ final class Executor {
 
     private void taskError(final Slot slot, final Throwable e) {
         taskErrors++;
-        if (taskErrorExamples.size() < 5) {
-            taskErrorExamples.add("task " + slot.task + " " + slot.name() + ": " + e);
+        // The whole cause chain, as Kafka logs it: a ProcessorStateException's own message does not say that
+        // RocksDB's open failed with "No space left on device"; its cause does (the parent reads storage faults
+        // from these texts).
+        final StringBuilder chain = new StringBuilder(String.valueOf(e));
+        for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            chain.append("; caused by: ").append(c);
+        }
+        final String msg = chain.toString().strip().replace('\n', ' ');
+        for (final String[] f : STORAGE_FAULTS) {
+            if (msg.contains(f[1])) {
+                storageFaults.merge(f[0], 1L, Long::sum);
+            }
+        }
+        final String key = msg.replaceAll("[0-9]+", "#");
+        final Integer i = taskErrorIndex.get(key);
+        if (i != null) {
+            taskErrorCounts.set(i, taskErrorCounts.get(i) + 1);
+        } else if (taskErrorExamples.size() < 5) {
+            String ex = "task " + slot.task + " " + slot.name() + ": " + msg;
+            if (ex.length() > 300) {
+                ex = ex.substring(0, 299) + "\u2026";
+            }
+            taskErrorIndex.put(key, taskErrorExamples.size());
+            taskErrorExamples.add(ex);
+            taskErrorCounts.add(1L);
         }
     }
 
@@ -540,6 +575,7 @@ final class Executor {
                     ((KeyValueStore<Bytes, byte[]>) inst.store).put(k, value);
             }
         } catch (final RuntimeException e) {
+            writeFailed++;
             taskError(slot, e);
             return;
         }

@@ -17,6 +17,10 @@ final class Job {
         }
     }
 
+    /** The job's keys parse read, the scenario's as "scenario.<key>" (ProtocolTest checks them against the Go side). */
+    final java.util.Set<String> read = new java.util.TreeSet<>();
+    private JsonNode scenarioNode;
+
     String model;
     long seed;
     String stateDir;
@@ -48,50 +52,92 @@ final class Job {
     int syntheticLeakBytes;
     long boundedCacheBytes;
     long restoreScratchBytes;
+    /** rocksleak run --profile (harness.ProfileJob); null when not profiled. */
+    Profile profile;
+
+    /** harness.ProfileJob: where and from when the child records native allocations (NativeMemProfile). */
+    static final class Profile {
+        String dir;
+        long warmLifecycles;
+        long warmAfterNs;
+        long intervalBytes;
+
+        /** The job's profile, null when absent; its dir is required, the counts are integers (0 when absent). */
+        static Profile parse(final JsonNode p) throws BadInput {
+            if (p == null || p.isNull()) {
+                return null;
+            }
+            final JsonNode dir = p.get("dir");
+            if (dir == null || !dir.isTextual() || dir.asText().isEmpty()) {
+                throw new BadInput("job: profile.dir: missing or not a string");
+            }
+            final Profile out = new Profile();
+            out.dir = dir.asText();
+            out.warmLifecycles = count(p, "warm_lifecycles");
+            out.warmAfterNs = count(p, "warm_after_ns");
+            out.intervalBytes = count(p, "interval_bytes");
+            return out;
+        }
+
+        private static long count(final JsonNode p, final String f) throws BadInput {
+            final JsonNode v = p.get(f);
+            if (v == null || v.isNull()) {
+                return 0;
+            }
+            if (!v.isIntegralNumber() || v.asLong() < 0) {
+                throw new BadInput("job: profile." + f + ": not a count: " + v);
+            }
+            return v.asLong();
+        }
+    }
 
     static Job parse(final JsonNode j) throws BadInput {
         final Job job = new Job();
-        job.model = str(j, "model", true);
-        job.seed = num(j, "seed", true);
-        job.stateDir = str(j, "state_dir", true);
-        job.ops = (int) num(j, "ops", false);
-        job.kafkaVersion = str(j, "kafka_version", false);
-        job.synthetic = bool(j, "synthetic");
-        job.readOptionsFix = bool(j, "read_options_fix");
-        job.allocator = str(j, "allocator", false);
+        job.model = job.str(j, "model", true);
+        job.seed = job.num(j, "seed", true);
+        job.stateDir = job.str(j, "state_dir", true);
+        job.ops = (int) job.num(j, "ops", false);
+        job.kafkaVersion = job.str(j, "kafka_version", false);
+        job.synthetic = job.bool(j, "synthetic");
+        job.readOptionsFix = job.bool(j, "read_options_fix");
+        job.allocator = job.str(j, "allocator", false);
         if (job.allocator == null || job.allocator.isEmpty()) {
             job.allocator = "glibc";
         }
         if (!job.allocator.equals("glibc") && !job.allocator.equals("jemalloc")) {
             throw new BadInput("job: allocator: \"" + job.allocator + "\" is not glibc or jemalloc");
         }
-        job.changelogDir = str(j, "changelog_dir", false);
+        job.changelogDir = job.str(j, "changelog_dir", false);
+        job.read.add("profile");
+        job.profile = Profile.parse(j.get("profile"));
+        job.read.add("scenario");
         final JsonNode s = j.get("scenario");
         if (s == null || !s.isObject()) {
             throw new BadInput("job: scenario: missing or not an object");
         }
-        job.name = str(s, "name", true);
-        job.store = str(s, "store", true);
+        job.scenarioNode = s;
+        job.name = job.str(s, "name", true);
+        job.store = job.str(s, "store", true);
         if (!job.store.equals("kv") && !job.store.equals("window") && !job.store.equals("migrating")) {
             throw new BadInput("job: scenario.store: \"" + job.store + "\" is not kv, window or migrating");
         }
-        job.tasks = positive(s, "tasks");
-        job.storesPerTask = positive(s, "stores_per_task");
-        job.retentionMs = num(s, "retention_ms", false);
-        job.segmentIntervalMs = num(s, "segment_interval_ms", false);
-        job.additionalRetentionMs = num(s, "additional_retention_ms", false);
-        job.restoreBatchRecords = positive(s, "restore_batch_records");
-        job.valueBytes = positive(s, "value_bytes");
-        job.keySpread = positive(s, "key_spread");
-        job.changelogPartitions = positive(s, "changelog_partitions");
-        job.exactlyOnce = bool(s, "exactly_once");
-        job.lifecycles = num(s, "lifecycles", false);
-        job.durationNs = parseGoDuration(str(s, "duration", false), "scenario.duration");
-        job.sampleEveryLifecycles = Math.max(1, (int) num(s, "sample_every_lifecycles", false));
-        job.sampleIntervalMs = Math.max(1, num(s, "sample_interval_ms", false));
-        job.syntheticLeakBytes = (int) num(s, "synthetic_leak_bytes", false);
-        job.boundedCacheBytes = num(s, "bounded_cache_bytes", false);
-        job.restoreScratchBytes = num(s, "restore_scratch_bytes", false);
+        job.tasks = job.positive(s, "tasks");
+        job.storesPerTask = job.positive(s, "stores_per_task");
+        job.retentionMs = job.num(s, "retention_ms", false);
+        job.segmentIntervalMs = job.num(s, "segment_interval_ms", false);
+        job.additionalRetentionMs = job.num(s, "additional_retention_ms", false);
+        job.restoreBatchRecords = job.positive(s, "restore_batch_records");
+        job.valueBytes = job.positive(s, "value_bytes");
+        job.keySpread = job.positive(s, "key_spread");
+        job.changelogPartitions = job.positive(s, "changelog_partitions");
+        job.exactlyOnce = job.bool(s, "exactly_once");
+        job.lifecycles = job.num(s, "lifecycles", false);
+        job.durationNs = parseGoDuration(job.str(s, "duration", false), "scenario.duration");
+        job.sampleEveryLifecycles = Math.max(1, (int) job.num(s, "sample_every_lifecycles", false));
+        job.sampleIntervalMs = Math.max(1, job.num(s, "sample_interval_ms", false));
+        job.syntheticLeakBytes = (int) job.num(s, "synthetic_leak_bytes", false);
+        job.boundedCacheBytes = job.num(s, "bounded_cache_bytes", false);
+        job.restoreScratchBytes = job.num(s, "restore_scratch_bytes", false);
         if (job.store.equals("window") && job.retentionMs <= 0) {
             throw new BadInput("job: scenario.retention_ms: must be > 0 for a window store, got " + job.retentionMs);
         }
@@ -109,7 +155,8 @@ final class Job {
         return segmentIntervalMs > 0 ? segmentIntervalMs : Math.max(retentionMs / 2, 60_000L);
     }
 
-    private static String str(final JsonNode j, final String f, final boolean required) throws BadInput {
+    private String str(final JsonNode j, final String f, final boolean required) throws BadInput {
+        read.add(j == scenarioNode ? "scenario." + f : f);
         final JsonNode v = j.get(f);
         if (v == null || v.isNull()) {
             if (required) {
@@ -123,7 +170,8 @@ final class Job {
         return v.asText();
     }
 
-    private static long num(final JsonNode j, final String f, final boolean required) throws BadInput {
+    private long num(final JsonNode j, final String f, final boolean required) throws BadInput {
+        read.add(j == scenarioNode ? "scenario." + f : f);
         final JsonNode v = j.get(f);
         if (v == null || v.isNull()) {
             if (required) {
@@ -137,7 +185,7 @@ final class Job {
         return v.asLong();
     }
 
-    private static int positive(final JsonNode j, final String f) throws BadInput {
+    private int positive(final JsonNode j, final String f) throws BadInput {
         final long v = num(j, f, true);
         if (v < 1 || v > Integer.MAX_VALUE) {
             throw new BadInput("job: scenario." + f + ": must be >= 1, got " + v);
@@ -145,7 +193,8 @@ final class Job {
         return (int) v;
     }
 
-    private static boolean bool(final JsonNode j, final String f) throws BadInput {
+    private boolean bool(final JsonNode j, final String f) throws BadInput {
+        read.add(j == scenarioNode ? "scenario." + f : f);
         final JsonNode v = j.get(f);
         if (v == null || v.isNull()) {
             return false;

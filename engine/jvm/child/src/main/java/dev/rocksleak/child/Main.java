@@ -84,6 +84,7 @@ public final class Main {
             return 2;
         }
         installSignals();
+        NativeMemProfile.install(job.profile, mapper); // rocksleak run --profile: any loop below
         try (Json out = new Json(events)) {
             if (app != null) {
                 return AppRun.run(job, app, bare, out); // the user's application (docs/your-application.md)
@@ -155,6 +156,7 @@ public final class Main {
                     } catch (final IOException e) {
                         throw new Job.BadInput("op: not JSON: " + line);
                     }
+                    Ops.check(op);
                     stop = ex.execute(op, this);
                 }
                 if (interrupted) {
@@ -184,6 +186,14 @@ public final class Main {
             } catch (final RuntimeException | IOException e) {
                 error = error == null ? "closing the stores: " + describe(e) : error;
                 status = Math.max(status, 1);
+            }
+            if (job.profile != null && sampler != null) {
+                try {
+                    NativeMemProfile.stopped(ex.lifecycles, ex.failedCloses, sampler.nativeHeap(), ex.elapsedNs());
+                } catch (final RuntimeException | IOException e) {
+                    error = error == null ? "profile: " + describe(e) : error;
+                    status = Math.max(status, 1);
+                }
             }
             summary(stop, error);
             try {
@@ -252,32 +262,10 @@ public final class Main {
             final long[] rocks = ex.rocksdbFigures();
             final Map<String, Long> live = ex.ledger.live();
             final JsonGenerator g = out.begin("sample");
-            g.writeStringField("model", job.model);
-            g.writeNumberField("seq", seq++);
-            g.writeNumberField("elapsed_ns", ex.elapsedNs());
-            g.writeStringField("trigger", trigger);
-            g.writeNumberField("lifecycles", ex.lifecycles);
-            g.writeNumberField("failed_closes", ex.failedCloses);
-            g.writeNumberField("init_failures", ex.initFailures);
-            g.writeNumberField("records", ex.records);
-            g.writeNumberField("restores", ex.restores);
-            g.writeNumberField("restored_records", ex.restoredRecords);
-            g.writeNumberField("rss", r.rss);
-            g.writeNumberField("vms", r.vms);
-            g.writeNumberField("fds", r.fds);
-            g.writeNumberField("native_heap", r.nativeHeap);
-            g.writeNumberField("go_heap", Sampler.UNAVAILABLE);
-            g.writeNumberField("runtime_bytes", r.runtimeBytes);
-            g.writeNumberField("java_heap", r.javaHeapUsed);
-            g.writeNumberField("runtime_malloc", r.jvmMalloc);
-            Json.map(g, "live_natives", live);
-            g.writeObjectFieldStart("rocksdb");
-            g.writeNumberField("memtables", rocks[0]);
-            g.writeNumberField("table_readers", rocks[1]);
-            g.writeNumberField("block_cache", rocks[2]);
-            g.writeNumberField("open_dbs", rocks[3]);
-            g.writeEndObject();
+            sampleFields(g, new SampleValues(job.model, seq++, ex.elapsedNs(), trigger, ex.lifecycles, ex.failedCloses,
+                ex.initFailures, ex.taskErrors, ex.records, ex.restores, ex.restoredRecords, r, live, rocks));
             out.end();
+            NativeMemProfile.sampled(trigger.equals("end"), ex.lifecycles, ex.failedCloses, r.nativeHeap, ex.elapsedNs());
             if (!trigger.equals("timer")) {
                 lastLC = ex.lifecycles;
             }
@@ -303,9 +291,19 @@ public final class Main {
                     g.writeString(s);
                 }
                 g.writeEndArray();
+                g.writeArrayFieldStart("task_error_counts");
+                for (final long n : ex.taskErrorCounts) {
+                    g.writeNumber(n);
+                }
+                g.writeEndArray();
             }
-            g.writeNumberField("records_lost", 0);
-            g.writeNumberField("records_verified", 0);
+            // Records lost are not measured here: this child does not read its stores back against the
+            // changelog (the Go child does), so it says so instead of reporting 0 (schema.Summary.RecordsNotMeasured).
+            g.writeStringField("records_not_measured", "the JVM child does not read its stores back against the changelog");
+            g.writeNumberField("records_write_failed", ex.writeFailed);
+            if (!ex.storageFaults.isEmpty()) {
+                Json.map(g, "storage_faults", ex.storageFaults);
+            }
             final long[] rs = ex.restoreStats();
             g.writeObjectFieldStart("restore");
             g.writeNumberField("count", ex.restores);
@@ -325,5 +323,44 @@ public final class Main {
             }
             out.end();
         }
+    }
+
+    /** One sample's values, as sampleFields writes them. */
+    record SampleValues(String model, long seq, long elapsedNs, String trigger, long lifecycles, long failedCloses,
+        long initFailures, long taskErrors, long records, long restores, long restoredRecords, Sampler.Reading r,
+        Map<String, Long> live, long[] rocks) {
+    }
+
+    /**
+     * Writes a sample's fields: the Go schema.Sample's keys (checked against the Go side's golden sample,
+     * harness/testdata/protocol/sample.jsonl, by ProtocolTest), and java_heap, which the parent does not keep yet.
+     */
+    static void sampleFields(final JsonGenerator g, final SampleValues v) throws IOException {
+        g.writeStringField("model", v.model());
+        g.writeNumberField("seq", v.seq());
+        g.writeNumberField("elapsed_ns", v.elapsedNs());
+        g.writeStringField("trigger", v.trigger());
+        g.writeNumberField("lifecycles", v.lifecycles());
+        g.writeNumberField("failed_closes", v.failedCloses());
+        g.writeNumberField("init_failures", v.initFailures());
+        g.writeNumberField("task_errors", v.taskErrors());
+        g.writeNumberField("records", v.records());
+        g.writeNumberField("restores", v.restores());
+        g.writeNumberField("restored_records", v.restoredRecords());
+        g.writeNumberField("rss", v.r().rss);
+        g.writeNumberField("vms", v.r().vms);
+        g.writeNumberField("fds", v.r().fds);
+        g.writeNumberField("native_heap", v.r().nativeHeap);
+        g.writeNumberField("go_heap", Sampler.UNAVAILABLE);
+        g.writeNumberField("runtime_bytes", v.r().runtimeBytes);
+        g.writeNumberField("java_heap", v.r().javaHeapUsed);
+        g.writeNumberField("runtime_malloc", v.r().jvmMalloc);
+        Json.map(g, "live_natives", v.live());
+        g.writeObjectFieldStart("rocksdb");
+        g.writeNumberField("memtables", v.rocks()[0]);
+        g.writeNumberField("table_readers", v.rocks()[1]);
+        g.writeNumberField("block_cache", v.rocks()[2]);
+        g.writeNumberField("open_dbs", v.rocks()[3]);
+        g.writeEndObject();
     }
 }
