@@ -398,27 +398,11 @@ final class AppRun {
         if (kafka != null && kafka[3] > 0) {
             live.put("iterator", kafka[3]);
         }
+        final long[] rocks = kafka == null ? new long[4] : new long[] {kafka[0], kafka[1], kafka[2], 0};
+        rocks[3] = AppSetter.OPENS.get() - AppSetter.CLOSES.get(); // the RocksDB instances open
         final JsonGenerator g = out.begin("sample");
-        g.writeStringField("model", job.model);
-        g.writeNumberField("seq", seq++);
-        g.writeNumberField("elapsed_ns", elapsedNs());
-        g.writeStringField("trigger", trigger);
-        g.writeNumberField("lifecycles", lifecycles);
-        g.writeNumberField("records", records);
-        g.writeNumberField("rss", r.rss);
-        g.writeNumberField("vms", r.vms);
-        g.writeNumberField("fds", r.fds);
-        g.writeNumberField("native_heap", r.nativeHeap);
-        g.writeNumberField("go_heap", Sampler.UNAVAILABLE);
-        g.writeNumberField("runtime_bytes", r.runtimeBytes);
-        g.writeNumberField("runtime_malloc", r.jvmMalloc);
-        Json.map(g, "live_natives", live);
-        g.writeObjectFieldStart("rocksdb");
-        g.writeNumberField("memtables", kafka == null ? 0 : kafka[0]);
-        g.writeNumberField("table_readers", kafka == null ? 0 : kafka[1]);
-        g.writeNumberField("block_cache", kafka == null ? 0 : kafka[2]);
-        g.writeNumberField("open_dbs", AppSetter.OPENS.get() - AppSetter.CLOSES.get());
-        g.writeEndObject();
+        Main.sampleFields(g, new Main.SampleValues(job.model, seq++, elapsedNs(), trigger, lifecycles, 0, 0, 0, records,
+            0, 0, r, live, rocks));
         out.end();
         if (trigger.equals("lifecycle")) {
             lastLC = lifecycles;
