@@ -158,8 +158,8 @@ func preflightEngines(cfg Config, runs []modelRun) error {
 		if err == nil {
 			err = e.Preflight(r.rn)
 		}
-		if np, ok := e.(engine.NativeProfiler); ok && err == nil && cfg.Profile != nil {
-			err = np.PreflightProfile()
+		if err == nil && cfg.Profile != nil {
+			err = preflightProfile(e)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", r.name, err))
@@ -284,7 +284,6 @@ func planChild(cfg Config, r modelRun) (*childPlan, error) {
 	if err != nil {
 		return p, err
 	}
-	native, _ := eng.(engine.NativeProfiler) // records for --profile itself, when the engine is one
 	// An app's child reads no op stream.
 	if cfg.App == nil {
 		if p.gen, err = workload.New(cfg.Scenario, cfg.Seed); err != nil {
@@ -298,14 +297,7 @@ func planChild(cfg Config, r modelRun) (*childPlan, error) {
 	var profEnv []string
 	if cfg.Profile != nil {
 		j := newProfileJob(cfg.Profile, cfg.Scenario, r.name)
-		if native != nil && !eng.Capabilities().HeapProfile {
-			// The child records itself (engine.NativeProfiler): no jemalloc.
-			j.IntervalBytes, p.native = native.ProfileIntervalBytes(), native
-			err = os.MkdirAll(j.Dir, 0o755)
-		} else {
-			profEnv, err = profileEnv(j)
-		}
-		if err != nil {
+		if p.native, profEnv, err = childProfile(&j, eng); err != nil {
 			return p, err
 		}
 		p.prof = &j

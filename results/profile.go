@@ -191,20 +191,7 @@ func reportProfiles(b *bytes.Buffer, r *schema.Result) {
 	}
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("## Where the growth was allocated\n\n")
-	nativeMem, tail, jemalloc := profilers(r)
-	if nativeMem {
-		p(nativeMemIntro, tail)
-	}
-	if jemalloc {
-		who := "Each model"
-		if nativeMem {
-			who = "Each Go engine model"
-		}
-		p("%s ran under jemalloc with heap profiling (rocksleak run --profile). The child dumped its sampled "+
-			"live heap at the end of its warm-up (the first 20%% of its stop condition) and at its end; the growth "+
-			"between the dumps is attributed to the allocating function (the innermost frame that is not the allocator), "+
-			"unsampled as jeprof does. Its pprof profile is *<model>/growth.pb.gz* (`go tool pprof -top` or `-http`).\n\n", who)
-	}
+	profileIntro(b, r)
 	for _, e := range failed {
 		p("> profile of %s\n\n", table.EscapeMarkdown(e))
 	}
@@ -260,6 +247,26 @@ func reportProfiles(b *bytes.Buffer, r *schema.Result) {
 		p("Per lifecycle, %s's growth by function minus %s's: %s/lifecycle in all.\n\n", t.Model, t.Minus,
 			units.FormatSignedBytes(t.TotalPerLifecycle))
 		profileRows(t).Markdown(b)
+	}
+}
+
+// profileIntro writes what the section's profiles are: the JVM engine's nativemem recordings, the Go engine's
+// jemalloc dumps, or both.
+func profileIntro(b *bytes.Buffer, r *schema.Result) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	nativeMem, tail, jemalloc := profilers(r)
+	if nativeMem {
+		p(nativeMemIntro, tail)
+	}
+	if jemalloc {
+		who := "Each model"
+		if nativeMem {
+			who = "Each Go engine model"
+		}
+		p("%s ran under jemalloc with heap profiling (rocksleak run --profile). The child dumped its sampled "+
+			"live heap at the end of its warm-up (the first 20%% of its stop condition) and at its end; the growth "+
+			"between the dumps is attributed to the allocating function (the innermost frame that is not the allocator), "+
+			"unsampled as jeprof does. Its pprof profile is *<model>/growth.pb.gz* (`go tool pprof -top` or `-http`).\n\n", who)
 	}
 }
 

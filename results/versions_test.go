@@ -115,3 +115,20 @@ func TestVersionRowsJudgeAgainstTheReference(t *testing.T) {
 	assert.Equal(t, analysis.WordNoLeak, rows[2].Verdict, rows[2].Judgement.String())
 	assert.Equal(t, analysis.WordInconclusive, rows[0].Verdict, rows[0].Judgement.String())
 }
+
+// TestReferenceVersion: 4.3.1 when the run has it, else the newest version of
+// the run (not a +synthetic or +read-options-fix run, not a Go model), "" with
+// none.
+func TestReferenceVersion(t *testing.T) {
+	for _, c := range []struct {
+		models []string
+		want   string
+	}{
+		{[]string{"kafka-4.2.2", "kafka-4.3.0", "kafka-4.3.1", "kafka-4.4.0"}, "kafka-4.3.1"},
+		{[]string{"kafka-4.0.0", "kafka-4.2.1", "kafka-4.1.2", "leaky"}, "kafka-4.2.1"},
+		{[]string{"kafka-4.2.2", "kafka-4.3.0+synthetic", "kafka-4.3.2+read-options-fix"}, "kafka-4.2.2"},
+		{[]string{"leaky", "fixed"}, ""},
+	} {
+		assert.Equal(t, c.want, ReferenceVersion(&schema.Result{Models: c.models}), c.models)
+	}
+}
