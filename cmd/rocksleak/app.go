@@ -19,9 +19,6 @@ func loadApp(o runOptions, sc *scenarios.Scenario) (*harness.App, error) {
 	if o.app == "" {
 		return nil, nil
 	}
-	if o.profile {
-		return nil, usagef("--profile: not with --app yet (the JVM engine's allocation profile is built apart)")
-	}
 	a, err := userapp.Load(o.app)
 	if err != nil {
 		return nil, usagef("%v", err)
