@@ -178,6 +178,20 @@ soak: build
 	$(GO) run ./scripts/soaktable $(SOAK_OUT)
 	./$(BIN) plan --result $(SOAK_OUT) --model $(firstword $(subst $(comma), ,$(SOAK_MODELS)))
 
+## failedclose: what one failed close costs (rocksleak failedclose): FC_MODELS run twice on the default scenario at
+## one seed, closes failing at FC_RATE and not at all, FC_LIFECYCLES each, then the table. The jars need make jvm
+## (or ROCKSLEAK_JVM_DIR). FC_MODELS=leaky,fixed for the Go engine. About 15 minutes at the defaults on 2 cores.
+FC_MODELS     ?= kafka-4.3.1,kafka-4.3.0
+FC_RATE       ?= 0.5
+FC_LIFECYCLES ?= 8000
+FC_STAMP      := $(shell date -u +%Y%m%dT%H%M%SZ)
+FC_OUT        ?= runs/failedclose-$(FC_STAMP)
+.PHONY: failedclose
+failedclose: build
+	./$(BIN) run --models $(FC_MODELS) --lifecycles $(FC_LIFECYCLES) --set close_failure_rate=$(FC_RATE) --out $(FC_OUT)/faulty $(ARGS)
+	./$(BIN) run --models $(FC_MODELS) --lifecycles $(FC_LIFECYCLES) --set close_failure_rate=0 --out $(FC_OUT)/control $(ARGS)
+	./$(BIN) failedclose $(FC_OUT)/faulty $(FC_OUT)/control
+
 clean:
 	rm -rf bin build
 

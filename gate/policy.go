@@ -171,60 +171,67 @@ func (p Policy) Validate() error {
 				bad("metric", "unknown metric %q (one of %s)", c.Metric, strings.Join(Metrics(), ", "))
 			}
 		}
-		finite := func(field string, v float64) bool {
-			switch {
-			case math.IsNaN(v) || math.IsInf(v, 0):
-				bad(field, "%v is not a finite number", v)
-				return false
-			case math.Abs(v) > MaxMagnitude:
-				bad(field, "%g is beyond ±%g: a units mistake?", v, float64(MaxMagnitude))
-				return false
-			}
-			return true
-		}
-		switch c.Op {
-		case OpRatio:
-			if finite("factor", c.Factor) {
-				switch {
-				case c.Factor == 0:
-					bad("factor", "missing or 0: a ratio check needs a factor > 0")
-				case c.Factor < 0:
-					bad("factor", "%v is negative: a ratio check needs a factor > 0", c.Factor)
-				case c.Factor > MaxFactor:
-					bad("factor", "%v is above %d", c.Factor, MaxFactor)
-				}
-			}
-			if finite("floor", c.Floor) && c.Floor < 0 {
-				bad("floor", "%v is negative: the floor is headroom above the baseline, ≥ 0", c.Floor)
-			}
-			if c.Value != nil {
-				bad("value", "a ratio check takes factor and floor, not value")
-			}
-		case OpMax, OpEqual:
-			if c.Value == nil {
-				bad("value", "missing: a %s check needs a value", c.Op)
-			} else {
-				finite("value", *c.Value)
-			}
-			if c.Factor != 0 {
-				bad("factor", "only a ratio check takes a factor")
-			}
-			if c.Floor != 0 {
-				bad("floor", "only a ratio check takes a floor")
-			}
-			if c.Op == OpEqual && known && m.estimate {
-				bad("op", "equal needs an exact metric (a count or a time); %s is an estimate with an interval: use max", c.Metric)
-			}
-		case "":
-			bad("op", "missing (one of ratio, max, equal)")
-		default:
-			bad("op", "unknown op %q (one of ratio, max, equal)", c.Op)
-		}
+		validateOp(c, m, known, bad)
 	}
 	if len(errs) == 0 {
 		return nil
 	}
 	return fmt.Errorf("%w: %w", ErrInvalidPolicy, errors.Join(errs...))
+}
+
+// validateOp checks c's op and the fields it takes (factor and floor for a
+// ratio, value for max and equal), reporting each problem through bad; m is
+// c's metric when known.
+func validateOp(c Check, m metric, known bool, bad func(field, format string, args ...any)) {
+	finite := func(field string, v float64) bool {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			bad(field, "%v is not a finite number", v)
+			return false
+		case math.Abs(v) > MaxMagnitude:
+			bad(field, "%g is beyond ±%g: a units mistake?", v, float64(MaxMagnitude))
+			return false
+		}
+		return true
+	}
+	switch c.Op {
+	case OpRatio:
+		if finite("factor", c.Factor) {
+			switch {
+			case c.Factor == 0:
+				bad("factor", "missing or 0: a ratio check needs a factor > 0")
+			case c.Factor < 0:
+				bad("factor", "%v is negative: a ratio check needs a factor > 0", c.Factor)
+			case c.Factor > MaxFactor:
+				bad("factor", "%v is above %d", c.Factor, MaxFactor)
+			}
+		}
+		if finite("floor", c.Floor) && c.Floor < 0 {
+			bad("floor", "%v is negative: the floor is headroom above the baseline, ≥ 0", c.Floor)
+		}
+		if c.Value != nil {
+			bad("value", "a ratio check takes factor and floor, not value")
+		}
+	case OpMax, OpEqual:
+		if c.Value == nil {
+			bad("value", "missing: a %s check needs a value", c.Op)
+		} else {
+			finite("value", *c.Value)
+		}
+		if c.Factor != 0 {
+			bad("factor", "only a ratio check takes a factor")
+		}
+		if c.Floor != 0 {
+			bad("floor", "only a ratio check takes a floor")
+		}
+		if c.Op == OpEqual && known && m.estimate {
+			bad("op", "equal needs an exact metric (a count or a time); %s is an estimate with an interval: use max", c.Metric)
+		}
+	case "":
+		bad("op", "missing (one of ratio, max, equal)")
+	default:
+		bad("op", "unknown op %q (one of ratio, max, equal)", c.Op)
+	}
 }
 
 // Metrics returns the metric names a check may use, sorted.

@@ -37,7 +37,7 @@ func protocolJobValue(t *testing.T) Job {
 	t.Helper()
 	sc, err := scenarios.Get("kafka-20616")
 	require.NoError(t, err)
-	for _, kv := range []string{"segment_interval_ms=60000", "synthetic_leak_bytes=256", "duration=0s"} {
+	for _, kv := range []string{"segment_interval_ms=60000", "synthetic_leak_bytes=256", "duration=0s", "read_back=true"} {
 		require.NoError(t, sc.Set(kv))
 	}
 	return Job{Scenario: sc, Model: "kafka-4.3.0+read-options-fix+synthetic@jemalloc",

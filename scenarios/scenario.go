@@ -178,6 +178,14 @@ type Scenario struct {
 	// memtables (the docs' TOTAL_MEMTABLE_MEMORY), charged to the shared
 	// cache; > 0 when BoundedCacheBytes is, else 0.
 	BoundedWriteBufferBytes int64 `yaml:"bounded_write_buffer_bytes" json:"bounded_write_buffer_bytes"`
+	// ReadBack, when true, reads the records back as a reading application
+	// does: every put is preceded by a point read of its key (op get: a
+	// key-value store's get, a window store's fetch(key, ts), as Kafka's
+	// aggregations read before they write), and every commit by a range read
+	// of each of the task's stores (op range: a key-value store's all(), a
+	// window store's fetchAll over every live segment), so the stores' block
+	// caches fill from their SST files. false: writes only.
+	ReadBack bool `yaml:"read_back" json:"read_back"`
 	// Seed seeds every random choice of the run (keys, failures, rebalanced
 	// tasks).
 	Seed int64 `yaml:"seed" json:"seed"`

@@ -359,7 +359,7 @@ func TestDigestChangesWithEveryField(t *testing.T) {
 		"close_failure_kind": "sticky", "cascade": "true", "init_failure_rate": "0.01",
 		"leak_semantics": "no-safety-net", "rebalance_every_steps": "24", "rebalance_tasks": "0.25",
 		"lifecycles": "1499", "duration": "1m", "sample_every_lifecycles": "4", "sample_interval_ms": "200",
-		"synthetic_leak_bytes": "1", "restore_scratch_bytes": "1", "bounded_cache_bytes": "1", "bounded_write_buffer_bytes": "1", "seed": "7",
+		"synthetic_leak_bytes": "1", "restore_scratch_bytes": "1", "bounded_cache_bytes": "1", "bounded_write_buffer_bytes": "1", "read_back": "true", "seed": "7",
 	}
 	require.ElementsMatch(t, Keys(), keysOf(change), "a change for every field")
 	seen := map[string]string{base.Digest(): "base"}

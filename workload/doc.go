@@ -50,6 +50,9 @@
 //	                                                       An unclean status under exactly-once is a TaskCorruptedException: the
 //	                                                       executor wipes the whole task and restores every store of it from its
 //	                                                       changelog.
+//	get           task, store, key, ts                     read_back only, before the put of the same key and ts: a point read (a
+//	                                                       key-value store's get, a window store's fetch(key, ts)); its result is
+//	                                                       not checked (the record may not exist yet). A store not open is skipped.
 //	put           task, store, key, ts, ver                put one record: RecordValue(seed, value_bytes, task, store, key, ts, ver).
 //	              [init_failures]                          A window store's put advances its stream time to ts, creates the record's
 //	                                                       segment (init_failures, when present, is for that segment's open, as for
@@ -57,6 +60,10 @@
 //	                                                       succeeds is appended to the store's changelog (package changelog's
 //	                                                       files: changelog.Path(<the job's changelog_dir>, task, store)). Puts to a
 //	                                                       store that could not be opened are skipped.
+//	range         task, store                              read_back only, before each commit, once per store of the task: read every
+//	                                                       record the store holds (a key-value store's all(), a window store's
+//	                                                       fetchAll over its live segments), closing the iterator. A store not open
+//	                                                       is skipped.
 //	commit        task                                     commit every open store of the task with its changelog offsets (the
 //	                                                       executor's count of records it appended, spread over
 //	                                                       changelog_partitions), without a flush (Kafka 4.3); it disarms the

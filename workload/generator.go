@@ -166,7 +166,9 @@ func (g *Generator) start() {
 
 // nextStep is one step: stream time advances by step_ms; every task arms the
 // close faults of the segments its step expires, writes records_per_step
-// records into each of its stores, commits and offers a sample point; every
+// records into each of its stores (with read_back, each put preceded by a get
+// of its key, and the commit by a range of each store), commits and offers a
+// sample point; every
 // rebalance_every_steps steps a share of the tasks is closed and reopened.
 func (g *Generator) nextStep() {
 	g.step++
@@ -191,7 +193,15 @@ func (g *Generator) nextStep() {
 						op.InitFailures = g.initFailures()
 					}
 				}
+				if g.sc.ReadBack {
+					g.emit(Op{Kind: KindGet, Task: t, Store: s, Key: op.Key, Ts: ts})
+				}
 				g.emit(op)
+			}
+		}
+		if g.sc.ReadBack {
+			for s := range g.sc.StoresPerTask {
+				g.emit(Op{Kind: KindRange, Task: t, Store: s})
 			}
 		}
 		g.emit(Op{Kind: KindCommit, Task: t})

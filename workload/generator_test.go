@@ -378,3 +378,39 @@ func (w *limitWriter) Write(p []byte) (int, error) {
 	}
 	return w.b.Write(p)
 }
+
+// TestReadBack: with read_back every put is preceded by a get of its key and
+// timestamp and every commit by one range per store of its task; without it
+// (the negative control) there is no read op, and the writes are the same.
+func TestReadBack(t *testing.T) {
+	base := scenario(t, "kafka-20616", "stores_per_task=2")
+	reads := scenario(t, "kafka-20616", "stores_per_task=2", "read_back=true")
+	plain, withReads := upToStep(t, base, 7, 12), upToStep(t, reads, 7, 12)
+	require.Zero(t, count(plain, KindGet)+count(plain, KindRange), "no reads without read_back")
+	require.Equal(t, count(plain, KindPut), count(withReads, KindPut))
+	require.Equal(t, count(withReads, KindPut), count(withReads, KindGet))
+	require.Equal(t, 2*count(withReads, KindCommit), count(withReads, KindRange))
+	var writes []Op
+	for i, op := range withReads {
+		switch op.Kind {
+		case KindGet:
+			next := withReads[i+1]
+			require.Equal(t, KindPut, next.Kind, "op %d", i)
+			require.Equal(t, []any{op.Task, op.Store, op.Key, op.Ts}, []any{next.Task, next.Store, next.Key, next.Ts})
+		case KindRange:
+			continue
+		default:
+			writes = append(writes, op)
+		}
+	}
+	require.Equal(t, encode(plain), encode(writes), "the reads add ops, they change no other")
+	ranges := 0
+	for i := len(withReads) - 1; i >= 0; i-- {
+		if withReads[i].Kind == KindCommit {
+			require.Equal(t, KindRange, withReads[i-1].Kind)
+			require.Equal(t, KindRange, withReads[i-2].Kind)
+			ranges++
+		}
+	}
+	require.Positive(t, ranges)
+}

@@ -22,7 +22,9 @@ const (
 	KindStep        Kind = "step"
 	KindSeedOld     Kind = "seed_old"
 	KindOpen        Kind = "open"
+	KindGet         Kind = "get"
 	KindPut         Kind = "put"
+	KindRange       Kind = "range"
 	KindCommit      Kind = "commit"
 	KindArm         Kind = "arm"
 	KindClose       Kind = "close"
@@ -33,8 +35,8 @@ const (
 
 // Kinds lists every operation kind in documentation order.
 func Kinds() []Kind {
-	return []Kind{KindStep, KindSeedOld, KindOpen, KindPut, KindCommit, KindArm, KindClose, KindRebalance,
-		KindSamplePoint, KindEnd}
+	return []Kind{KindStep, KindSeedOld, KindOpen, KindGet, KindPut, KindRange, KindCommit, KindArm, KindClose,
+		KindRebalance, KindSamplePoint, KindEnd}
 }
 
 // Op is one operation of the schedule. Which fields are meaningful depends
@@ -46,10 +48,11 @@ type Op struct {
 	// StreamTime is the stream time in ms at the end of the step (step) or at
 	// which the store opens (open).
 	StreamTime int64
-	// Task and Store are 0-based indices (seed_old, open, put, commit: Task
-	// only, arm, close).
+	// Task and Store are 0-based indices (seed_old, open, get, put, range,
+	// commit: Task only, arm, close).
 	Task, Store int
-	// Key, Ts and Ver are the record (put): its key, its timestamp in ms of
+	// Key and Ts are the record read (get). Key, Ts and Ver are the record
+	// (put): its key, its timestamp in ms of
 	// stream time and its version, unique in the schedule (the first put is
 	// 1; the old-format records of seed_old are version 0 at timestamp 0).
 	Key     string
@@ -80,9 +83,15 @@ func (op Op) AppendJSON(b []byte) []byte {
 	case KindStep:
 		field("step", op.Step)
 		field("stream_time", op.StreamTime)
-	case KindSeedOld, KindClose:
+	case KindSeedOld, KindClose, KindRange:
 		field("task", int64(op.Task))
 		field("store", int64(op.Store))
+	case KindGet:
+		field("task", int64(op.Task))
+		field("store", int64(op.Store))
+		b = append(b, `,"key":`...)
+		b = strconv.AppendQuote(b, op.Key)
+		field("ts", op.Ts)
 	case KindOpen:
 		field("task", int64(op.Task))
 		field("store", int64(op.Store))
@@ -175,9 +184,18 @@ func Decode(line []byte) (Op, error) {
 	case KindStep:
 		i64("step", w.Step, &op.Step, 1)
 		i64("stream_time", w.StreamTime, &op.StreamTime, 0)
-	case KindSeedOld, KindClose:
+	case KindSeedOld, KindClose, KindRange:
 		idx("task", w.Task, &op.Task)
 		idx("store", w.Store, &op.Store)
+	case KindGet:
+		idx("task", w.Task, &op.Task)
+		idx("store", w.Store, &op.Store)
+		if w.Key == nil {
+			missing = append(missing, "key")
+		} else {
+			op.Key = *w.Key
+		}
+		i64("ts", w.Ts, &op.Ts, 0)
 	case KindOpen:
 		idx("task", w.Task, &op.Task)
 		idx("store", w.Store, &op.Store)

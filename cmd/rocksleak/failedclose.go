@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 	"github.com/rocksleak/rocksleak/stats"
 )
 
-const failedCloseUsage = `usage: rocksleak failedclose FAULTY_DIR CONTROL_DIR
+const failedCloseUsage = `usage: rocksleak failedclose [--md] FAULTY_DIR CONTROL_DIR
 
 The cost of one failed close, per model, from a controlled pair: two run
 directories of the same scenario, seed and models, the first with closes
@@ -23,6 +24,7 @@ failing, the second with close_failure_rate 0. For example:
   rocksleak run --scenario kafka-20616 --models kafka-4.3.1,kafka-4.3.0 --lifecycles 600 --set close_failure_rate=0.2 --out runs/fc-faulty
   rocksleak run --scenario kafka-20616 --models kafka-4.3.1,kafka-4.3.0 --lifecycles 600 --set close_failure_rate=0 --out runs/fc-control
   rocksleak failedclose runs/fc-faulty runs/fc-control
+
 `
 
 // failedCloseCmd prints, per model of a faulty/control pair of run
@@ -31,7 +33,8 @@ failing, the second with close_failure_rate 0. For example:
 func failedCloseCmd(stdout, stderr io.Writer, args []string) error {
 	fs := flag.NewFlagSet("failedclose", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, failedCloseUsage) }
+	md := fs.Bool("md", false, "print the table as Markdown")
+	fs.Usage = func() { fmt.Fprint(stderr, failedCloseUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -53,7 +56,7 @@ func failedCloseCmd(stdout, stderr io.Writer, args []string) error {
 	if err := checkFailedClosePair(rs[0], rs[1]); err != nil {
 		return err
 	}
-	return writeFailedCloseTable(stdout, rs, ss)
+	return writeFailedCloseTable(stdout, rs, ss, *md)
 }
 
 // checkFailedClosePair refuses a pair that is not one schedule run twice.
@@ -71,11 +74,12 @@ func checkFailedClosePair(f, c *schema.Result) error {
 	return nil
 }
 
-// writeFailedCloseTable renders one row per model both runs ran.
-func writeFailedCloseTable(w io.Writer, rs [2]*schema.Result, ss [2]map[string][]schema.Sample) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "engine\tmodel\tfailed closes\tnative heap per failed close [95%%]\tRSS per failed close [95%%]\trestores per failed close\trestore time per failed close\trecords replayed per failed close\tnative heap while restoring [95%%]\n")
-	rows := 0
+// writeFailedCloseTable renders one row per model both runs ran, aligned
+// text or Markdown.
+func writeFailedCloseTable(w io.Writer, rs [2]*schema.Result, ss [2]map[string][]schema.Sample, md bool) error {
+	rows := [][]string{{"engine", "model", "failed closes", "native heap per failed close [95%]", "RSS per failed close [95%]",
+		"restores per failed close", "restore time per failed close [95%]", "records replayed per failed close",
+		"native heap after a restore [95%]"}}
 	for _, m := range rs[0].Models {
 		fr, cr := rs[0].Runs[m], rs[1].Runs[m]
 		if fr == nil || cr == nil {
@@ -83,8 +87,7 @@ func writeFailedCloseTable(w io.Writer, rs [2]*schema.Result, ss [2]map[string][
 		}
 		nh, err := analysis.PerFailedClose(ss[0][m], ss[1][m], analysis.SignalNativeHeap)
 		if err != nil {
-			fmt.Fprintf(tw, "%s\t%s\t%v\n", engineOf(m), m, err)
-			rows++
+			rows = append(rows, []string{engineOf(m), m, err.Error()})
 			continue
 		}
 		rss, err := analysis.PerFailedClose(ss[0][m], ss[1][m], analysis.SignalRSS)
@@ -96,22 +99,39 @@ func writeFailedCloseTable(w io.Writer, rs [2]*schema.Result, ss [2]map[string][
 		// The median restore's time: the JVM child keeps no per-restore
 		// durations in result.json, only their median and its interval.
 		p50 := func(ns int64) string { return time.Duration(float64(ns) * restores).Round(time.Microsecond).String() }
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%.2f\t%s [%s, %s]\t%.0f\t%s\n", engineOf(m), m, nh.FailedCloses,
-			kib(nh.PerFailedClose), kib(rss.PerFailedClose), restores,
-			p50(fr.Restore.P50Ns), p50(fr.Restore.P50LowNs), p50(fr.Restore.P50HighNs),
-			float64(fr.Restore.Records-cr.Restore.Records)/n, kib(nh.WhileRestoring))
-		rows++
+		rows = append(rows, []string{engineOf(m), m, fmt.Sprint(nh.FailedCloses),
+			kib(nh.PerFailedClose), kib(rss.PerFailedClose), fmt.Sprintf("%.3f", restores),
+			fmt.Sprintf("%s [%s, %s]", p50(fr.Restore.P50Ns), p50(fr.Restore.P50LowNs), p50(fr.Restore.P50HighNs)),
+			fmt.Sprintf("%.0f", float64(fr.Restore.Records-cr.Restore.Records)/n), kib(nh.WhileRestoring)})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if rows == 0 {
+	if len(rows) == 1 {
 		return usagef("the two runs share no model")
+	}
+	if err := renderRows(w, rows, md); err != nil {
+		return err
 	}
 	fmt.Fprintln(w, "\nBytes per failed close: the paired difference faulty − control per record written over failed closes per record (restores, their lifecycles and timer entries included).")
 	fmt.Fprintln(w, "Restore time per failed close: restores per failed close × the faulty run's median restore [its 95% interval].")
-	fmt.Fprintln(w, "While restoring: the paired difference above its line at samples where a restore ran, against the rest.")
+	fmt.Fprintln(w, "After a restore: the paired difference above its line at the first sample after a restore, against the other samples (per restore).")
 	return nil
+}
+
+// renderRows writes rows (the first the header) aligned, or as a Markdown table.
+func renderRows(w io.Writer, rows [][]string, md bool) error {
+	if md {
+		for i, r := range rows {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+			if i == 0 {
+				fmt.Fprintf(w, "|%s\n", strings.Repeat(" --- |", len(r)))
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
 }
 
 func engineOf(model string) string {

@@ -145,7 +145,6 @@ func TestJVMRefusesWhatItCannotHonour(t *testing.T) {
 		field string
 	}{
 		{"no safety net", []string{"--scenario", "no-safety-net"}, "leak_semantics: no-safety-net"},
-		{"bounded memory", []string{"--scenario", "bounded-memory"}, "bounded_cache_bytes: 8388608"},
 		{"sticky close failures", []string{"--scenario", "eos-v2-cascade"}, "close_failure_kind: sticky"},
 		{"restore scratch", []string{"--scenario", "restore-peak"}, "restore_scratch_bytes: 8388608"},
 		{"init failures", []string{"--set", "init_failure_rate=0.1"}, "init_failure_rate: 0.1"},

@@ -12,7 +12,7 @@
 //	rocksleak scenarios show NAME|FILE    print a scenario, resolved, as YAML
 //	rocksleak report [--reanalyze] [--out DIR] RESULT.json
 //	rocksleak compare [--md] A.json B.json
-//	rocksleak failedclose FAULTY_DIR CONTROL_DIR   cost per failed close, from a run pair
+//	rocksleak failedclose [--md] FAULTY_DIR CONTROL_DIR   cost per failed close, from a run pair
 //	rocksleak gate --baseline B.json --candidate C.json [--policy FILE] [--format text|json|markdown]
 //	rocksleak plan --result R.json --model M [--topology FILE] [--png FILE] [topology flags]
 //	rocksleak reliability [--scenario NAME] [--seeds N] [--parallel N] [--until-verdict] [--shard K/N]
@@ -114,6 +114,7 @@ Commands:
   reliability  run a scenario at many seeds and count each model's verdicts
   versions   which Kafka versions leak, and how much: the JVM engine over every version of the versions table
   crosscheck the Go engine (RocksDB 7.8.3) beside the JVM engine (Kafka's jars), 4.3.0 and 4.3.1
+  failedclose  what one failed close costs, from a faulty run and its control (close_failure_rate 0)
   disk-full  what a full state disk costs per retry and per minute, for 4.3.0 and 4.3.1, under each exception handler
   rehearse   rehearse an upgrade on a fleet of instances: canary, gates, expansion, verified rollback
   merge      join "reliability --shard K/N" directories into one reliability report

@@ -82,6 +82,12 @@ func (t *Topology) apply(op workload.Op) error {
 			return err
 		}
 		t.put(s, changelog.Record{Key: op.Key, Ts: op.Ts, Ver: op.Ver}, op.InitFailures)
+	case workload.KindGet, workload.KindRange:
+		s, err := t.slotOf(op)
+		if err != nil {
+			return err
+		}
+		t.read(s, op)
 	case workload.KindCommit:
 		if op.Task < 0 || op.Task >= len(t.tasks) {
 			return fmt.Errorf("no task %d in the scenario", op.Task)
@@ -143,4 +149,21 @@ func (t *Topology) put(s *slot, r changelog.Record, initFailures int) bool {
 	s.offset++
 	t.records++
 	return true
+}
+
+// read executes a get or range op on s (skipped while s is not open): a read
+// error is a task error, as a store's read failing is in a Kafka task.
+func (t *Topology) read(s *slot, op workload.Op) {
+	if s.store == nil {
+		return
+	}
+	var err error
+	if op.Kind == workload.KindGet {
+		_, err = s.store.read(changelog.Record{Key: op.Key, Ts: op.Ts})
+	} else {
+		_, err = s.store.scan()
+	}
+	if err != nil {
+		t.taskError(s, fmt.Errorf("%s: %w", op.Kind, err))
+	}
 }

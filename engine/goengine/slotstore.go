@@ -22,6 +22,9 @@ type slotStore interface {
 	// read returns the stored value of r's key (a window store: at r's
 	// timestamp).
 	read(r changelog.Record) ([]byte, error)
+	// scan reads every record the store holds (op range) and returns how
+	// many it read.
+	scan() (int, error)
 	armCloseFault(f lifecycle.Fault)
 	// committed is called after every commit of the step.
 	committed()
@@ -64,6 +67,7 @@ func (k kvSlot) restoreBatch(recs []changelog.Record, value func(changelog.Recor
 }
 func (kvSlot) live(int64) bool                           { return true }
 func (k kvSlot) read(r changelog.Record) ([]byte, error) { return k.s.Get([]byte(r.Key)) }
+func (k kvSlot) scan() (int, error)                      { return k.s.Scan() }
 func (k kvSlot) armCloseFault(f lifecycle.Fault)         { k.s.ArmCloseFault(f) }
 func (kvSlot) committed()                                {}
 func (k kvSlot) commit(offsets map[string]int64) error   { return k.s.Commit(offsets) }
@@ -91,6 +95,7 @@ func (w windowSlot) restoreBatch(recs []changelog.Record, value func(changelog.R
 }
 func (w windowSlot) live(ts int64) bool                      { return w.w.Live(ts) }
 func (w windowSlot) read(r changelog.Record) ([]byte, error) { return w.w.Fetch([]byte(r.Key), r.Ts) }
+func (w windowSlot) scan() (int, error)                      { return w.w.Scan() }
 func (w windowSlot) armCloseFault(f lifecycle.Fault)         { w.w.ArmCloseFault(f) }
 func (w windowSlot) committed()                              { w.w.DisarmCloseFault() }
 func (w windowSlot) commit(offsets map[string]int64) error   { return w.w.Commit(offsets) }

@@ -213,22 +213,16 @@ func (Engine) Runs(rn spec.RunName) bool { return rn.JVM() }
 
 // Capabilities is what the Java child honours (see engine.Capabilities): not
 // the what-if of a binding without RocksJava's safety net (it runs
-// RocksJava's own close), nor Kafka's bounded-memory config setter, restore
-// scratch, failed inits or sticky close failures (its Executor throws on
-// them), nor jemalloc heap dumps: its --profile is async-profiler's
-// nativemem mode (nativemem.go).
+// RocksJava's own close), nor restore scratch, failed inits or sticky close
+// failures (its Executor throws on them), nor jemalloc heap dumps: its
+// --profile is async-profiler's nativemem mode (nativemem.go). Kafka's
+// bounded-memory config setter it honours (BoundedMemorySetter.java).
 func (Engine) Capabilities() engine.Capabilities { return capabilities }
 
 var capabilities = engine.Capabilities{NativeMemProfile: true, Limits: []engine.Limit{
 	{Field: "leak_semantics", Honours: string(spec.RocksJava),
 		OK:  func(sc scenarios.Scenario) bool { s, err := sc.Semantics(); return err == nil && s == spec.RocksJava },
 		Why: "the Java child runs RocksJava's own RocksDB.close(), whose owned column-family handles are its safety net"},
-	{Field: "bounded_cache_bytes", Honours: "0",
-		OK:  func(sc scenarios.Scenario) bool { return sc.BoundedCacheBytes == 0 },
-		Why: "the Java child has no RocksDBConfigSetter for Kafka's bounded-memory example yet"},
-	{Field: "bounded_write_buffer_bytes", Honours: "0",
-		OK:  func(sc scenarios.Scenario) bool { return sc.BoundedWriteBufferBytes == 0 },
-		Why: "the Java child has no RocksDBConfigSetter for Kafka's bounded-memory example yet"},
 	{Field: "restore_scratch_bytes", Honours: "0",
 		OK:  func(sc scenarios.Scenario) bool { return sc.RestoreScratchBytes == 0 },
 		Why: "the Java child's restore allocates no scratch buffer"},
@@ -239,7 +233,7 @@ var capabilities = engine.Capabilities{NativeMemProfile: true, Limits: []engine.
 		OK: func(sc scenarios.Scenario) bool {
 			return sc.CloseFailureRate == 0 || sc.CloseFailureKind == "" || sc.CloseFailureKind == spec.FaultTransient
 		},
-		Why: "the Java child injects the transient close failure (Kafka's failed status write) only"},
+		Why: "the Java child injects the transient close failure (Kafka's failed status write) only; a sticky one loses the store's unflushed records and offsets, and the child has no catch-up restore from a store's committed offset (docs/fidelity.md)"},
 }}
 
 // Preflight checks that rn's child can start (see CommandLine); the error

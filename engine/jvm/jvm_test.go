@@ -79,7 +79,6 @@ func TestJVMCommand(t *testing.T) {
 func TestCapabilitiesRefuseWhatTheJavaChildCannotRun(t *testing.T) {
 	refused := map[string]string{
 		"no-safety-net":  "leak_semantics",
-		"bounded-memory": "bounded_cache_bytes",
 		"eos-v2-cascade": "close_failure_kind",
 		"restore-peak":   "restore_scratch_bytes",
 	}

@@ -24,6 +24,7 @@ import com.sun.jna.Pointer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.StateRestoreCallback;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
@@ -68,6 +69,8 @@ final class Executor {
     final List<String> taskErrorExamples = new ArrayList<>();
     final List<Long> taskErrorCounts = new ArrayList<>();
     private final Map<String, Integer> taskErrorIndex = new HashMap<>();
+    /** The stores' app configs beyond the context's base ones (rocksdb.config.setter when bounded memory is on). */
+    private final Map<String, Object> appConfigs = new HashMap<>();
     /** Task errors whose cause chain names a storage fault, by fault (schema.StorageFaults' words). */
     final Map<String, Long> storageFaults = new java.util.TreeMap<>();
     private static final String[][] STORAGE_FAULTS = {
@@ -88,8 +91,10 @@ final class Executor {
         this.changelogRoot = (job.changelogDir != null && !job.changelogDir.isEmpty()
             ? Path.of(job.changelogDir) : root.toPath()).resolve("changelog");
         if (job.boundedCacheBytes > 0) {
-            throw new UnsupportedOperationException("scenario.bounded_cache_bytes > 0 (Kafka's bounded-memory "
-                + "RocksDBConfigSetter) is not run by the JVM child yet");
+            // Kafka's bounded-memory example, reached as an application reaches it: rocksdb.config.setter.
+            appConfigs.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemorySetter.class);
+            appConfigs.put(BoundedMemorySetter.CACHE_BYTES, job.boundedCacheBytes);
+            appConfigs.put(BoundedMemorySetter.WRITE_BUFFER_BYTES, job.boundedWriteBufferBytes);
         }
         if (job.restoreScratchBytes > 0) {
             throw new UnsupportedOperationException("scenario.restore_scratch_bytes > 0 is not run by the JVM child yet");
@@ -144,6 +149,7 @@ final class Executor {
         StateStore store;
         StoreContext ctx;
         boolean armed;
+        boolean sticky;
         final boolean counted;
 
         Instance(final Slot slot, final boolean counted) {
@@ -174,6 +180,11 @@ final class Executor {
         @Override
         public boolean armed() {
             return armed;
+        }
+
+        @Override
+        public boolean sticky() {
+            return sticky;
         }
 
         @Override
@@ -257,7 +268,7 @@ final class Executor {
         }
         final File dir = slot.taskDir();
         dir.mkdirs();
-        inst.ctx = new StoreContext(slot.task, dir, job.exactlyOnce);
+        inst.ctx = new StoreContext(slot.task, dir, job.exactlyOnce, appConfigs);
         try {
             inst.store.init(inst.ctx.context(), inst.store);
         } catch (final RuntimeException e) {
@@ -305,18 +316,22 @@ final class Executor {
                 }
                 put(slot(op), text(op, "key"), num(op, "ts"), num(op, "ver"));
                 return Stop.NONE;
+            case "get":
+            case "range":
+                read(slot(op), kind, op);
+                return Stop.NONE;
             case "commit":
                 commit((int) num(op, "task"));
                 return Stop.NONE;
             case "arm": {
                 final String fault = text(op, "fault");
-                if (!fault.equals("transient")) {
-                    throw new UnsupportedOperationException("op arm: fault \"" + fault + "\" is not run by the JVM "
-                        + "child yet (transient is)");
+                if (!fault.equals("transient") && !fault.equals("sticky")) {
+                    throw new Job.BadInput("op arm: unknown fault \"" + fault + "\" (transient, sticky)");
                 }
                 final Slot s = slot(op);
                 if (s.inst != null) {
                     s.inst.armed = true;
+                    s.inst.sticky = fault.equals("sticky");
                 }
                 return Stop.NONE;
             }
@@ -584,6 +599,22 @@ final class Executor {
         records++;
     }
 
+    /** get or range (Reads) on the slot's open store, skipped when it is not open; a failed read is a task error. */
+    private void read(final Slot slot, final String kind, final JsonNode op) throws Job.BadInput {
+        if (slot.inst == null) {
+            return;
+        }
+        try {
+            if (kind.equals("get")) {
+                Reads.get(slot.inst.store, job.store, text(op, "key"), num(op, "ts"));
+            } else {
+                Reads.scan(slot.inst.store, job.store);
+            }
+        } catch (final RuntimeException e) {
+            taskError(slot, e);
+        }
+    }
+
     /**
      * commit: every open store of the task commits its changelog offsets (the records appended, spread over
      * changelog_partitions offset keys), with no flush (Kafka 4.3's StateStore.commit(Map), KIP-1035); the task's
@@ -680,6 +711,18 @@ final class Executor {
             }
         }
         return new long[] {mem, readers, cache, n};
+    }
+
+    /** The records store (task, idx) holds now, read through all(); -1 when it is not open (for tests). */
+    long scanRecords(final int task, final int idx) {
+        final Slot s = slots[task][idx];
+        return s.inst == null ? -1 : Reads.scan(s.inst.store, job.store);
+    }
+
+    /** The DBs open now (for tests). */
+    List<RocksDB> openDbList() {
+        openDbs.keySet().removeIf(db -> !db.isOwningHandle());
+        return new ArrayList<>(openDbs.keySet());
     }
 
     int openDbCount() {

@@ -51,6 +51,7 @@ final class Job {
     long sampleIntervalMs;
     int syntheticLeakBytes;
     long boundedCacheBytes;
+    long boundedWriteBufferBytes;
     long restoreScratchBytes;
     /** rocksleak run --profile (harness.ProfileJob); null when not profiled. */
     Profile profile;
@@ -137,6 +138,7 @@ final class Job {
         job.sampleIntervalMs = Math.max(1, job.num(s, "sample_interval_ms", false));
         job.syntheticLeakBytes = (int) job.num(s, "synthetic_leak_bytes", false);
         job.boundedCacheBytes = job.num(s, "bounded_cache_bytes", false);
+        job.boundedWriteBufferBytes = job.num(s, "bounded_write_buffer_bytes", false);
         job.restoreScratchBytes = job.num(s, "restore_scratch_bytes", false);
         if (job.store.equals("window") && job.retentionMs <= 0) {
             throw new BadInput("job: scenario.retention_ms: must be > 0 for a window store, got " + job.retentionMs);

@@ -16,17 +16,19 @@ final class Ops {
     private Ops() {
     }
 
-    static final Map<String, Set<String>> KEYS = Map.of(
-        "step", Set.of("op", "step", "stream_time"),
-        "seed_old", Set.of("op", "task", "store"),
-        "open", Set.of("op", "task", "store", "stream_time", "init_failures"),
-        "put", Set.of("op", "task", "store", "key", "ts", "ver", "init_failures"),
-        "commit", Set.of("op", "task"),
-        "arm", Set.of("op", "task", "store", "fault"),
-        "close", Set.of("op", "task", "store"),
-        "rebalance", Set.of("op", "tasks"),
-        "sample_point", Set.of("op"),
-        "end", Set.of("op"));
+    static final Map<String, Set<String>> KEYS = Map.ofEntries(
+        Map.entry("step", Set.of("op", "step", "stream_time")),
+        Map.entry("seed_old", Set.of("op", "task", "store")),
+        Map.entry("open", Set.of("op", "task", "store", "stream_time", "init_failures")),
+        Map.entry("get", Set.of("op", "task", "store", "key", "ts")),
+        Map.entry("range", Set.of("op", "task", "store")),
+        Map.entry("put", Set.of("op", "task", "store", "key", "ts", "ver", "init_failures")),
+        Map.entry("commit", Set.of("op", "task")),
+        Map.entry("arm", Set.of("op", "task", "store", "fault")),
+        Map.entry("close", Set.of("op", "task", "store")),
+        Map.entry("rebalance", Set.of("op", "tasks")),
+        Map.entry("sample_point", Set.of("op")),
+        Map.entry("end", Set.of("op")));
 
     /** Checks that op is an object of a known kind whose keys are that kind's; the error names the key. */
     static void check(final JsonNode op) throws Job.BadInput {

@@ -4,6 +4,7 @@ import java.io.File;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 
@@ -27,8 +28,16 @@ final class StoreContext {
     private final InternalProcessorContext<?, ?> context;
     private StateRestoreCallback restoreCallback;
 
-    @SuppressWarnings("deprecation")
     StoreContext(final int task, final File taskDir, final boolean exactlyOnce) {
+        this(task, taskDir, exactlyOnce, Map.of());
+    }
+
+    /**
+     * A context whose app configs (StateStoreContext.appConfigs(), what RocksDBStore.openDB reads, among them
+     * {@code rocksdb.config.setter}) hold the child's base configs plus appConfigs.
+     */
+    @SuppressWarnings("deprecation")
+    StoreContext(final int task, final File taskDir, final boolean exactlyOnce, final Map<String, Object> appConfigs) {
         final Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, "rocksleak");
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092"); // never contacted
@@ -37,6 +46,7 @@ final class StoreContext {
         if (exactlyOnce) {
             p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         }
+        p.putAll(appConfigs);
         this.mock = new MockProcessorContext<>(p, new TaskId(0, task), taskDir).getStateStoreContext();
         this.context = (InternalProcessorContext<?, ?>) Proxy.newProxyInstance(StoreContext.class.getClassLoader(),
             new Class<?>[] {InternalProcessorContext.class}, (proxy, m, args) -> invoke(m, args));

@@ -42,8 +42,8 @@ class ProtocolTest {
         Map.entry("init_failure_rate", "carried by the op stream (init_failures); above 0 refused before work"),
         Map.entry("rebalance_every_steps", "carried by the op stream (rebalance)"),
         Map.entry("rebalance_tasks", "carried by the op stream (rebalance)"),
-        Map.entry("leak_semantics", "only rocksjava is honoured; others are refused before work"),
-        Map.entry("bounded_write_buffer_bytes", "above 0 refused before work (jvm.Engine's capabilities)")));
+        Map.entry("read_back", "carried by the op stream (get, range)"),
+        Map.entry("leak_semantics", "only rocksjava is honoured; others are refused before work")));
     /** Sample keys this child writes that the Go schema.Sample does not have (docs/jvm-child.md says so). */
     static final Set<String> JAVA_ONLY_SAMPLE_KEYS = Set.of("java_heap");
 

@@ -64,6 +64,15 @@ public final class RocksleakStores {
         boolean armed();
 
         /**
+         * Whether an armed close fails stickily: a malformed write batch is written first, which puts the DB into
+         * RocksDB's failed state (as the Go engine's sticky fault, lifecycle/accessor.go), so the status write and
+         * every later write fail with RocksDB's background error until the DB is reopened.
+         */
+        default boolean sticky() {
+            return false;
+        }
+
+        /**
          * A RocksDB instance of this store closed: one lifecycle. statusWriteError is the RocksDB error of the
          * close-time status write (null when it succeeded or was not attempted); releasedLate is how many of the
          * instance's column-family handles were still owned after Kafka's accessor closed (its own release skipped)
@@ -277,7 +286,15 @@ public final class RocksleakStores {
         final RocksDB db = store.db;
         final Watch watch = new Watch(handles);
         if (hooks.armed() && store.wOptions != null) {
-            store.wOptions.setSync(true); // with disableWAL: RocksDB refuses the write
+            if (hooks.sticky()) {
+                try (org.rocksdb.WriteBatch bad = new org.rocksdb.WriteBatch(new byte[] {0, 0, 0})) {
+                    db.write(store.wOptions, bad);
+                } catch (final org.rocksdb.RocksDBException expected) {
+                    // the malformed batch's own error; the DB is now in its failed state
+                }
+            } else {
+                store.wOptions.setSync(true); // with disableWAL: RocksDB refuses the write
+            }
         }
         if (store.dbAccessor != null) {
             store.dbAccessor = watch.wrap(store.dbAccessor);
