@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     := bin/rocksleak
 # The pure-Go packages (no cgo, no RocksDB: `go list -deps` names neither grocksdb nor lifecycle nor harness).
-PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./gate/... ./plan/... ./rehearsal/... ./sweep/... ./internal/... ./workload/... ./engine ./engine/jvm/kafkaversions/...
+PURE    := ./stats/... ./spec/... ./schema/... ./analysis/... ./scenarios/... ./results/... ./gate/... ./plan/... ./rehearsal/... ./sweep/... ./internal/... ./workload/... ./engine ./engine/jvm/kafkaversions/... ./userapp/...
 # Every other package: the ones with real runs (evaluated only when used).
 REAL     = $(filter-out $(shell $(GO) list $(PURE)),$(shell $(GO) list ./...))
 # The packages whose code runs goroutines or guards shared state (go statements, sync, atomic outside tests: the
@@ -58,12 +58,14 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/rocksleak
 
 ## jvm: build the JVM engine's child and each KAFKA_VERSIONS' classpath into build/jvm (engine/jvm/child/build.sh: Maven
-## offline first, online only for what ~/.m2 lacks; JVM_TESTS=-t runs its JUnit tests too).
+## offline first, online only for what ~/.m2 lacks; JVM_TESTS=-t runs its JUnit tests too), and the example
+## applications (examples/java/build.sh: build/jvm/rocksleak-examples.jar, docs/your-application.md).
 jvm: deps
 ifeq ($(wildcard $(JVM_POM)),)
 	@echo "make jvm: $(JVM_POM) is not there yet, so the kafka-<version> models cannot run"
 else
 	MVN=$(MVN) engine/jvm/child/build.sh $(JVM_TESTS) $(JVM_DIR) $(KAFKA_VERSIONS)
+	MVN=$(MVN) examples/java/build.sh $(JVM_DIR)
 endif
 
 ## run: the first answer, from the real thing, then from the Go model. First Kafka's own 4.3.0 and 4.3.1 jars (the JVM
@@ -256,3 +258,12 @@ bench-jvm: KAFKA_VERSIONS := 4.3.1
 BENCH_JVM_ROUNDS ?= 5
 bench-jvm: jvm build
 	$(GO) run ./scripts/benchjvm -bin $(BIN) -rounds $(BENCH_JVM_ROUNDS) $(BENCH_JVM_FLAGS)
+
+## bench-app: the same for an application (rocksleak run --app): examples/apps/leaky-setter.yaml instrumented vs a
+## bare TopologyTestDriver loop of the same operations, alternately, 3 rounds of 300 task lives (issue 41's goal:
+## lifecycles/s at least 0.9x bare; about 2 minutes). BENCH_APP names another app file.
+BENCH_APP ?= examples/apps/leaky-setter.yaml
+.PHONY: bench-app
+bench-app: KAFKA_VERSIONS := 4.3.1
+bench-app: jvm build
+	$(GO) run ./scripts/benchjvm -bin $(BIN) -app $(BENCH_APP) -lifecycles 300 -rounds 3 -goal 0.90 $(BENCH_JVM_FLAGS)

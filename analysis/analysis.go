@@ -262,6 +262,13 @@ func fitSamples(all []schema.Sample, signals []string) (map[string]schema.Signal
 // Attribution fields of r.
 func Analyze(r *schema.Result, samples map[string][]schema.Sample, floors schema.VerdictFloors) error {
 	r.Floors = floors
+	all := samples
+	// An application's samples inside its lifecycles are read apart (WithinLifecycle); every fit, comparison and
+	// verdict across lifecycles reads the rest.
+	samples = make(map[string][]schema.Sample, len(all))
+	for m, ss := range all {
+		samples[m] = schema.BetweenLifecycles(ss)
+	}
 	for _, m := range r.Models {
 		run := r.Runs[m]
 		ss := samples[m]
@@ -273,7 +280,8 @@ func Analyze(r *schema.Result, samples map[string][]schema.Sample, floors schema
 			return fmt.Errorf("%s: %w", m, err)
 		}
 		run.Fits = fits
-		run.Resident = residentOf(ss)
+		run.Resident = residentOf(all[m])
+		run.WithinLifecycle = WithinLifecycle(all[m], run.App, run.Lifecycles, floors.NativeHeap)
 		nat, rss := *fits[SignalNativeHeap].Total, *fits[SignalRSS].Total
 		d := Decide(nat, rss, floors)
 		run.Verdict = VerdictOf(d, nat, rss)

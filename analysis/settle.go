@@ -30,7 +30,7 @@ func SettleCommand(r *schema.Result, model string, d stats.Decision) string {
 		lifecycles = run.Lifecycles
 	}
 	run := RunCommand{Scenario: r.Scenario.Name, Models: []string{model}, Seed: r.Scenario.Seed,
-		Sets: carriedSets(r.Provenance.Command)}
+		Sets: carriedSets(r.Provenance.Command), App: carriedApp(r.Provenance.Command)}
 	round := func(v float64) int64 { return int64(math.Ceil(v/100) * 100) }
 	control, hasControl := ControlOf(model)
 	switch {
@@ -97,6 +97,7 @@ func ControlOf(model string) (control string, ok bool) {
 // its String is the command line a user can paste.
 type RunCommand struct {
 	Scenario   string
+	App        string // an application's app file (rocksleak run --app), in place of the scenario
 	Models     []string
 	Seed       int64
 	Sets       []string // scenario overrides, key=value, in order
@@ -107,7 +108,11 @@ type RunCommand struct {
 // --seed N [--set k=v ...] [--lifecycles L]".
 func (c RunCommand) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "rocksleak run --scenario %s --models %s --seed %d", c.Scenario, strings.Join(c.Models, ","), c.Seed)
+	what := "--scenario " + c.Scenario
+	if c.App != "" {
+		what = "--app " + c.App
+	}
+	fmt.Fprintf(&b, "rocksleak run %s --models %s --seed %d", what, strings.Join(c.Models, ","), c.Seed)
 	for _, kv := range c.Sets {
 		b.WriteString(" --set " + kv)
 	}
@@ -115,6 +120,20 @@ func (c RunCommand) String() string {
 		fmt.Fprintf(&b, " --lifecycles %d", c.Lifecycles)
 	}
 	return b.String()
+}
+
+// carriedApp returns the --app file of a recorded rocksleak command line ("" when there is none).
+func carriedApp(command string) string {
+	f := strings.Fields(command)
+	for i, a := range f {
+		switch {
+		case (a == "--app" || a == "-app") && i+1 < len(f):
+			return f[i+1]
+		case strings.HasPrefix(a, "--app="):
+			return strings.TrimPrefix(a, "--app=")
+		}
+	}
+	return ""
 }
 
 // carriedSets returns the --set flags of a recorded rocksleak command line,

@@ -45,6 +45,10 @@ type Capabilities struct {
 	// HeapProfile: its children dump jemalloc heap profiles (rocksleak run
 	// --profile).
 	HeapProfile bool
+	// App: its children run a user's application (rocksleak run --app,
+	// harness.App) instead of the op stream, and check it (the child's
+	// --check-app) before any work.
+	App bool
 	// NativeMemProfile: its children record their own native allocations
 	// for rocksleak run --profile, and the engine is a NativeProfiler.
 	NativeMemProfile bool

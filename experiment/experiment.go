@@ -49,6 +49,9 @@ type Options struct {
 	// Stderr gets the progress display and the children's stderr (nil:
 	// discarded).
 	Stderr io.Writer
+	// App, when set, is the user's application every model runs
+	// (rocksleak run --app; harness.App).
+	App *harness.App
 }
 
 // Engines are the two engines a run's models go to: the JVM engine's
@@ -73,7 +76,9 @@ func Run(ctx context.Context, o Options) (*schema.Result, *schema.Output, error)
 		for _, m := range sc.Models {
 			seq[m] = analysis.NewSequential(sc, analysis.DefaultFloors())
 		}
-		settled = func(m string, samples []schema.Sample) bool { return seq[m].Observe(samples) }
+		settled = func(m string, samples []schema.Sample) bool {
+			return seq[m].Observe(schema.BetweenLifecycles(samples))
+		}
 	}
 	out, runErr := harness.Run(ctx, harness.Config{
 		Engines:   Engines(),
@@ -86,6 +91,7 @@ func Run(ctx context.Context, o Options) (*schema.Result, *schema.Output, error)
 		OnEvent:   prog.event,
 		Profile:   o.Profile,
 		Guard:     harness.Guard{MaxRSS: o.MaxRSS},
+		App:       o.App,
 	})
 	prog.finish()
 	if out == nil {

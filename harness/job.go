@@ -4,6 +4,7 @@ import (
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/userapp"
 )
 
 // Job is what the parent hands one child, as the first line of its standard
@@ -42,6 +43,9 @@ type Job struct {
 	// DiskFull, when set, makes the child retry failing opens on a full
 	// state directory (see RunDiskFull).
 	DiskFull *DiskFullJob `json:"disk_full,omitempty"`
+	// App, when set, makes a JVM child run the user's application instead
+	// of the op stream (see App); no op stream follows the job.
+	App *userapp.Job `json:"app,omitempty"`
 }
 
 // Event is one JSON line a child streams to its parent. Exactly one field is set.

@@ -56,6 +56,8 @@ type Config struct {
 	Guard Guard
 	// Progress stops a child that makes no progress (see Progress).
 	Progress Progress
+	// App, when set, is the user's application every model runs (see App).
+	App *App
 
 	diskFull *DiskFullJob // set by RunDiskFull
 }
@@ -87,6 +89,14 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 	if err := preflightEngines(cfg, runs); err != nil {
 		return nil, err
 	}
+	if err := preflightApp(cfg, runs); err != nil {
+		return nil, err
+	}
+	if cfg.App != nil {
+		w := cfg.App.Redactor.Writer(cfg.Stderr)
+		defer w.Close()
+		cfg.Stderr = w
+	}
 	out := &schema.Output{Started: time.Now().UTC()}
 	var failed []string
 	for _, r := range runs {
@@ -95,6 +105,7 @@ func Run(ctx context.Context, cfg Config) (*schema.Output, error) {
 			break
 		}
 		run := runChild(ctx, cfg, r)
+		cfg.App.redactRun(run)
 		out.Runs = append(out.Runs, run)
 		if run.Summary != nil && run.Summary.Interrupted && run.StoppedByGuard == "" && run.StoppedNoProgress == "" {
 			out.Interrupted = true
@@ -273,8 +284,11 @@ func planChild(cfg Config, r modelRun) (*childPlan, error) {
 	if err != nil {
 		return p, err
 	}
-	if p.gen, err = workload.New(cfg.Scenario, cfg.Seed); err != nil {
-		return p, err
+	// An app's child reads no op stream.
+	if cfg.App == nil {
+		if p.gen, err = workload.New(cfg.Scenario, cfg.Seed); err != nil {
+			return p, err
+		}
 	}
 	if p.stateDir, err = os.MkdirTemp(cfg.StateRoot, "rocksleak-"+r.name+"-"); err != nil {
 		return p, err
@@ -290,6 +304,13 @@ func planChild(cfg Config, r modelRun) (*childPlan, error) {
 	}
 	job := Job{Scenario: cfg.Scenario, Model: r.name, RunName: r.rn, Seed: cfg.Seed, StateDir: p.stateDir,
 		Profile: p.prof, Ops: workload.OpsVersion, DiskFull: cfg.diskFull}
+	if cfg.App != nil {
+		// The child ends a runaway allocation itself, naming the application's frames (at 3/4 of the limit, watched every 50 ms), before the
+		// guard would kill it from outside.
+		app := cfg.App.Job
+		app.MaxRSS = cfg.Guard.limit() / 4 * 3
+		job.App, job.Ops = &app, 0
+	}
 	// Every child's changelogs, made and removed here: under ChangelogRoot,
 	// not on the state disk, as Kafka's changelog topics live on the
 	// brokers (a full state disk must not fail them).
@@ -397,48 +418,12 @@ func watchChild(ctx context.Context, cfg Config, p *childPlan, cmd *exec.Cmd, pr
 	}
 }
 
-// endError says how a child that ended badly ended: stopped by the guard or
-// the no-progress watch, its own error, its exit, its events unreadable, or
-// no summary; "" when it ended well.
-func endError(run *schema.ModelRun, waitErr, decErr error, tail *TailBuffer) string {
-	switch {
-	case run.StoppedByGuard != "":
-		return run.StoppedByGuard
-	case run.StoppedNoProgress != "":
-		return run.StoppedNoProgress
-	case waitErr != nil && run.Summary != nil && run.Summary.Error != "":
-		return run.Summary.Error
-	case waitErr != nil:
-		return fmt.Sprintf("child process %s%s", DescribeExit(waitErr), LastLines(tail.String()))
-	case decErr != nil:
-		return fmt.Sprintf("reading the child's events: %v", decErr)
-	case run.Summary == nil:
-		return "child ended without a summary" + LastLines(tail.String())
-	}
-	return ""
-}
-
-// removeState removes a model's state directory once its child has ended
-// (the child removes it first; a killed one cannot) and says what is left:
-// "" when it is gone, else its path and why it could not be removed (a state
-// disk turned read-only, say).
-func removeState(dir string) string {
-	err := os.RemoveAll(dir)
-	if _, serr := os.Lstat(dir); errors.Is(serr, os.ErrNotExist) {
-		return ""
-	}
-	if err == nil {
-		err = errors.New("still there after its removal")
-	}
-	return fmt.Sprintf("%s: %v", dir, err)
-}
-
 // streamOps writes the job's line and then the schedule's op stream to a
 // child's standard input until a write fails: the child exited or closed its
 // input (or w was closed). Nothing is held beyond the generator's step and
 // one 64 KiB buffer: the pipe's back-pressure paces it.
 func streamOps(w io.Writer, job []byte, gen *workload.Generator) error {
-	if _, err := w.Write(append(job, '\n')); err != nil {
+	if _, err := w.Write(append(job, '\n')); err != nil || gen == nil {
 		return err
 	}
 	return gen.WriteTo(w, nil)

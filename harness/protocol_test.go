@@ -16,6 +16,7 @@ import (
 	"github.com/rocksleak/rocksleak/internal/golden"
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/userapp"
 	"github.com/rocksleak/rocksleak/workload"
 )
 
@@ -46,7 +47,9 @@ func protocolJobValue(t *testing.T) Job {
 		Seed: 20616, StateDir: "/state/rocksleak-kafka-4.3.0-1", Ops: workload.OpsVersion,
 		ChangelogDir: "/state/rocksleak-kafka-4.3.0-changelog-1",
 		Profile:      &ProfileJob{Dir: "/profile", WarmLifecycles: 300, WarmAfterNs: int64(time.Minute), Every: 100, IntervalBytes: 32768},
-		DiskFull:     &DiskFullJob{Attempts: 3}}
+		DiskFull:     &DiskFullJob{Attempts: 3},
+		App: &userapp.Job{Class: "com.example.App", Classpath: []string{"/app/app.jar"}, Properties: "/app/app.properties",
+			StepsPerLifecycle: 20, StreamTimePerStepMs: 60000, WallClockPerStepMs: 10000, HangAfterMs: 60000, MaxRSS: 1 << 30}}
 }
 
 // protocolOpsValue is one op of every kind, each field it carries non-zero.

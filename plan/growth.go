@@ -2,7 +2,9 @@ package plan
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -62,10 +64,12 @@ func timerEntriesPerLifecycle(samples []schema.Sample) (float64, bool) {
 	if len(backlog) < 3 {
 		return 0, false
 	}
+	// In lifecycle order: the regression's sums, and so the plan's figures,
+	// are then the same to the last bit on every run (a map's order is not).
 	var x, y []float64
-	for lc, n := range backlog {
+	for _, lc := range slices.Sorted(maps.Keys(backlog)) {
 		x = append(x, float64(lc))
-		y = append(y, n)
+		y = append(y, backlog[lc])
 	}
 	if stat.Variance(x, nil) == 0 {
 		return 0, false

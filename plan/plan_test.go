@@ -300,3 +300,21 @@ func TestTimerBacklogIsPerTime(t *testing.T) {
 	assert.InDelta(t, entries*190, s.TimerHeld.Expected, 1e-6)
 	assert.InDelta(t, productionTimerEntries(4.32e6)/productionTimerEntries(4.32e5), 10, 0.1, "proportional to the rate")
 }
+
+// The plan's figures are the same to the last bit on every run: the timer's
+// regression reads the backlog in lifecycle order (TestBinaryWithoutCgo
+// compares two binaries' plan JSON byte for byte). Before, it read a map in
+// Go's random order, and 20 reads of these samples gave several slopes.
+func TestTimerEntriesPerLifecycleIsDeterministic(t *testing.T) {
+	var samples []schema.Sample
+	for i := 0; i <= 300; i++ {
+		samples = append(samples, schema.Sample{Trigger: schema.TriggerLifecycle, Lifecycles: int64(5*i + i%7),
+			ElapsedNs: int64(i)*100e6 + int64(i%13)*7e6})
+	}
+	first, ok := timerEntriesPerLifecycle(samples)
+	require.True(t, ok)
+	for range 20 {
+		got, _ := timerEntriesPerLifecycle(samples)
+		require.Equal(t, math.Float64bits(first), math.Float64bits(got), "%v then %v", first, got)
+	}
+}

@@ -100,7 +100,7 @@ func Finding(r *schema.Result) []string {
 			out = append(out, fmt.Sprintf("What the fix removes is not yet told from zero: %s − %s, native heap %s per lifecycle (%s).", c.A, c.B, fmtEst(d, "bytes", true), how))
 		}
 	}
-	return out
+	return append(out, appFindings(r)...)
 }
 
 // pairedFix is r's controlled verdict of a against b on the native heap,

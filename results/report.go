@@ -45,6 +45,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 	verdictTable(r).Markdown(&b)
 	reportSequential(&b, r)
 	reportControlled(&b, r)
+	reportApp(&b, r)
 
 	p("## Runs\n\n")
 	reportRuns(&b, r)

@@ -148,6 +148,8 @@ type Run struct {
 	Verdict *Verdict             `json:"verdict,omitempty"`
 	// Resident is the cost of one open store instance at steady state.
 	Resident *Resident `json:"resident,omitempty"`
+	// WithinLifecycle is an application run's growth while a task's stores are open (analysis.WithinLifecycle).
+	WithinLifecycle *WithinLifecycle `json:"within_lifecycle,omitempty"`
 	// Sequential is set for runs with --until-verdict: when the native-heap
 	// verdict and the verdict settled.
 	Sequential *SequentialOutcome `json:"sequential,omitempty"`
@@ -220,6 +222,36 @@ type Resident struct {
 	NativeHeapPerDB float64 `json:"native_heap_per_db"`
 	RSSPerDB        float64 `json:"rss_per_db"`
 	OpenDBs         float64 `json:"open_dbs"` // median open DBs over the same samples
+}
+
+// WithinLifecycle is growth inside a task's life, its stores open: the code's native heap from after the first
+// step to before the close (the samples TriggerAfterOpen and TriggerBeforeClose of an application's run), per
+// lifecycle, beyond what RocksDB's own figures account for (Accounted: the median growth of its memtables, table
+// readers and block cache over the same span). Bytes; Growth the median over Lifecycles, [Low, High] its distribution-free interval at Confidence
+// (0 when too few). Records, Steps and Punctuations are those between the two samples (medians; Punctuations 0
+// when Kafka did not record them, below metrics.recording.level DEBUG). OpenIteratorsPeak is Kafka's
+// num-open-iterators (KIP-989), summed over the stores, the largest before a close. Present: Low above the native
+// heap's floor.
+type WithinLifecycle struct {
+	Lifecycles        int     `json:"lifecycles"`
+	Growth            float64 `json:"growth"`
+	Accounted         float64 `json:"accounted"`
+	Low               float64 `json:"low"`
+	High              float64 `json:"high"`
+	Confidence        float64 `json:"confidence"`
+	Records           float64 `json:"records"`
+	Steps             float64 `json:"steps"`
+	Punctuations      float64 `json:"punctuations"`
+	OpenIteratorsPeak int64   `json:"open_iterators_peak"`
+	Present           bool    `json:"present"`
+	Reason            string  `json:"reason"`
+	// Kafka's own figures before the close, medians over the lifecycles: the RocksDB instances open, and RocksDB's
+	// block-cache-usage, size-all-mem-tables and estimate-table-readers-mem from the driver's metrics, summed over
+	// the stores (a cache shared by n stores counted n times). Bytes.
+	OpenStores   float64 `json:"open_stores"`
+	BlockCache   float64 `json:"block_cache"`
+	MemTables    float64 `json:"memtables"`
+	TableReaders float64 `json:"table_readers"`
 }
 
 // Verdict is a model's leak verdict: Leak is true, false, or null when

@@ -54,6 +54,8 @@ type Summary struct {
 	ReleasedLate       map[string]int64 `json:"released_late"`
 	ElapsedNs          int64            `json:"elapsed_ns"`
 	Error              string           `json:"error,omitempty"` // a failure that ended the model's run early
+	// App is set for an application's run (rocksleak run --app): its own counts.
+	App *AppCounts `json:"app,omitempty"`
 	// StorageFaults counts the errors the child met that name a storage
 	// fault of the state disk (FaultENOSPC, FaultEROFS, FaultEIO: see
 	// StorageFaults), by fault; empty when none (a JVM child does not count
@@ -72,6 +74,18 @@ type Summary struct {
 	// Retention is the allocator-retention probe taken after the last sample (Go engine only; nil for the JVM
 	// engine, fleet instances and results made before it was recorded).
 	Retention *Retention `json:"retention,omitempty"`
+}
+
+// AppCounts are an application run's own counts (the JVM child's, rocksleak run --app): Kafka's punctuations
+// (the tasks' punctuate-total, recorded only at metrics.recording.level DEBUG: 0 otherwise), and the RocksDB
+// instances Kafka opened and closed through the config setter (a window segment counts as one; SegmentOpens those
+// of segments).
+type AppCounts struct {
+	Punctuations      int64 `json:"punctuations"`
+	StoreOpens        int64 `json:"store_opens"`
+	SegmentOpens      int64 `json:"segment_opens"`
+	StoreCloses       int64 `json:"store_closes"`
+	StepsPerLifecycle int64 `json:"steps_per_lifecycle"`
 }
 
 // RestoreStats summarises restores (wipe, reopen and changelog replay) of

@@ -8,7 +8,39 @@ const (
 	TriggerLifecycle = "lifecycle" // after a store lifecycle completed
 	TriggerTimer     = "timer"     // on the sampling timer
 	TriggerEnd       = "end"       // after the last lifecycle
+	// An application's run (rocksleak run --app) also samples a task's life while its stores are open: after its
+	// first step and after its last, before the close. The fits across lifecycles leave both out (see
+	// [BetweenLifecycles]); analysis.WithinLifecycle reads them.
+	TriggerAfterOpen   = "after_open"
+	TriggerBeforeClose = "before_close"
 )
+
+// WithinLifecycle says whether s was taken inside a lifecycle with its stores open (TriggerAfterOpen or
+// TriggerBeforeClose), not between lifecycles.
+func (s Sample) WithinLifecycle() bool {
+	return s.Trigger == TriggerAfterOpen || s.Trigger == TriggerBeforeClose
+}
+
+// BetweenLifecycles returns the samples taken between lifecycles (all but the WithinLifecycle ones), in order: the
+// series the fits across lifecycles read. It returns samples itself when there is none to leave out.
+func BetweenLifecycles(samples []Sample) []Sample {
+	n := 0
+	for _, s := range samples {
+		if s.WithinLifecycle() {
+			n++
+		}
+	}
+	if n == 0 {
+		return samples
+	}
+	out := make([]Sample, 0, len(samples)-n)
+	for _, s := range samples {
+		if !s.WithinLifecycle() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 // Sample is one row of a model's time series: a [Memory] reading together with the counters it will be regressed
 // on. All numbers are raw: bytes, nanoseconds, counts.
@@ -16,7 +48,7 @@ type Sample struct {
 	Model        string `json:"model"`
 	Seq          int    `json:"seq"`           // position in the model's series
 	ElapsedNs    int64  `json:"elapsed_ns"`    // since the model's child process started running the model
-	Trigger      string `json:"trigger"`       // TriggerStart, TriggerLifecycle, TriggerTimer or TriggerEnd
+	Trigger      string `json:"trigger"`       // TriggerStart, TriggerLifecycle, TriggerTimer, TriggerEnd, or an app's TriggerAfterOpen, TriggerBeforeClose
 	Lifecycles   int64  `json:"lifecycles"`    // store lifecycles completed so far
 	FailedCloses int64  `json:"failed_closes"` // lifecycles whose Close returned an error
 	InitFailures int64  `json:"init_failures"` // lifecycles whose store failed to open

@@ -159,92 +159,108 @@ func Decode(line []byte) (Op, error) {
 		return Op{}, fmt.Errorf("%w: missing field \"op\"", ErrBadOp)
 	}
 	op := Op{Kind: Kind(*w.Op)}
-	var missing []string
-	i64 := func(name string, p *int64, dst *int64, min int64) {
-		switch {
-		case p == nil:
-			missing = append(missing, name)
-		case *p < min:
-			missing = append(missing, fmt.Sprintf("%s (%d < %d)", name, *p, min))
-		default:
-			*dst = *p
-		}
+	var d opDecoder
+	if err := d.fields(&w, &op); err != nil {
+		return Op{}, err
 	}
-	idx := func(name string, p *int, dst *int) {
-		switch {
-		case p == nil:
-			missing = append(missing, name)
-		case *p < 0:
-			missing = append(missing, fmt.Sprintf("%s (%d < 0)", name, *p))
-		default:
-			*dst = *p
-		}
+	if len(d.missing) > 0 {
+		return Op{}, fmt.Errorf("%w: %s: bad or missing field(s) %q", ErrBadOp, op.Kind, d.missing)
 	}
+	return op, nil
+}
+
+// opDecoder copies a wire op's fields into an Op by kind, collecting the
+// fields that are missing or out of range (Decode's error names them all).
+type opDecoder struct{ missing []string }
+
+func (d *opDecoder) i64(name string, p *int64, dst *int64, min int64) {
+	switch {
+	case p == nil:
+		d.missing = append(d.missing, name)
+	case *p < min:
+		d.missing = append(d.missing, fmt.Sprintf("%s (%d < %d)", name, *p, min))
+	default:
+		*dst = *p
+	}
+}
+
+func (d *opDecoder) idx(name string, p *int, dst *int) {
+	switch {
+	case p == nil:
+		d.missing = append(d.missing, name)
+	case *p < 0:
+		d.missing = append(d.missing, fmt.Sprintf("%s (%d < 0)", name, *p))
+	default:
+		*dst = *p
+	}
+}
+
+// slot reads the task and store an op addresses.
+func (d *opDecoder) slot(w *wireOp, op *Op) {
+	d.idx("task", w.Task, &op.Task)
+	d.idx("store", w.Store, &op.Store)
+}
+
+// record reads the key and timestamp of a get or a put.
+func (d *opDecoder) record(w *wireOp, op *Op) {
+	if w.Key == nil {
+		d.missing = append(d.missing, "key")
+	} else {
+		op.Key = *w.Key
+	}
+	d.i64("ts", w.Ts, &op.Ts, 0)
+}
+
+// fields copies w's fields for op's kind; its error is an op that cannot be
+// read at all (an unknown kind, a bad fault, a negative task).
+func (d *opDecoder) fields(w *wireOp, op *Op) error {
 	switch op.Kind {
 	case KindStep:
-		i64("step", w.Step, &op.Step, 1)
-		i64("stream_time", w.StreamTime, &op.StreamTime, 0)
+		d.i64("step", w.Step, &op.Step, 1)
+		d.i64("stream_time", w.StreamTime, &op.StreamTime, 0)
 	case KindSeedOld, KindClose, KindRange:
-		idx("task", w.Task, &op.Task)
-		idx("store", w.Store, &op.Store)
+		d.slot(w, op)
 	case KindGet:
-		idx("task", w.Task, &op.Task)
-		idx("store", w.Store, &op.Store)
-		if w.Key == nil {
-			missing = append(missing, "key")
-		} else {
-			op.Key = *w.Key
-		}
-		i64("ts", w.Ts, &op.Ts, 0)
+		d.slot(w, op)
+		d.record(w, op)
 	case KindOpen:
-		idx("task", w.Task, &op.Task)
-		idx("store", w.Store, &op.Store)
-		i64("stream_time", w.StreamTime, &op.StreamTime, 0)
-		idx("init_failures", w.InitFailures, &op.InitFailures)
+		d.slot(w, op)
+		d.i64("stream_time", w.StreamTime, &op.StreamTime, 0)
+		d.idx("init_failures", w.InitFailures, &op.InitFailures)
 	case KindPut:
-		idx("task", w.Task, &op.Task)
-		idx("store", w.Store, &op.Store)
-		if w.Key == nil {
-			missing = append(missing, "key")
-		} else {
-			op.Key = *w.Key
-		}
-		i64("ts", w.Ts, &op.Ts, 0)
-		i64("ver", w.Ver, &op.Ver, 1)
+		d.slot(w, op)
+		d.record(w, op)
+		d.i64("ver", w.Ver, &op.Ver, 1)
 		if w.InitFailures != nil {
-			idx("init_failures", w.InitFailures, &op.InitFailures)
+			d.idx("init_failures", w.InitFailures, &op.InitFailures)
 		}
 	case KindCommit:
-		idx("task", w.Task, &op.Task)
+		d.idx("task", w.Task, &op.Task)
 	case KindArm:
-		idx("task", w.Task, &op.Task)
-		idx("store", w.Store, &op.Store)
+		d.slot(w, op)
 		if w.Fault == nil {
-			missing = append(missing, "fault")
+			d.missing = append(d.missing, "fault")
 		} else if f, err := spec.ParseFault(*w.Fault); err != nil {
-			return Op{}, fmt.Errorf("%w: arm: field \"fault\": %w", ErrBadOp, err)
+			return fmt.Errorf("%w: arm: field \"fault\": %w", ErrBadOp, err)
 		} else {
 			op.Fault = f
 		}
 	case KindRebalance:
 		if w.Tasks == nil {
-			missing = append(missing, "tasks")
-		} else {
-			for _, t := range *w.Tasks {
-				if t < 0 {
-					return Op{}, fmt.Errorf("%w: rebalance: field \"tasks\": task %d < 0", ErrBadOp, t)
-				}
-			}
-			op.Tasks = *w.Tasks
+			d.missing = append(d.missing, "tasks")
+			return nil
 		}
+		for _, t := range *w.Tasks {
+			if t < 0 {
+				return fmt.Errorf("%w: rebalance: field \"tasks\": task %d < 0", ErrBadOp, t)
+			}
+		}
+		op.Tasks = *w.Tasks
 	case KindSamplePoint, KindEnd:
 	default:
-		return Op{}, fmt.Errorf("%w: field \"op\": unknown operation %q (known: %v)", ErrBadOp, op.Kind, Kinds())
+		return fmt.Errorf("%w: field \"op\": unknown operation %q (known: %v)", ErrBadOp, op.Kind, Kinds())
 	}
-	if len(missing) > 0 {
-		return Op{}, fmt.Errorf("%w: %s: bad or missing field(s) %q", ErrBadOp, op.Kind, missing)
-	}
-	return op, nil
+	return nil
 }
 
 // Reader reads a stream of ops, one JSON line each (what follows the job on

@@ -46,5 +46,6 @@ func childMain() int {
 // engineUsageError reports the run half's errors that mean "cannot run this
 // here" (exit status 2).
 func engineUsageError(err error) bool {
-	return errors.Is(err, harness.ErrLimits) || errors.Is(err, jvm.ErrNotBuilt) || errors.Is(err, engine.ErrUnsupported)
+	return errors.Is(err, harness.ErrLimits) || errors.Is(err, jvm.ErrNotBuilt) || errors.Is(err, engine.ErrUnsupported) ||
+		errors.Is(err, harness.ErrBadApp)
 }

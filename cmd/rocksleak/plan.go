@@ -119,6 +119,9 @@ func planCmd(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
+	if perRocksDBOpen(res) && o.topology == "" && len(o.sets) == 0 {
+		return usagef("--result %s is an application's run: give its production topology (--topology FILE, or --tasks, --stores-per-task, ...)", o.result)
+	}
 	// Without --topology and without topology flags the plan projects onto
 	// the run's own scenario topology (plan.FromScenario), and says so.
 	// Flags alone go over DefaultTopology, as a topology file's fields do.

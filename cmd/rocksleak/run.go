@@ -38,6 +38,7 @@ func parseRunFlags(stderr io.Writer, args []string) (runOptions, error) {
 	fs.Int64Var(&o.profileEvery, "profile-every", 0, "with --profile, also dump the heap every K lifecycles after the warm-up (growth per interval in result.json and report.md)")
 	fs.StringVar(&o.maxRSS, "max-rss", "", "stop a model's child whose RSS, watched from outside, crosses this size (e.g. 4GiB; default half the memory available at the child's start, or of the cgroup's memory.max when smaller; \"none\" for no limit); its result is marked and the run exits 1")
 	fs.StringVar(&o.stateRoot, "state-dir", "", "where the stores' state directories go (default: the system temp dir); removed at the end")
+	fs.StringVar(&o.app, "app", "", "run your own application instead of the scenario's workload: an app file naming its class, classpath and Kafka Streams properties (docs/your-application.md); the models are the file's Kafka versions (kafka-<version>) unless --models names them")
 	fs.BoolVar(&o.noSpaceCheck, "no-space-check", false, "skip the check, before the run, that --state-dir has the space the scenario needs (to study a state disk that fills: a model that stops making progress is then stopped, see docs/faults.md)")
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("%w: %w", errUsage, err)
@@ -122,7 +123,7 @@ func runCmd(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 // command as the run's command. It returns the analysed result and each
 // model's samples (nil when nothing ran) and the run's error.
 func runScenario(ctx context.Context, stdout, stderr io.Writer, o runOptions, command string) (*schema.Result, map[string][]schema.Sample, error) {
-	sc, outDir, err := prepareRun(o)
+	sc, app, outDir, err := prepareRun(o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -145,7 +146,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, o runOptions, co
 	}
 	res, out, runErr := experiment.Run(ctx, experiment.Options{Scenario: sc, StateRoot: o.stateRoot,
 		Command: command, Commit: gitCommit, UntilVerdict: o.untilVerdict,
-		MaxRSS: maxRSS, Profile: prof, Stderr: stderr})
+		MaxRSS: maxRSS, Profile: prof, Stderr: stderr, App: app})
 	if out == nil {
 		return nil, nil, runErr
 	}
@@ -167,26 +168,31 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, o runOptions, co
 }
 
 // prepareRun resolves o's scenario and output directory and checks, before
-// any work, that the run can go there and the engines can run it.
-func prepareRun(o runOptions) (scenarios.Scenario, string, error) {
+// any work, that the run can go there and the engines can run it. With --app it also loads the application
+// (loadApp), which names the scenario.
+func prepareRun(o runOptions) (scenarios.Scenario, *harness.App, string, error) {
 	sc, err := resolveScenario(o)
 	if err != nil {
-		return sc, "", err
+		return sc, nil, "", err
+	}
+	app, err := loadApp(o, &sc)
+	if err != nil {
+		return sc, nil, "", err
 	}
 	if err := checkProfileEvery(o, sc.Models); err != nil {
-		return sc, "", err
+		return sc, nil, "", err
 	}
 	outDir := o.out
 	if outDir == "" {
 		outDir = defaultOut("", sc.Name)
 	}
 	if _, err := os.Stat(outDir); err == nil {
-		return sc, "", usagef("--out: %s already exists", outDir)
+		return sc, nil, "", usagef("--out: %s already exists", outDir)
 	}
 	if err := preflightDirs(outDir, o.stateRoot, sc, o.noSpaceCheck); err != nil {
-		return sc, "", err
+		return sc, nil, "", err
 	}
-	return sc, outDir, harness.Preflight(sc)
+	return sc, app, outDir, harness.Preflight(sc)
 }
 
 // profileDir makes the directory the heap dumps go to until the run

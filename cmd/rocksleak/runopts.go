@@ -32,6 +32,7 @@ type runOptions struct {
 	profileEvery int64
 	maxRSS       string
 	noSpaceCheck bool
+	app          string // an app file (rocksleak run --app): the user's application instead of the scenario's workload
 }
 
 // defaultRunOptions are the options of "rocksleak run" with no flags.

@@ -219,7 +219,7 @@ func (Engine) Runs(rn spec.RunName) bool { return rn.JVM() }
 // bounded-memory config setter it honours (BoundedMemorySetter.java).
 func (Engine) Capabilities() engine.Capabilities { return capabilities }
 
-var capabilities = engine.Capabilities{NativeMemProfile: true, Limits: []engine.Limit{
+var capabilities = engine.Capabilities{App: true, NativeMemProfile: true, Limits: []engine.Limit{
 	{Field: "leak_semantics", Honours: string(spec.RocksJava),
 		OK:  func(sc scenarios.Scenario) bool { s, err := sc.Semantics(); return err == nil && s == spec.RocksJava },
 		Why: "the Java child runs RocksJava's own RocksDB.close(), whose owned column-family handles are its safety net"},

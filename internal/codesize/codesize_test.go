@@ -60,7 +60,6 @@ var allowedFuncs = map[string]int{
 	"stats/step.go:detectStep":                          96,
 	"stats/warmup.go:detectWarmup":                      82,
 	"workload/generator_test.go:TestSchedule":           134,
-	"workload/op.go:Decode":                             87,
 }
 
 // TestFileAndFunctionSizes lists every Go file over maxFileLines and every

@@ -12,7 +12,11 @@
 // child's own (its summary's elapsed_ns: from its first op to its end, JVM
 // start-up excluded).
 //
-//	go run ./scripts/benchjvm [-bin bin/rocksleak] [-model kafka-4.3.1] [-lifecycles 600] [-rounds 5]
+//	go run ./scripts/benchjvm [-bin bin/rocksleak] [-model kafka-4.3.1] [-lifecycles 600] [-rounds 5] [-app FILE]
+//
+// With -app the runs are the application's (rocksleak run --app FILE), and bare is a bare TopologyTestDriver
+// loop of the same operations (the Java child's --bare: no sampling, no ledger, Kafka calling the user's config
+// setter directly).
 package main
 
 import (
@@ -40,6 +44,7 @@ func main() {
 	lifecycles := flag.Int("lifecycles", 600, "lifecycles per run")
 	rounds := flag.Int("rounds", 5, "rounds of bare then instrumented")
 	goal := flag.Float64("goal", 0.90, "the throughput ratio instrumented/bare the verdict judges (at least)")
+	app := flag.String("app", "", "an app file (rocksleak run --app): the application's lifecycles instead of the scenario's; bare is then the same TopologyTestDriver loop with no sampling, no ledger and the user's config setter called by Kafka directly")
 	flag.Parse()
 	if *lifecycles < 1 || *rounds < 1 {
 		fmt.Fprintln(os.Stderr, "benchjvm: -lifecycles and -rounds must be positive")
@@ -52,8 +57,13 @@ func main() {
 	defer os.RemoveAll(tmp)
 	run := func(name string, bare bool) (summary, float64) {
 		out := filepath.Join(tmp, name)
-		cmd := exec.Command(*bin, "run", "--models", *model, "--lifecycles", strconv.Itoa(*lifecycles),
-			"--set", "records_per_step=2", "--out", out)
+		args := []string{"run", "--models", *model, "--lifecycles", strconv.Itoa(*lifecycles), "--out", out}
+		if *app != "" {
+			args = append(args, "--app", *app)
+		} else {
+			args = append(args, "--set", "records_per_step=2")
+		}
+		cmd := exec.Command(*bin, args...)
 		cmd.Env = os.Environ()
 		if bare {
 			cmd.Env = append(cmd.Env, "ROCKSLEAK_JVM_CHILD_ARGS=--bare")

@@ -33,21 +33,24 @@ public final class Main {
 
     public static void main(final String[] args) {
         boolean bare = false;
+        boolean checkApp = false;
         for (final String a : args) {
             if (a.equals("--bare")) {
                 bare = true;
+            } else if (a.equals("--check-app")) {
+                checkApp = true; // the job's app is checked (AppRun.check), nothing run: 0 or 2
             } else {
-                System.err.println("rocksleak child: unknown argument " + a + " (usage: Main [--bare])");
+                System.err.println("rocksleak child: unknown argument " + a + " (usage: Main [--bare] [--check-app])");
                 System.exit(2);
             }
         }
-        System.exit(run(bare));
+        System.exit(run(bare, checkApp));
     }
 
-    private static volatile boolean settled;
-    private static volatile boolean interrupted;
+    static volatile boolean settled;
+    static volatile boolean interrupted;
 
-    static int run(final boolean bare) {
+    static int run(final boolean bare, final boolean checkApp) {
         final OutputStream events;
         try {
             events = new FileOutputStream("/proc/self/fd/3");
@@ -58,12 +61,21 @@ public final class Main {
         final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
         final ObjectMapper mapper = new ObjectMapper();
         final Job job;
+        AppJob app = null;
         try {
             final String line = in.readLine();
             if (line == null) {
                 throw new Job.BadInput("job: standard input is empty (the job is its first line)");
             }
-            job = Job.parse(mapper.readTree(line));
+            final JsonNode node = mapper.readTree(line);
+            job = Job.parse(node);
+            if (node.hasNonNull("app")) {
+                app = AppJob.parse(node.get("app"));
+                if (checkApp) {
+                    AppRun.check(job, app);
+                    return 0;
+                }
+            }
         } catch (final Job.BadInput e) {
             System.err.println("rocksleak child: " + e.getMessage());
             return 2;
@@ -74,6 +86,9 @@ public final class Main {
         installSignals();
         NativeMemProfile.install(job.profile, mapper); // rocksleak run --profile: any loop below
         try (Json out = new Json(events)) {
+            if (app != null) {
+                return AppRun.run(job, app, bare, out); // the user's application (docs/your-application.md)
+            }
             return new Run(job, bare, out, in, mapper).run();
         } catch (final IOException e) {
             System.err.println("rocksleak child: writing events: " + e);
