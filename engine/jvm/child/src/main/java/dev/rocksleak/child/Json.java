@@ -8,7 +8,7 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 
-/** Writes the child's events (harness.Event) as JSON lines, flushed per line. */
+/** Writes the child's events (harness.Event) as JSON lines, flushed per line, one write(2) each. */
 final class Json implements AutoCloseable {
     private final OutputStream out;
     private final JsonGenerator g;
@@ -30,9 +30,8 @@ final class Json implements AutoCloseable {
     void end() throws IOException {
         g.writeEndObject();
         g.writeEndObject();
+        g.writeRaw('\n'); // in the generator's buffer: the line leaves in one write
         g.flush();
-        out.write('\n');
-        out.flush();
     }
 
     static void map(final JsonGenerator g, final String name, final Map<String, Long> m) throws IOException {

@@ -195,6 +195,13 @@ public final class Main {
                     status = Math.max(status, 1);
                 }
             }
+            if (sampler != null) {
+                try {
+                    sampler.close();
+                } catch (final IOException e) {
+                    System.err.println("rocksleak child: closing the sampler: " + e);
+                }
+            }
             summary(stop, error);
             try {
                 Executor.deleteTree(Path.of(job.stateDir));

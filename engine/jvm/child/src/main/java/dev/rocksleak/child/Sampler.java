@@ -3,9 +3,12 @@ package dev.rocksleak.child;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
-import java.nio.file.DirectoryStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -20,12 +23,12 @@ import com.sun.jna.Structure;
 
 /**
  * Reads the child's own memory, in raw units, as the Go sampler does for the Go child (measure/): RSS and VMS from
- * /proc/self/statm, open file descriptors from /proc/self/fd, the C allocator's bytes in use (glibc mallinfo2()
+ * /proc/self/statm (kept open; {@link #close} closes it), open file descriptors from /proc/self/fd, the C allocator's bytes in use (glibc mallinfo2()
  * uordblks + hblkhd through JNA, or jemalloc's stats.allocated through mallctl when jemalloc is the allocator), and
  * the JVM's own share of RSS from Native Memory Tracking (Java heap committed + class metadata committed + code
  * cache committed; the parent starts the JVM with -XX:NativeMemoryTracking=summary).
  */
-final class Sampler {
+final class Sampler implements AutoCloseable {
     /** schema.Unavailable. */
     static final long UNAVAILABLE = -1;
 
@@ -51,6 +54,10 @@ final class Sampler {
     private final MBeanServer mbeans;
     private final ObjectName diagnostic;
     private boolean nmt = true;
+    private static final Path FD_DIR = Path.of("/proc/self/fd");
+    private boolean fdCountBySize = true;
+    private final FileChannel statm;
+    private final ByteBuffer statmBuf = ByteBuffer.allocate(256);
 
     Sampler(final String allocator) {
         this.jemalloc = "jemalloc".equals(allocator);
@@ -74,6 +81,11 @@ final class Sampler {
         sizeOut = new Memory(8);
         sizeLen = new Memory(8);
         pageSize = pageSize();
+        try {
+            statm = FileChannel.open(Path.of("/proc/self/statm"), StandardOpenOption.READ);
+        } catch (final IOException e) {
+            throw new IllegalStateException("opening /proc/self/statm: " + e.getMessage(), e);
+        }
         mbeans = ManagementFactory.getPlatformMBeanServer();
         try {
             diagnostic = new ObjectName("com.sun.management:type=DiagnosticCommand");
@@ -116,16 +128,8 @@ final class Sampler {
 
     Reading read(final boolean withRuntime) throws IOException {
         final Reading r = new Reading();
-        final String[] statm = Files.readString(Path.of("/proc/self/statm")).trim().split(" ");
-        r.vms = Long.parseLong(statm[0]) * pageSize;
-        r.rss = Long.parseLong(statm[1]) * pageSize;
-        int n = 0;
-        try (DirectoryStream<Path> d = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
-            for (final Path ignored : d) {
-                n++;
-            }
-        }
-        r.fds = n - 1; // not the one listing them
+        statm(r);
+        r.fds = fds();
         r.nativeHeap = nativeHeap();
         final MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
         r.javaHeapUsed = heap.getUsed();
@@ -133,6 +137,61 @@ final class Sampler {
             runtime(r);
         }
         return r;
+    }
+
+    /**
+     * VMS and RSS from /proc/self/statm (its first two fields, in pages), read from position 0 of a file kept open:
+     * each read at 0 makes the kernel write the figures afresh (a seq_file), without an open and a close per sample.
+     */
+    private void statm(final Reading r) throws IOException {
+        statmBuf.clear();
+        final int n = statm.read(statmBuf, 0); // the line is ~40 bytes: one read has it all
+        final long[] pages = new long[2];
+        int i = 0;
+        for (int f = 0; f < 2; f++) {
+            final int start = i;
+            for (; i < n && statmBuf.get(i) >= '0' && statmBuf.get(i) <= '9'; i++) {
+                pages[f] = pages[f] * 10 + (statmBuf.get(i) - '0');
+            }
+            if (i == start) {
+                throw new IOException("/proc/self/statm: no field " + (f + 1) + " in \""
+                    + new String(statmBuf.array(), 0, Math.max(n, 0), StandardCharsets.US_ASCII).trim() + "\"");
+            }
+            i++; // the space
+        }
+        r.vms = pages[0] * pageSize;
+        r.rss = pages[1] * pageSize;
+    }
+
+    /**
+     * The open file descriptors. Linux 6.2 and later give their number as the size of /proc/self/fd (one stat);
+     * before, that size is 0 and the directory is listed, less the descriptor that lists it.
+     */
+    int fds() throws IOException {
+        final long size = fdCountBySize ? Files.size(FD_DIR) : 0;
+        if (size > 0) {
+            return (int) size;
+        }
+        fdCountBySize = false;
+        return fdsListed();
+    }
+
+    /**
+     * The open file descriptors by listing /proc/self/fd, less the one listing them (File.list opens one; a
+     * DirectoryStream holds two, a descriptor and its dup, which the count before this one included).
+     */
+    static int fdsListed() throws IOException {
+        final String[] names = FD_DIR.toFile().list();
+        if (names == null) {
+            throw new IOException("listing " + FD_DIR + " failed");
+        }
+        return names.length - 1;
+    }
+
+    /** Closes /proc/self/statm. Idempotent. */
+    @Override
+    public void close() throws IOException {
+        statm.close();
     }
 
     private static final Pattern NMT = Pattern.compile(
