@@ -209,3 +209,44 @@ func TestAppOrdersAggregatorUpgrade(t *testing.T) {
 	assert.Greater(t, d.Low, analysis.DefaultFloors().NativeHeap)
 	assert.Greater(t, old.App.SegmentOpens, int64(0), "window segments rolled inside Kafka's store")
 }
+
+// TestAppProfileNamesTheSetterLine: rocksleak run --app --profile records the application's native allocations
+// never freed, with Java frames, and the table names the user's config setter: the leaky setter's
+// LRUCache per store open is most of the unfreed bytes, under LeakySetter.setConfig, and the profile's bytes per
+// lifecycle agree with the native heap's slope (the cross-check). Its negative control, the setter that closes its
+// cache in close(), has no unfreed bytes under its frame.
+func TestAppProfileNamesTheSetterLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two profiled JVM runs of 200 lifecycles")
+	}
+	sharesTheCores(t)
+	requireJVM(t, "4.3.1")
+	under := func(hp *schema.HeapProfile, frame string) (b int64) {
+		for _, f := range hp.Functions {
+			if strings.Contains(f.Function, frame) {
+				b += f.Bytes
+			}
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		setter string
+		leaks  bool
+	}{{"LeakySetter", true}, {"ClosingSetter", false}} {
+		res, out, code := runApp(t, exampleApp(t, "dev.rocksleak.examples.KeyValueApp",
+			[]string{"rocksdb.config.setter=dev.rocksleak.examples." + tc.setter}), "--lifecycles", "200", "--profile")
+		require.Equal(t, 0, code, out)
+		hp := res.Runs["kafka-4.3.1"].Profile
+		require.NotNil(t, hp, out)
+		require.Empty(t, hp.Error)
+		setter := under(hp, "dev.rocksleak.examples."+tc.setter+".setConfig")
+		t.Logf("%s: unfreed %d B over %d lifecycles, %d B under its setConfig; slope ratio %.3f",
+			tc.setter, hp.GrowthBytes, hp.Lifecycles, setter, hp.SlopeRatio)
+		if !tc.leaks {
+			assert.Zero(t, setter, "the closing setter leaves nothing unfreed under its frame")
+			continue
+		}
+		assert.Greater(t, float64(setter), 0.8*float64(hp.GrowthBytes), "the setter's line holds most of the unfreed bytes")
+		assert.InDelta(t, 1, hp.SlopeRatio, 0.3, "the profile's unfreed bytes per lifecycle agree with the native heap's slope")
+	}
+}
