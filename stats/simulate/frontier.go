@@ -90,12 +90,7 @@ func RunFrontier(p FrontierPair, reps, robustReps int, seed uint64) (FrontierRes
 	}
 	stationary := stats.ErrorModel{Phi: p.Phi}
 	walkModel := stats.ErrorModel{Phi: p.Phi, RandomWalkShare: p.Share, Bursty: p.Bursty}
-	type draw struct {
-		lambda                 float64
-		coverNarrow, coverWide bool
-		walk                   bool
-	}
-	var draws []draw
+	var draws []frontierDraw
 	var robustCover, calCover [2]int
 	covers := func(f stats.ModelFit) bool {
 		tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: f.DF}.Quantile(0.975)
@@ -118,22 +113,14 @@ func RunFrontier(p FrontierPair, reps, robustReps int, seed uint64) (FrontierRes
 			if err != nil {
 				return FrontierResult{}, err
 			}
-			draws = append(draws, draw{f1.LogLik - f0.LogLik, covers(f0), covers(f1), walk})
+			draws = append(draws, frontierDraw{f1.LogLik - f0.LogLik, covers(f0), covers(f1), walk})
 			if rep < robustReps {
-				reg, err := stats.RegressRobust(X, y, 0.95)
+				robust, cal, err := robustCovers(X, y)
 				if err != nil {
 					return FrontierResult{}, err
 				}
-				if reg.Low[1] <= 0 && 0 <= reg.High[1] {
-					robustCover[b2i(walk)]++
-				}
-				cal, err := stats.RegressCalibrated(X, y, 0.95)
-				if err != nil {
-					return FrontierResult{}, err
-				}
-				if cal.Low[1] <= 0 && 0 <= cal.High[1] {
-					calCover[b2i(walk)]++
-				}
+				robustCover[b2i(walk)] += b2i(robust)
+				calCover[b2i(walk)] += b2i(cal)
 			}
 		}
 	}
@@ -143,8 +130,24 @@ func RunFrontier(p FrontierPair, reps, robustReps int, seed uint64) (FrontierRes
 		res.RobustStationary, res.RobustWalk = ratio(robustCover[0], robustReps), ratio(robustCover[1], robustReps)
 		res.CalibratedStationary, res.CalibratedWalk = ratio(calCover[0], robustReps), ratio(calCover[1], robustReps)
 	}
-	// At c = −∞ every series takes the walk model's interval; raising c
-	// past each draw's Λ moves that draw to the stationary model's.
+	res.sweepThresholds(draws, reps)
+	return res, nil
+}
+
+// frontierDraw is one series' outcome under the pair: Λ, whether the
+// stationary model's (narrow) and the walk model's (wide) slope intervals
+// cover the true slope 0, and which model drew the series.
+type frontierDraw struct {
+	lambda                 float64
+	coverNarrow, coverWide bool
+	walk                   bool
+}
+
+// sweepThresholds offers res every threshold c on Λ that changes a choice
+// (each model's coverage over reps series) through consider. At c = −∞
+// every series takes the walk model's interval; raising c past each draw's Λ
+// moves that draw to the stationary model's. It sorts draws by Λ in place.
+func (res *FrontierResult) sweepThresholds(draws []frontierDraw, reps int) {
 	sort.Slice(draws, func(i, j int) bool { return draws[i].lambda < draws[j].lambda })
 	var cov [2]int
 	for _, d := range draws {
@@ -162,7 +165,21 @@ func RunFrontier(p FrontierPair, reps, robustReps int, seed uint64) (FrontierRes
 		}
 		res.consider(ratio(cov[0], reps), ratio(cov[1], reps))
 	}
-	return res, nil
+}
+
+// robustCovers reports whether stats.RegressRobust's and
+// stats.RegressCalibrated's 95% slope intervals on (X, y) cover 0, robust
+// fitted first; an error from either fit is returned as is.
+func robustCovers(X *mat.Dense, y []float64) (robust, cal bool, err error) {
+	reg, err := stats.RegressRobust(X, y, 0.95)
+	if err != nil {
+		return false, false, err
+	}
+	c, err := stats.RegressCalibrated(X, y, 0.95)
+	if err != nil {
+		return false, false, err
+	}
+	return reg.Low[1] <= 0 && 0 <= reg.High[1], c.Low[1] <= 0 && 0 <= c.High[1], nil
 }
 
 // consider folds in one threshold's coverage of the stationary series (s)
