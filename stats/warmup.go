@@ -25,41 +25,7 @@ func detectWarmup(y, L, F, RR []float64, maxFrac float64) (cut int, reason strin
 		return 0, fmt.Sprintf("no warm-up detection: %d samples are too few", n), false
 	}
 	h := n / 2
-	// Fit the tail with regressors centred on their tail means.
-	cols := [][]float64{}
-	for _, c := range [][]float64{L, F, RR} {
-		if varies(c[h:]) {
-			cols = append(cols, c)
-		}
-	}
-	resid := make([]float64, n)
-	fitted := false
-	if len(cols) > 0 {
-		tail := make([][]float64, len(cols))
-		for j, c := range cols {
-			tail[j] = c[h:]
-		}
-		if o, err := OLS(design(tail...), y[h:]); err == nil {
-			means := make([]float64, len(cols))
-			for j, c := range tail {
-				means[j] = mean(c)
-			}
-			for i := range y {
-				p := o.Coef[0]
-				for j, c := range cols {
-					p += o.Coef[j+1] * (c[i] - means[j])
-				}
-				resid[i] = y[i] - p
-			}
-			fitted = true
-		}
-	}
-	if !fitted {
-		m := mean(y[h:])
-		for i := range y {
-			resid[i] = y[i] - m
-		}
-	}
+	resid, cols := tailFitResiduals(y, L, F, RR, h)
 	proposed := MSER(resid, 5, maxFrac)
 	if proposed == 0 {
 		return 0, "no warm-up detected", false
@@ -100,6 +66,51 @@ func detectWarmup(y, L, F, RR []float64, maxFrac float64) (cut int, reason strin
 		reason += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return cut, reason, atLimit
+}
+
+// tailFitResiduals returns y's residuals from the tail fit (step 2 of
+// FitSignal): an OLS of y[h:] on the counters among L, F and RR that vary
+// in the tail (cols, in that order), those regressors centred on their tail
+// means, extended over the whole run. With no such counter, or when that
+// fit fails, the residuals are from the tail's mean of y.
+func tailFitResiduals(y, L, F, RR []float64, h int) (resid []float64, cols [][]float64) {
+	n := len(y)
+	// Fit the tail with regressors centred on their tail means.
+	cols = [][]float64{}
+	for _, c := range [][]float64{L, F, RR} {
+		if varies(c[h:]) {
+			cols = append(cols, c)
+		}
+	}
+	resid = make([]float64, n)
+	fitted := false
+	if len(cols) > 0 {
+		tail := make([][]float64, len(cols))
+		for j, c := range cols {
+			tail[j] = c[h:]
+		}
+		if o, err := OLS(design(tail...), y[h:]); err == nil {
+			means := make([]float64, len(cols))
+			for j, c := range tail {
+				means[j] = mean(c)
+			}
+			for i := range y {
+				p := o.Coef[0]
+				for j, c := range cols {
+					p += o.Coef[j+1] * (c[i] - means[j])
+				}
+				resid[i] = y[i] - p
+			}
+			fitted = true
+		}
+	}
+	if !fitted {
+		m := mean(y[h:])
+		for i := range y {
+			resid[i] = y[i] - m
+		}
+	}
+	return resid, cols
 }
 
 // warmupAtLimit reports whether a warm-up cut of cut samples of n reached

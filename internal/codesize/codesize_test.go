@@ -57,7 +57,6 @@ var allowedFuncs = map[string]int{
 	"stats/ols.go:OLS":                                  131,
 	"stats/robust.go:regressRobust":                     137,
 	"stats/step.go:detectStep":                          96,
-	"stats/warmup.go:detectWarmup":                      82,
 	"workload/generator_test.go:TestSchedule":           134,
 }
 
