@@ -10,32 +10,10 @@ func detectStep(y, L []float64) *StepInfo {
 	if m < 20 {
 		return nil
 	}
-	zy, zL := make([]float64, m), make([]float64, m)
-	for j := 0; j < m; j++ {
-		zy[j] = mean(y[j*b : (j+1)*b])
-		zL[j] = mean(L[j*b : (j+1)*b])
-	}
-	// Residual maker for [1, L] (or [1] when L is constant).
-	mL := mean(zL)
-	var sLL float64
-	for _, v := range zL {
-		sLL += (v - mL) * (v - mL)
-	}
-	resid := func(v []float64, out []float64) {
-		mv := mean(v)
-		var sLv float64
-		if sLL > 0 {
-			for i := range v {
-				sLv += (zL[i] - mL) * (v[i] - mv)
-			}
-			sLv /= sLL
-		}
-		for i := range v {
-			out[i] = v[i] - mv - sLv*(zL[i]-mL)
-		}
-	}
+	zy, zL := batchMeans(y, b, m), batchMeans(L, b, m)
+	r := newLineResid(zL)
 	ry := make([]float64, m)
-	resid(zy, ry)
+	r.resid(zy, ry)
 	var sseLin float64
 	for _, v := range ry {
 		sseLin += v * v
@@ -43,11 +21,71 @@ func detectStep(y, L []float64) *StepInfo {
 	if sseLin == 0 {
 		return nil
 	}
-	// extra returns the SSE after adding regressor v to [1, L], and its
+	bestStep, bestHinge, bestK, bestS := r.bestSplit(ry, sseLin)
+	if bestK < 0 || bestStep > 0.25*sseLin || bestStep > 0.25*bestHinge {
+		return nil
+	}
+	slope := r.slopeAfterStep(zy, bestK, bestS)
+	if math.Abs(bestS) <= math.Abs(slope)*(zL[m-1]-zL[0]) {
+		return nil
+	}
+	return &StepInfo{Index: bestK * b, Size: bestS}
+}
+
+// batchMeans returns the means of v's first m batches of b samples each.
+func batchMeans(v []float64, b, m int) []float64 {
+	z := make([]float64, m)
+	for j := 0; j < m; j++ {
+		z[j] = mean(v[j*b : (j+1)*b])
+	}
+	return z
+}
+
+// lineResid is the residual maker for [1, L] (or [1] when L is constant) on
+// L's batch means zL: their mean mL and centred sum of squares sLL.
+type lineResid struct {
+	zL      []float64
+	mL, sLL float64
+}
+
+func newLineResid(zL []float64) lineResid {
+	mL := mean(zL)
+	var sLL float64
+	for _, v := range zL {
+		sLL += (v - mL) * (v - mL)
+	}
+	return lineResid{zL: zL, mL: mL, sLL: sLL}
+}
+
+// resid writes into out v's residuals from its least-squares fit on
+// [1, L] (on [1] when L is constant); out has v's length.
+func (r lineResid) resid(v []float64, out []float64) {
+	mv := mean(v)
+	var sLv float64
+	if r.sLL > 0 {
+		for i := range v {
+			sLv += (r.zL[i] - r.mL) * (v[i] - mv)
+		}
+		sLv /= r.sLL
+	}
+	for i := range v {
+		out[i] = v[i] - mv - sLv*(r.zL[i]-r.mL)
+	}
+}
+
+// bestSplit searches every split k leaving at least max(2, m/20) batch
+// means on each side, given ry (y's residuals from [1, L]) and their SSE
+// sseLin. It returns the least SSE of [1, L] plus a step 1[t ≥ k]
+// (bestStep, at split bestK, with the step's coefficient bestS; bestK is −1
+// when no split beats +Inf) and the least SSE of [1, L] plus a hinge
+// max(0, L − L[k]) (bestHinge).
+func (r lineResid) bestSplit(ry []float64, sseLin float64) (bestStep, bestHinge float64, bestK int, bestS float64) {
+	m := len(ry)
+	// extra returns the SSE after adding regressor d to [1, L], and its
 	// coefficient.
 	d, rd := make([]float64, m), make([]float64, m)
 	extra := func() (sse, coef float64) {
-		resid(d, rd)
+		r.resid(d, rd)
 		var sdy, sdd float64
 		for i := range rd {
 			sdy += rd[i] * ry[i]
@@ -59,8 +97,8 @@ func detectStep(y, L []float64) *StepInfo {
 		return sseLin - sdy*sdy/sdd, sdy / sdd
 	}
 	minSeg := max(2, m/20)
-	bestStep, bestHinge := math.Inf(1), math.Inf(1)
-	bestK, bestS := -1, 0.0
+	bestStep, bestHinge = math.Inf(1), math.Inf(1)
+	bestK, bestS = -1, 0.0
 	for k := minSeg; k <= m-minSeg; k++ {
 		for i := range d {
 			d[i] = 0
@@ -72,30 +110,29 @@ func detectStep(y, L []float64) *StepInfo {
 			bestStep, bestK, bestS = sse, k, s
 		}
 		for i := range d {
-			d[i] = math.Max(0, zL[i]-zL[k])
+			d[i] = math.Max(0, r.zL[i]-r.zL[k])
 		}
 		if sse, _ := extra(); sse < bestHinge {
 			bestHinge = sse
 		}
 	}
-	if bestK < 0 || bestStep > 0.25*sseLin || bestStep > 0.25*bestHinge {
-		return nil
-	}
-	// Slope of the step model: regress y − s·1[t ≥ k] on L.
+	return bestStep, bestHinge, bestK, bestS
+}
+
+// slopeAfterStep is the slope of the step model: the regression of
+// zy − s·1[t ≥ k] on L (0 when L is constant).
+func (r lineResid) slopeAfterStep(zy []float64, k int, s float64) float64 {
 	var slope float64
-	if sLL > 0 {
-		var s float64
+	if r.sLL > 0 {
+		var sum float64
 		for i := range zy {
 			v := zy[i]
-			if i >= bestK {
-				v -= bestS
+			if i >= k {
+				v -= s
 			}
-			s += (zL[i] - mL) * v
+			sum += (r.zL[i] - r.mL) * v
 		}
-		slope = s / sLL
+		slope = sum / r.sLL
 	}
-	if math.Abs(bestS) <= math.Abs(slope)*(zL[m-1]-zL[0]) {
-		return nil
-	}
-	return &StepInfo{Index: bestK * b, Size: bestS}
+	return slope
 }

@@ -56,7 +56,6 @@ var allowedFuncs = map[string]int{
 	"stats/decide_test.go:TestDecideSignals":            118,
 	"stats/ols.go:OLS":                                  131,
 	"stats/robust.go:regressRobust":                     137,
-	"stats/step.go:detectStep":                          96,
 	"workload/generator_test.go:TestSchedule":           134,
 }
 
