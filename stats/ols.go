@@ -53,10 +53,45 @@ func OLS(X *mat.Dense, y []float64) (OLSResult, error) {
 			return OLSResult{}, errors.New("stats: OLS: y is not finite")
 		}
 	}
-	// If X has a constant (intercept) column, centre the other columns:
-	// the slopes are unchanged and the fit stays accurate when counters
-	// carry large offsets. Then scale columns to unit norm so that the rank
-	// decision and the numerics do not depend on units (bytes vs. counts).
+	Xs, sc, err := standardize(X)
+	if err != nil {
+		return OLSResult{}, err
+	}
+	var qr mat.QR
+	qr.Factorize(Xs)
+	if c := qr.Cond(); !(c < maxCond) {
+		return OLSResult{}, fmt.Errorf("%w: condition number %.3g", ErrSingular, c)
+	}
+	var bs mat.VecDense
+	if err := qr.SolveVecTo(&bs, false, mat.NewVecDense(n, append([]float64(nil), y...))); err != nil {
+		return OLSResult{}, fmt.Errorf("%w: %v", ErrSingular, err)
+	}
+	coef := sc.coef(X, &bs)
+	inv, err := sc.bread(X, &qr)
+	if err != nil {
+		return OLSResult{}, err
+	}
+	resid, ssr, r2 := residuals(X, y, coef)
+	return OLSResult{Coef: coef, Resid: resid, R2: r2, SSR: ssr, XtXInv: inv}, nil
+}
+
+// olsScaling is how OLS standardises X: Xs = (X − 1·shiftᵀ)D⁻¹ with
+// D = diag(scale). icpt is X's constant (intercept) column, −1 if none;
+// shift is 0 on it and on every column when X has none.
+type olsScaling struct {
+	shift, scale []float64
+	icpt         int
+}
+
+// standardize returns X standardised for OLS, and how. If X has a constant
+// (intercept) column, it centres the other columns: the slopes are
+// unchanged and the fit stays accurate when counters carry large offsets.
+// Then it scales columns to unit norm so that the rank decision and the
+// numerics do not depend on units (bytes vs. counts). It returns a plain
+// error when X is not finite and one wrapping ErrSingular when a column
+// has no variation, column by column in that order.
+func standardize(X *mat.Dense) (*mat.Dense, olsScaling, error) {
+	n, k := X.Dims()
 	icpt := -1
 	for j := 0; j < k && icpt < 0; j++ {
 		if X.At(0, j) != 0 && constantColumn(X, j) {
@@ -69,7 +104,7 @@ func OLS(X *mat.Dense, y []float64) (OLSResult, error) {
 	for j := 0; j < k; j++ {
 		for i := 0; i < n; i++ {
 			if v := X.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return OLSResult{}, errors.New("stats: OLS: X is not finite")
+				return nil, olsScaling{}, errors.New("stats: OLS: X is not finite")
 			}
 		}
 		if icpt >= 0 && j != icpt {
@@ -81,23 +116,21 @@ func OLS(X *mat.Dense, y []float64) (OLSResult, error) {
 			ss += v * v
 		}
 		if ss == 0 {
-			return OLSResult{}, fmt.Errorf("%w: column %d has no variation", ErrSingular, j)
+			return nil, olsScaling{}, fmt.Errorf("%w: column %d has no variation", ErrSingular, j)
 		}
 		scale[j] = math.Sqrt(ss)
 		for i := 0; i < n; i++ {
 			Xs.Set(i, j, (X.At(i, j)-shift[j])/scale[j])
 		}
 	}
-	var qr mat.QR
-	qr.Factorize(Xs)
-	if c := qr.Cond(); !(c < maxCond) {
-		return OLSResult{}, fmt.Errorf("%w: condition number %.3g", ErrSingular, c)
-	}
-	var bs mat.VecDense
-	if err := qr.SolveVecTo(&bs, false, mat.NewVecDense(n, append([]float64(nil), y...))); err != nil {
-		return OLSResult{}, fmt.Errorf("%w: %v", ErrSingular, err)
-	}
-	coef := make([]float64, k)
+	return Xs, olsScaling{shift: shift, scale: scale, icpt: icpt}, nil
+}
+
+// coef returns the coefficients on the original X from bs, those on the
+// standardised X.
+func (sc olsScaling) coef(X *mat.Dense, bs *mat.VecDense) []float64 {
+	scale, shift, icpt := sc.scale, sc.shift, sc.icpt
+	coef := make([]float64, len(scale))
 	for j := range coef {
 		coef[j] = bs.AtVec(j) / scale[j]
 	}
@@ -108,10 +141,17 @@ func OLS(X *mat.Dense, y []float64) (OLSResult, error) {
 			coef[icpt] -= coef[j] * shift[j] / c0
 		}
 	}
+	return coef
+}
 
-	// (XᵀX)⁻¹ of the original X: with Xs = (X − 1·shiftᵀ)D⁻¹ = QR,
-	// X = Xs·D·T with T = I + e_icpt·shiftᵀ/c0 (c0 the intercept value), so
-	// (XᵀX)⁻¹ = T⁻¹ D⁻¹ (RᵀR)⁻¹ D⁻¹ T⁻ᵀ, where T⁻¹ = I − e_icpt·shiftᵀ/c0.
+// bread returns (XᵀX)⁻¹ of the original X from qr, the QR factorisation
+// of the standardised X; an error wrapping ErrSingular if R is singular.
+// With Xs = (X − 1·shiftᵀ)D⁻¹ = QR, X = Xs·D·T with T = I + e_icpt·shiftᵀ/c0
+// (c0 the intercept value), so (XᵀX)⁻¹ = T⁻¹ D⁻¹ (RᵀR)⁻¹ D⁻¹ T⁻ᵀ, where
+// T⁻¹ = I − e_icpt·shiftᵀ/c0.
+func (sc olsScaling) bread(X *mat.Dense, qr *mat.QR) (*mat.SymDense, error) {
+	scale, shift, icpt := sc.scale, sc.shift, sc.icpt
+	k := len(scale)
 	var r mat.Dense
 	qr.RTo(&r)
 	rt := mat.NewTriDense(k, mat.Upper, nil)
@@ -122,7 +162,7 @@ func OLS(X *mat.Dense, y []float64) (OLSResult, error) {
 	}
 	var ri mat.TriDense
 	if err := ri.InverseTri(rt); err != nil {
-		return OLSResult{}, fmt.Errorf("%w: %v", ErrSingular, err)
+		return nil, fmt.Errorf("%w: %v", ErrSingular, err)
 	}
 	// M = D⁻¹ R⁻¹ (k×k), then (XᵀX)⁻¹ = (T⁻¹M)(T⁻¹M)ᵀ.
 	M := mat.NewDense(k, k, nil)
@@ -147,14 +187,20 @@ func OLS(X *mat.Dense, y []float64) (OLSResult, error) {
 			inv.SetSym(i, j, mat.Dot(M.RowView(i), M.RowView(j)))
 		}
 	}
+	return inv, nil
+}
 
-	resid := make([]float64, n)
+// residuals returns y − X·coef, its sum of squares ssr, and R² = 1 − ssr/sst
+// with sst about y's mean (0 when y is constant).
+func residuals(X *mat.Dense, y, coef []float64) (resid []float64, ssr, r2 float64) {
+	n, k := X.Dims()
+	resid = make([]float64, n)
 	var mean float64
 	for _, v := range y {
 		mean += v
 	}
 	mean /= float64(n)
-	var ssr, sst float64
+	var sst float64
 	for i := 0; i < n; i++ {
 		fit := 0.0
 		for j := 0; j < k; j++ {
@@ -165,11 +211,10 @@ func OLS(X *mat.Dense, y []float64) (OLSResult, error) {
 		d := y[i] - mean
 		sst += d * d
 	}
-	var r2 float64
 	if sst > 0 {
 		r2 = 1 - ssr/sst
 	}
-	return OLSResult{Coef: coef, Resid: resid, R2: r2, SSR: ssr, XtXInv: inv}, nil
+	return resid, ssr, r2
 }
 
 // design builds an n×(1+len(cols)) design matrix: an intercept column of
