@@ -327,26 +327,7 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 		// choose, and a random walk must not be read into rounding.
 		phis, rs = []float64{0}, []float64{0}
 	}
-	type point struct {
-		errorModel
-		ll float64
-		s2 float64 // the innovation scale σ̂² = SSR/df under this model
-	}
-	var pts []point
-	best, est := -1, -1
-	for _, m := range errorModels(phis, rs, cfg.integrated) {
-		ll, ok := g.fitFamily(d, z, m.phi, m.r, m.integ)
-		if !ok {
-			continue
-		}
-		pts = append(pts, point{m, ll, g.ssr / df})
-		if best < 0 || ll > pts[best].ll {
-			best = len(pts) - 1
-		}
-		if !m.integ && (est < 0 || ll > pts[est].ll) {
-			est = len(pts) - 1
-		}
-	}
+	pts, best, est := searchGrid(g, d, z, errorModels(phis, rs, cfg.integrated), df)
 	// The estimate is the GLS estimate at the stationary family's maximum;
 	// the integrated family enters the standard error only (see
 	// RegressRobust). Without a stationary point (best < 0 implies est < 0)
@@ -362,39 +343,8 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 	if batches {
 		bse = g.batchSE(FitBatches)
 	}
-	// Standard errors: the largest over the likelihood-ratio confidence
-	// region of (φ, r) of the estimate's standard error under that error
-	// model, so that a near-unit-root series the likelihood cannot tell
-	// from a random walk gets the random walk's error (cfg.likeliest: the
-	// likeliest model's alone).
-	var region []point
-	rwPlausible := false
-	for _, p := range pts {
-		if pts[best].ll-p.ll <= regionCutoff(p.errorModel) {
-			region = append(region, p)
-			if p.r >= 0.5 || p.phi >= 0.995 {
-				rwPlausible = true
-			}
-		}
-	}
-	if cfg.likeliest {
-		region = []point{pts[best]}
-	}
-	scale := make([]float64, kq)
-	acf := estimatorAutocorr(g, errorModel{bPhi, bR, false})
-	s2est := g.ssr / df
-	for a := range scale {
-		base := math.Sqrt(math.Max(s2est*g.inv.At(a, a), 0))
-		maxSE := base
-		for _, p := range region {
-			v := p.s2 * estimatorVariance(acf[a], p.errorModel)
-			maxSE = math.Max(maxSE, math.Sqrt(math.Max(v, 0)))
-		}
-		scale[a] = 1
-		if base > 0 {
-			scale[a] = maxSE / base
-		}
-	}
+	// Standard errors: the largest over the likelihood-ratio region (seScales).
+	scale, rwPlausible := seScales(g, pts, best, errorModel{bPhi, bR, false}, df, cfg.likeliest)
 	s2 := g.ssr / df
 	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.5 + confidence/2)
 	r := Regression{
@@ -427,17 +377,8 @@ func regressRobust(X *mat.Dense, y []float64, confidence float64, cfg robustConf
 		r.Low[j] = r.Coef[j] - tq*r.SE[j]
 		r.High[j] = r.Coef[j] + tq*r.SE[j]
 	}
-	switch {
-	case batches && cfg.calibrated:
-		r.Method = IntervalCalibrated
-		widen := make([]bool, k)
-		for a, i := range keep {
-			widen[i] = scale[a] > 1+1e-9
-		}
-		useBatches(&r, confidence, widen)
-	case batches:
-		r.Method = IntervalRobustBatch
-		useBatches(&r, confidence, nil)
+	if batches {
+		applyBatches(&r, confidence, keep, scale, cfg.calibrated)
 	}
 	return r, nil
 }

@@ -54,7 +54,6 @@ var allowedFuncs = map[string]int{
 	"scripts/statscheck/real.go:realPaired":             105,
 	"scripts/statscheck/pairedtimer.go:realPairedTimer": 103,
 	"stats/decide_test.go:TestDecideSignals":            118,
-	"stats/robust.go:regressRobust":                     137,
 	"workload/generator_test.go:TestSchedule":           134,
 }
 
