@@ -33,14 +33,39 @@ func withRates(f Fit, first, last float64) Fit {
 	return f
 }
 
+// decideSignalsCase is one row of TestDecideSignals: DecideSignals on
+// (native, rss) must give want, a Reason containing reason and a Settle
+// containing settle (empty when settle is "").
+type decideSignalsCase struct {
+	name        string
+	native, rss Fit
+	want        VerdictKind
+	reason      string // substring of Reason
+	settle      string // substring of Settle
+}
+
 func TestDecideSignals(t *testing.T) {
-	tests := []struct {
-		name        string
-		native, rss Fit
-		want        VerdictKind
-		reason      string // substring of Reason
-		settle      string // substring of Settle
-	}{
+	tests := append(append(decideSignalsBasic(), decideSignalsRateChanges()...), decideSignalsWarmupAtLimit()...)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := DecideSignals(tt.native, tt.rss, DecideOptions{})
+			assert.Equal(t, tt.want, d.Verdict, d.Reason)
+			assert.Equal(t, tt.want.Leak() == nil, d.Verdict == VerdictInconclusive)
+			assert.Contains(t, d.Reason, tt.reason)
+			if tt.settle == "" {
+				assert.Empty(t, d.Settle)
+			} else {
+				assert.Contains(t, d.Settle, tt.settle)
+			}
+			t.Log(d.Reason, "|", d.Settle)
+		})
+	}
+}
+
+// decideSignalsBasic: the leak and no-leak controls, RSS against the native
+// floor, and each flag that undermines a fit.
+func decideSignalsBasic() []decideSignalsCase {
+	return []decideSignalsCase{
 		// Positive control: the leaky model.
 		{"leak", fitWith(10000, 12000, 200), fitWith(14000, 18000, 200), VerdictLeak, "lies above its floor", ""},
 		// Negative control: both below their floors.
@@ -67,6 +92,12 @@ func TestDecideSignals(t *testing.T) {
 		// A modelled random walk is not a reason to withhold a verdict.
 		{"random walk modelled", fitWith(-300, 500, 200), fitWith(-2000, 3000, 200, FlagRandomWalkModelled), VerdictNoLeak, "no leak", ""},
 		{"invalid", Fit{Samples: 10, SamplesUsed: 10}, fitWith(-2000, 3000, 200), VerdictInconclusive, "no per-lifecycle interval", "run longer"},
+	}
+}
+
+// decideSignalsRateChanges: RSS whose rate changes, judged by its halves.
+func decideSignalsRateChanges() []decideSignalsCase {
+	return []decideSignalsCase{
 		// A leak whose RSS rate changes but which carries the native growth
 		// in both halves (the default scenario's growing restores): the leak
 		// call needs RSS not to contradict the native heap, not RSS's rate.
@@ -85,6 +116,13 @@ func TestDecideSignals(t *testing.T) {
 		{"RSS rate changes, native below floor", fitWith(-300, 500, 200),
 			withHalves(fitWith(20000, 30000, 200, FlagSlopeNotConstant), fitWith(5000, 15000, 100), fitWith(30000, 50000, 100)),
 			VerdictInconclusive, "slope is not constant", "levels off"},
+	}
+}
+
+// decideSignalsWarmupAtLimit: RSS whose warm-up cut reached its limit,
+// judged by the direction of its halves.
+func decideSignalsWarmupAtLimit() []decideSignalsCase {
+	return []decideSignalsCase{
 		// RSS's warm-up cut at its limit undermines its rate, not its
 		// direction (the calibration run's synthetic 64 KiB leak on a CI
 		// machine): with native clean and above its floor and RSS rising in
@@ -135,20 +173,6 @@ func TestDecideSignals(t *testing.T) {
 			VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
 		{"RSS warm-up at limit, no halves", fitWith(-309, 1600, 200), fitWith(1900, 6300, 200, FlagWarmupAtLimit),
 			VerdictInconclusive, "warm-up cut reached its limit", "twice as long"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d := DecideSignals(tt.native, tt.rss, DecideOptions{})
-			assert.Equal(t, tt.want, d.Verdict, d.Reason)
-			assert.Equal(t, tt.want.Leak() == nil, d.Verdict == VerdictInconclusive)
-			assert.Contains(t, d.Reason, tt.reason)
-			if tt.settle == "" {
-				assert.Empty(t, d.Settle)
-			} else {
-				assert.Contains(t, d.Settle, tt.settle)
-			}
-			t.Log(d.Reason, "|", d.Settle)
-		})
 	}
 }
 

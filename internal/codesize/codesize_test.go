@@ -53,7 +53,6 @@ var allowedFuncs = map[string]int{
 	"scripts/statscheck/main.go:main":                   94,
 	"scripts/statscheck/real.go:realPaired":             105,
 	"scripts/statscheck/pairedtimer.go:realPairedTimer": 103,
-	"stats/decide_test.go:TestDecideSignals":            118,
 	"workload/generator_test.go:TestSchedule":           134,
 }
 
