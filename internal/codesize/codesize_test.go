@@ -39,7 +39,6 @@ var allowedFuncs = map[string]int{
 	"cmd/rocksleak/workflow_test.go:TestGitHubActionsWorkflowSteps":           103,
 	"engine/goengine/topology_tasks_test.go:TestHooksDecideRecordsAndOffsets": 84,
 	"experiment/sweep.go:Sweep":                                               91,
-	"fleet/child.go:runInstance":                                              84,
 	"rehearsal/plot.go:RenderPNG":                                             113,
 
 	"scenarios/scenario_test.go:TestCatalogueShapes":    98,
