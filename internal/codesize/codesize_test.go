@@ -39,14 +39,12 @@ var allowedFiles = map[string]int{
 }
 
 var allowedFuncs = map[string]int{
-	"cmd/rocksleak/reliability.go:reliabilityCmd":                             86,
-	"cmd/rocksleak/workflow_test.go:TestGitHubActionsWorkflowSteps":           103,
 	"engine/goengine/topology_tasks_test.go:TestHooksDecideRecordsAndOffsets": 84,
-	"experiment/sweep.go:Sweep":                                               91,
-	"fleet/child.go:runInstance":                                              84,
-	"fleet/rollback.go:fleetRuntime.verifyRollback":                           131,
-	"lifecycle/store.go:Store.open":                                           120,
-	"rehearsal/plot.go:RenderPNG":                                             113,
+	"experiment/sweep.go:Sweep":                     91,
+	"fleet/child.go:runInstance":                    84,
+	"fleet/rollback.go:fleetRuntime.verifyRollback": 131,
+	"lifecycle/store.go:Store.open":                 120,
+	"rehearsal/plot.go:RenderPNG":                   113,
 
 	"scenarios/scenario_test.go:TestCatalogueShapes":    98,
 	"scripts/benchtable/table.go:Compute":               133,
