@@ -40,7 +40,6 @@ var allowedFiles = map[string]int{
 
 var allowedFuncs = map[string]int{
 	"engine/goengine/topology_tasks_test.go:TestHooksDecideRecordsAndOffsets": 84,
-	"experiment/sweep.go:Sweep":                     91,
 	"fleet/child.go:runInstance":                    84,
 	"fleet/rollback.go:fleetRuntime.verifyRollback": 131,
 	"lifecycle/store.go:Store.open":                 120,
