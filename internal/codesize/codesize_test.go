@@ -43,7 +43,6 @@ var allowedFuncs = map[string]int{
 	"fleet/child.go:runInstance":                    84,
 	"fleet/rollback.go:fleetRuntime.verifyRollback": 131,
 	"lifecycle/store.go:Store.open":                 120,
-	"rehearsal/plot.go:RenderPNG":                   113,
 
 	"scenarios/scenario_test.go:TestCatalogueShapes":    98,
 	"scripts/benchtable/table.go:Compute":               133,
