@@ -44,7 +44,6 @@ var allowedFuncs = map[string]int{
 	"fleet/rollback.go:fleetRuntime.verifyRollback": 131,
 	"lifecycle/store.go:Store.open":                 120,
 
-	"scripts/statscheck/real.go:realPaired":             105,
 	"scripts/statscheck/pairedtimer.go:realPairedTimer": 103,
 	"stats/decide_test.go:TestDecideSignals":            118,
 	"stats/ols.go:OLS":                                  131,
