@@ -187,44 +187,7 @@ func runInstance(ctx context.Context, j Job, dec *json.Decoder, events io.Writer
 	}
 	// Commands are read on their own goroutine: the topology stays on this
 	// (locked) thread and a cancelled ctx is seen while waiting for one.
-	cmds := make(chan InstanceCommand)
-	go func() {
-		defer close(cmds)
-		for {
-			var cmd InstanceCommand
-			if err := dec.Decode(&cmd); err != nil {
-				return // the parent closed our input: stop
-			}
-			select {
-			case cmds <- cmd:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-
-	// The first phase's counters start at the process's start (zero), so
-	// that the restores of the start are in it; its outputs at the tasks'
-	// positions.
-	runErr := in.start(ctx)
-	in.markOutputs()
-	for runErr == nil && c.SampleErr() == nil {
-		var cmd InstanceCommand
-		var ok bool
-		select {
-		case <-ctx.Done():
-		case cmd, ok = <-cmds:
-		}
-		if ctx.Err() != nil || !ok || cmd.Stop {
-			break
-		}
-		switch {
-		case cmd.Tick != nil:
-			runErr = in.tick(ctx, *cmd.Tick)
-		case cmd.PhaseEnd:
-			runErr = in.phaseEnd()
-		}
-	}
+	runErr := in.serve(ctx, readCommands(ctx, dec))
 	interrupted := ctx.Err() != nil
 	if err := c.Sample(schema.TriggerEnd); err != nil && runErr == nil {
 		runErr = err
@@ -243,6 +206,57 @@ func runInstance(ctx context.Context, j Job, dec *json.Decoder, events io.Writer
 	}
 	if err := c.Emit(Event{Event: harness.Event{Summary: &sum}}); err != nil {
 		return err
+	}
+	return runErr
+}
+
+// readCommands decodes the parent's commands from dec on a goroutine of its
+// own and sends them on the returned channel, which it closes when dec fails
+// (the parent closed our input) or ctx is done.
+func readCommands(ctx context.Context, dec *json.Decoder) <-chan InstanceCommand {
+	cmds := make(chan InstanceCommand)
+	go func() {
+		defer close(cmds)
+		for {
+			var cmd InstanceCommand
+			if err := dec.Decode(&cmd); err != nil {
+				return // the parent closed our input: stop
+			}
+			select {
+			case cmds <- cmd:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return cmds
+}
+
+// serve starts the owned tasks, then runs the parent's commands from cmds
+// until a Stop, the end of cmds, ctx being done, an error or a failed sample.
+// It returns the first error of the start or a command (nil otherwise).
+func (in *instance) serve(ctx context.Context, cmds <-chan InstanceCommand) error {
+	// The first phase's counters start at the process's start (zero), so
+	// that the restores of the start are in it; its outputs at the tasks'
+	// positions.
+	runErr := in.start(ctx)
+	in.markOutputs()
+	for runErr == nil && in.c.SampleErr() == nil {
+		var cmd InstanceCommand
+		var ok bool
+		select {
+		case <-ctx.Done():
+		case cmd, ok = <-cmds:
+		}
+		if ctx.Err() != nil || !ok || cmd.Stop {
+			break
+		}
+		switch {
+		case cmd.Tick != nil:
+			runErr = in.tick(ctx, *cmd.Tick)
+		case cmd.PhaseEnd:
+			runErr = in.phaseEnd()
+		}
 	}
 	return runErr
 }

@@ -5,8 +5,9 @@
 // a failed gate rolled back and the rollback verified.
 //
 // Rehearse is the parent (fleet.go: the phases and ticks of simulated time;
-// assign.go: the sticky task assignment; rollback.go; proc.go: one
-// instance's process). It returns a schema.Rehearsal whose Status says how
+// config.go: RehearsalConfig and its validation; instances.go: starting and
+// restarting instances; assign.go: the sticky task assignment; rollback.go;
+// proc.go: one instance's process). It returns a schema.Rehearsal whose Status says how
 // the rehearsal ended, stops every child and removes the fleet's state and
 // changelogs. RunInstance is an instance's child (child.go): it reads a Job,
 // resumes its tasks on a harness topology (goengine.StartChild) and runs the

@@ -61,17 +61,28 @@ func (f *fleetRuntime) rollback(ctx context.Context, failed string, g *schema.Ga
 // verifyRollback checks what the rollback must preserve, for the rolled-back
 // instances: the old version opened the new version's state, the changelog
 // offsets are those the new version committed, no record was lost, the
-// outputs equal the reference replay, and the version mapping is back.
+// outputs equal the reference replay, and the version mapping is back. It
+// returns the five checks in that order.
 func (f *fleetRuntime) verifyRollback(ids []int) []schema.RollbackCheck {
-	var checks []schema.RollbackCheck
-	add := func(name string, ok bool, format string, args ...any) {
-		checks = append(checks, schema.RollbackCheck{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)})
+	return []schema.RollbackCheck{
+		f.checkStateOpens(ids),
+		f.checkOffsetsPreserved(ids),
+		f.checkNoRecordLost(ids),
+		f.checkRolledBackOutputs(ids),
+		f.checkVersionMapping(),
 	}
+}
 
-	// 1. The old version opens what the new one wrote (status marker,
-	// offsets CF, data): every store reopened; one whose last close failed
-	// (its status marker says unclean) is rebuilt from the changelog, as
-	// Kafka does under exactly-once.
+// rollbackCheck is one named check with its detail formatted.
+func rollbackCheck(name string, ok bool, format string, args ...any) schema.RollbackCheck {
+	return schema.RollbackCheck{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)}
+}
+
+// checkStateOpens: the old version opens what the new one wrote (status
+// marker, offsets CF, data): every store of the instances ids reopened; one
+// whose last close failed (its status marker says unclean) is rebuilt from
+// the changelog, as Kafka does under exactly-once.
+func (f *fleetRuntime) checkStateOpens(ids []int) schema.RollbackCheck {
 	var reopened, caughtUp, restored, fresh, taskErrs int
 	var errs []string
 	for _, i := range ids {
@@ -93,13 +104,16 @@ func (f *fleetRuntime) verifyRollback(ids []int) []schema.RollbackCheck {
 			}
 		}
 	}
-	add("old version opens the new version's state", taskErrs == 0 && fresh == 0 && len(errs) == 0 && reopened+caughtUp > 0,
+	return rollbackCheck("old version opens the new version's state", taskErrs == 0 && fresh == 0 && len(errs) == 0 && reopened+caughtUp > 0,
 		"%s stores: %d reopened, %d caught up from the changelog, %d rebuilt from the changelog after an unclean close, %d found no state; %d task errors%s",
 		f.cfg.From, reopened, caughtUp, restored, fresh, taskErrs, firstOf(errs))
+}
 
-	// 2. Changelog offsets preserved: each store the old version reopened
-	// holds the offset the new version committed at its stop, which is the
-	// changelog's end; every changelog file holds what the offsets say.
+// checkOffsetsPreserved: changelog offsets preserved: each store the old
+// version reopened holds the offset the new version committed at its stop,
+// which is the changelog's end; every changelog file holds what the offsets
+// say.
+func (f *fleetRuntime) checkOffsetsPreserved(ids []int) schema.RollbackCheck {
 	var checked, files int
 	var diffs []string
 	for _, i := range ids {
@@ -138,12 +152,15 @@ func (f *fleetRuntime) verifyRollback(ids []int) []schema.RollbackCheck {
 			}
 		}
 	}
-	add("changelog offsets preserved", len(diffs) == 0 && files > 0,
+	return rollbackCheck("changelog offsets preserved", len(diffs) == 0 && files > 0,
 		"%d reopened stores hold the offset the new version committed at its stop (the changelog's end then); %d changelog files hold one record per committed input record%s",
 		checked, files, firstOf(diffs))
+}
 
-	// 3. No record lost: what the reopened and rebuilt stores hold against
-	// the changelog (the topology's verify), and over the rollback window.
+// checkNoRecordLost: no record lost: what the reopened and rebuilt stores
+// hold against the changelog (the topology's verify), and over the rollback
+// window (the last phase recorded).
+func (f *fleetRuntime) checkNoRecordLost(ids []int) schema.RollbackCheck {
 	var lost, verified int64
 	for _, i := range ids {
 		lost += f.ready[i].Lost
@@ -161,23 +178,27 @@ func (f *fleetRuntime) verifyRollback(ids []int) []schema.RollbackCheck {
 			everLost += ip.Summary.RecordsLost
 		}
 	}
-	add("no record lost", lost == 0 && everLost == 0,
+	return rollbackCheck("no record lost", lost == 0 && everLost == 0,
 		"%d records lost at the reopen and in the rollback window (%d verified there); %d lost over the whole rehearsal", lost, verified, everLost)
+}
 
-	// 4. Outputs: every task's outputs, in every phase, equal the parent's
-	// replay of the input; in the rollback window for the rolled-back
-	// instances in particular.
+// checkRolledBackOutputs: every task's outputs, in every phase, equal the
+// parent's replay of the input; in the rollback window for the rolled-back
+// instances in particular.
+func (f *fleetRuntime) checkRolledBackOutputs(ids []int) schema.RollbackCheck {
 	var mism []string
 	var tasks int
 	for _, i := range ids {
 		mism = append(mism, f.mismatches[i]...)
 		tasks += len(f.assign.Tasks(i))
 	}
-	add("outputs equal the reference replay", len(mism) == 0,
+	return rollbackCheck("outputs equal the reference replay", len(mism) == 0,
 		"the outputs of the %d tasks of the rolled-back instances (each record's value as read back after its update, hashed per task and phase) equal the parent's in-memory replay in every phase%s",
 		tasks, firstOf(mism))
+}
 
-	// 5. Version mapping: every instance back on From, every task with its owner.
+// checkVersionMapping: every instance back on From, every task with its owner.
+func (f *fleetRuntime) checkVersionMapping() schema.RollbackCheck {
 	var wrong []string
 	for i, m := range f.models {
 		if m != f.cfg.From {
@@ -189,9 +210,8 @@ func (f *fleetRuntime) verifyRollback(ids []int) []schema.RollbackCheck {
 			wrong = append(wrong, fmt.Sprintf("instance %d owns tasks %v, had %v", fi.ID, got, fi.Tasks))
 		}
 	}
-	add("version mapping restored", len(wrong) == 0,
+	return rollbackCheck("version mapping restored", len(wrong) == 0,
 		"all %d instances run %s and own the tasks they started with%s", len(f.models), f.cfg.From, firstOf(wrong))
-	return checks
 }
 
 func firstOf(s []string) string {

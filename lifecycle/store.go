@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -9,69 +8,6 @@ import (
 	"github.com/linxGnu/grocksdb"
 
 	"github.com/rocksleak/rocksleak/spec"
-)
-
-// Layout is the column-family layout of a key-value store.
-type Layout string
-
-const (
-	// KV: data in "default", metadata in "offsets".
-	KV Layout = "kv"
-	// Migrating: a timestamped store upgrading from the plain format: old data
-	// in "default", new data in "keyValueWithTimestamp", metadata in "offsets".
-	// The dual accessor is used while the old CF holds data.
-	Migrating Layout = "migrating"
-	// Timestamped: a timestamped segment of a DSL window store (Kafka's
-	// TimestampedSegments.getOrCreateSegment → new TimestampedSegment, a
-	// RocksDBTimestampedStore): the same column families as Migrating
-	// ("default", "keyValueWithTimestamp", "offsets"). In regular mode
-	// (RocksDBTimestampedStore.openRocksDB with an empty DEFAULT CF) the
-	// DEFAULT handle is closed right after open and two handles are held; in
-	// upgrade mode (old data in DEFAULT) the dual accessor holds three.
-	Timestamped Layout = "timestamped"
-	// MigratingWindowHeaders: a segment of Kafka's
-	// RocksDBMigratingWindowStoreWithHeaders (openRocksDB): plain values in
-	// "default", values with headers in "windowKeyValueWithHeaders", metadata
-	// in "offsets". With data in DEFAULT it opens in upgrade mode with
-	// new DualColumnFamilyAccessor(offsetsCf, noHeadersColumnFamily,
-	// withHeadersColumnFamily, HeadersBytesStore::convertToHeaderFormat, ...);
-	// otherwise a SingleColumnFamilyAccessor on the headers CF and
-	// noHeadersColumnFamily.close().
-	MigratingWindowHeaders Layout = "migrating-window-headers"
-)
-
-// threeCF reports whether the layout opens DEFAULT, a new-format data CF and
-// offsets (a store that may serve old-format data through the dual accessor).
-func (l Layout) threeCF() bool {
-	return l == Migrating || l == Timestamped || l == MigratingWindowHeaders
-}
-
-// newFormatCF is the new-format data CF of a three-CF layout.
-func (l Layout) newFormatCF() string {
-	if l == MigratingWindowHeaders {
-		return cfWindowHeaders
-	}
-	return cfNewFormat
-}
-
-// converter is the dual accessor's valueConverter for the layout:
-// TimestampedBytesStore::convertToTimestampedFormat for the timestamped
-// layouts, HeadersBytesStore::convertToHeaderFormat for the window store
-// with headers.
-func (l Layout) converter() func([]byte) []byte {
-	if l == MigratingWindowHeaders {
-		return convertToHeaderFormat
-	}
-	return convertToTimestampedFormat
-}
-
-// Column-family names.
-const (
-	cfDefault   = "default"
-	cfNewFormat = "keyValueWithTimestamp"
-	// cfWindowHeaders is RocksDBMigratingWindowStoreWithHeaders' new CF.
-	cfWindowHeaders = "windowKeyValueWithHeaders"
-	cfOffsets       = "offsets"
 )
 
 // Sizes Kafka Streams configures for a persistent store (per store, per segment).
@@ -150,20 +86,52 @@ func (s *Store) keep(n *Native) *Native {
 	return n
 }
 
+// open creates the store's natives in Kafka's order (DB and table options,
+// cache, write, read and flush options, offsets-CF options), opens the DB and
+// builds the accessor, then writes the open status. On error it releases
+// everything the model releases (closeNativeResources), after wrapping an
+// injected init failure's error in ErrInjectedInit.
 func (s *Store) open() (err error) {
-	l := s.env.Ledger
 	defer func() {
 		if err != nil {
 			s.closeNativeResources()
 		}
 	}()
+	opts, err := s.dbOptions()
+	if err != nil {
+		return err
+	}
+	wo, ro := s.ioOptions()
+	offOpts := s.offsetsOptions()
+	if s.injectInitFault(opts) {
+		defer func() {
+			if err != nil {
+				err = fmt.Errorf("%w: %w", ErrInjectedInit, err)
+			}
+		}()
+	}
+	names, cfOpts := s.columnFamilies(opts, offOpts)
+	rdb, handles, hns, err := s.env.openRocksDB(s.cfg.Semantics, opts, s.cfg.Path, names, cfOpts)
+	if err != nil {
+		return err
+	}
+	s.attachDB(rdb, hns)
+	if err := s.attachAccessor(names, handles, hns, wo, ro); err != nil {
+		return err
+	}
+	return s.acc.openStatus(s.cfg.ExactlyOnce)
+}
 
-	// DB options, which are also the data CF options, as Kafka 4.3's
-	// RocksDBStore.openDB(...) sets them: atomic flush, 16 MB × 3 write
-	// buffers, no compression, universal compaction, optimizeFiltersForHits,
-	// increaseParallelism(max(cores, 2)), info log level ERROR, and a
-	// block-based table with a 50 MB LRU block cache of the store's own, 4 KB
-	// blocks and a Bloom filter (10 bits per key, RocksJava's BloomFilter()).
+// dbOptions creates the DB options, which are also the data CF options, as
+// Kafka 4.3's RocksDBStore.openDB(...) sets them: atomic flush, 16 MB × 3
+// write buffers, no compression, universal compaction,
+// optimizeFiltersForHits, increaseParallelism(max(cores, 2)), info log level
+// ERROR, and a block-based table with a 50 MB LRU block cache of the store's
+// own, 4 KB blocks and a Bloom filter (10 bits per key, RocksJava's
+// BloomFilter()); then the user's config setter, if the Env has one. The
+// store owns every native it creates here (s.keep), also on error.
+func (s *Store) dbOptions() (*grocksdb.Options, error) {
+	l := s.env.Ledger
 	opts, n := l.newOptions("db-options")
 	s.keep(n)
 	opts.SetCreateIfMissing(true)
@@ -193,11 +161,18 @@ func (s *Store) open() (err error) {
 		// are not passed to it. The store's own 50 MB cache is still created
 		// and closed, as in Kafka, but no table uses it.
 		if err := s.env.Bounded.Apply(opts, tbl); err != nil {
-			return err
+			return nil, err
 		}
 		s.cache = nil
 	}
+	return opts, nil
+}
 
+// ioOptions creates the store's write options (WAL disabled), read options
+// and flush options (wait), in that order, all owned by the store; the flush
+// options are kept in s.fo.
+func (s *Store) ioOptions() (*grocksdb.WriteOptions, *grocksdb.ReadOptions) {
+	l := s.env.Ledger
 	wo, n := l.newWriteOptions("write-options")
 	s.keep(n)
 	wo.DisableWAL(true)
@@ -207,34 +182,39 @@ func (s *Store) open() (err error) {
 	s.keep(n)
 	fo.SetWait(true)
 	s.fo = fo
+	return wo, ro
+}
 
-	offOpts := s.offsetsOptions()
-
-	if s.env.Faults.NextInit() {
-		// A real failure from RocksDB's open: refuse an existing DB, or refuse
-		// to create a missing one.
-		if _, statErr := os.Stat(s.cfg.Path); statErr == nil {
-			opts.SetErrorIfExists(true)
-		} else {
-			opts.SetCreateIfMissing(false)
-		}
-		defer func() {
-			if err != nil {
-				err = fmt.Errorf("%w: %w", ErrInjectedInit, err)
-			}
-		}()
+// injectInitFault draws the next init fault from the Env's injector and, if
+// one is due, sets opts so that RocksDB's open fails for real: refuse an
+// existing DB, or refuse to create a missing one. It reports whether it did;
+// the caller then wraps the open's error in ErrInjectedInit.
+func (s *Store) injectInitFault(opts *grocksdb.Options) bool {
+	if !s.env.Faults.NextInit() {
+		return false
 	}
+	if _, statErr := os.Stat(s.cfg.Path); statErr == nil {
+		opts.SetErrorIfExists(true)
+	} else {
+		opts.SetCreateIfMissing(false)
+	}
+	return true
+}
 
-	names := []string{cfDefault, cfOffsets}
-	cfOpts := []*grocksdb.Options{opts, offOpts}
+// columnFamilies lists the layout's column families and their options, in
+// open order: DEFAULT, the new-format CF for a three-CF layout, offsets.
+func (s *Store) columnFamilies(opts, offOpts *grocksdb.Options) ([]string, []*grocksdb.Options) {
 	if s.cfg.Layout.threeCF() {
-		names = []string{cfDefault, s.cfg.Layout.newFormatCF(), cfOffsets}
-		cfOpts = []*grocksdb.Options{opts, opts, offOpts}
+		return []string{cfDefault, s.cfg.Layout.newFormatCF(), cfOffsets},
+			[]*grocksdb.Options{opts, opts, offOpts}
 	}
-	rdb, handles, hns, err := s.env.openRocksDB(s.cfg.Semantics, opts, s.cfg.Path, names, cfOpts)
-	if err != nil {
-		return err
-	}
+	return []string{cfDefault, cfOffsets}, []*grocksdb.Options{opts, offOpts}
+}
+
+// attachDB records the opened DB in the store (s.rdb, s.db), lists the DB,
+// its handles and its default read options among the natives the open
+// created, calls the Env's onDBOpen hook, and registers the DB with the Env.
+func (s *Store) attachDB(rdb *rocksDB, hns []*Native) {
 	db := rdb.db
 	s.rdb, s.db = rdb, db
 	s.created = append(s.created, rdb.dbn)
@@ -244,7 +224,15 @@ func (s *Store) open() (err error) {
 		s.env.onDBOpen(s)
 	}
 	s.env.addOpen(db, s.cache)
-	acc := &accessor{db: db, ledger: l, wo: wo, ro: ro}
+}
+
+// attachAccessor builds the store's accessor over the opened handles (offsets
+// apart, data CFs in open order) and sets s.acc before anything can fail, so
+// an error path releases every handle. For a three-CF layout it probes the
+// old CF: empty, its handle is released now and the single accessor serves
+// the new CF; with data, the dual accessor serves both.
+func (s *Store) attachAccessor(names []string, handles []*grocksdb.ColumnFamilyHandle, hns []*Native, wo *grocksdb.WriteOptions, ro *grocksdb.ReadOptions) error {
+	acc := &accessor{db: s.db, ledger: s.env.Ledger, wo: wo, ro: ro}
 	for i, name := range names {
 		c := cf{h: handles[i], n: hns[i]}
 		switch name {
@@ -255,20 +243,21 @@ func (s *Store) open() (err error) {
 		}
 	}
 	s.acc = acc
-	if s.cfg.Layout.threeCF() {
-		acc.convert = s.cfg.Layout.converter()
-		hasOld, err := s.cfHasData(acc.data[0])
-		if err != nil {
-			return err
-		}
-		if !hasOld {
-			// Single accessor on the new CF; the empty old CF's handle is
-			// released with the DB's other resources.
-			acc.data[0].n.Close()
-			acc.data = acc.data[1:]
-		}
+	if !s.cfg.Layout.threeCF() {
+		return nil
 	}
-	return acc.openStatus(s.cfg.ExactlyOnce)
+	acc.convert = s.cfg.Layout.converter()
+	hasOld, err := s.cfHasData(acc.data[0])
+	if err != nil {
+		return err
+	}
+	if !hasOld {
+		// Single accessor on the new CF; the empty old CF's handle is
+		// released with the DB's other resources.
+		acc.data[0].n.Close()
+		acc.data = acc.data[1:]
+	}
+	return nil
 }
 
 // offsetsOptions builds the offsets-CF options as the model does. Neither
@@ -429,160 +418,3 @@ func (s *Store) Natives() []*Native { return append([]*Native(nil), s.created...
 
 // OffsetsOptions is the ledger record of the offsets-CF options of this open.
 func (s *Store) OffsetsOptions() *Native { return s.offsets }
-
-// Put writes one record to the data CF (the new one for the dual accessor).
-func (s *Store) Put(key, value []byte) error {
-	if s.closed {
-		return ErrClosed
-	}
-	return s.acc.put(key, value)
-}
-
-// Get reads one record; nil when absent.
-func (s *Store) Get(key []byte) ([]byte, error) {
-	if s.closed {
-		return nil, ErrClosed
-	}
-	return s.acc.get(key)
-}
-
-// Record is one key-value pair.
-type Record struct{ Key, Value []byte }
-
-// PutBatch writes records in one write batch (as a restore does).
-func (s *Store) PutBatch(records []Record) error {
-	if s.closed {
-		return ErrClosed
-	}
-	b, n := s.env.Ledger.newWriteBatch("restore-batch")
-	defer n.Close()
-	for _, r := range records {
-		if s.acc.dual() {
-			b.DeleteCF(s.acc.data[0].h, r.Key)
-		}
-		b.PutCF(s.acc.current().h, r.Key, r.Value)
-	}
-	return s.db.Write(s.acc.wo, b)
-}
-
-// Commit writes the changelog offsets and the position to the offsets CF and
-// does not flush, as Kafka 4.3's RocksDBStore.commit(changelogOffsets) does:
-// it calls cfAccessor.commit(dbAccessor, position, changelogOffsets) only
-// (AbstractColumnFamilyAccessor.commit puts each offset and the position, then
-// commitStagedWrites(), a no-op for the direct accessor). The per-commit
-// force-flush went with KIP-1035 (apache/kafka PR #21871, "Remove explicit
-// flushes from RocksDBStores"): the memtables flush when they are full
-// (write_buffer_size; atomic flush keeps the data and offsets CFs consistent)
-// or when the DB closes (RocksDB flushes unpersisted memtables at close with
-// the WAL disabled), so a committed offset becomes durable only then.
-func (s *Store) Commit(offsets map[string]int64) error {
-	if s.closed {
-		return ErrClosed
-	}
-	for k, v := range offsets {
-		if err := s.acc.putOffsets(s.acc.wo, []byte(k), encodeLong(v)); err != nil {
-			return err
-		}
-	}
-	return s.acc.putOffsets(s.acc.wo, positionKey, encodePosition(offsets))
-}
-
-// Flush flushes every column family of the store and waits (RocksDBStore.flush(),
-// which Kafka 4.3 no longer calls on commit; kept for tests and tools).
-func (s *Store) Flush() error {
-	if s.closed {
-		return ErrClosed
-	}
-	var errs []error
-	for _, c := range s.acc.handles() {
-		errs = append(errs, s.db.FlushCF(c.h, s.fo))
-	}
-	return errors.Join(errs...)
-}
-
-// Offset reads a committed changelog offset (ok=false when absent).
-func (s *Store) Offset(key string) (int64, bool, error) {
-	if s.closed {
-		return 0, false, ErrClosed
-	}
-	v, err := s.acc.getCF(s.acc.offsets.h, []byte(key))
-	if err != nil || v == nil {
-		return 0, false, err
-	}
-	off, err := decodeLong(v)
-	return off, err == nil, err
-}
-
-// Status reads the status marker of an open store.
-func (s *Store) Status() (int64, error) {
-	if s.closed {
-		return 0, ErrClosed
-	}
-	v, err := s.acc.getCF(s.acc.offsets.h, statusKey)
-	if err != nil {
-		return 0, err
-	}
-	if v == nil {
-		return 0, errors.New("status: absent")
-	}
-	return decodeLong(v)
-}
-
-// OffsetsBlockCacheCapacity reads the CF property rocksdb.block-cache-capacity
-// of the offsets CF; ok is false when the CF has no block cache.
-func (s *Store) OffsetsBlockCacheCapacity() (capacity uint64, ok bool) {
-	if s.closed {
-		return 0, false
-	}
-	return s.db.GetIntPropertyCF("rocksdb.block-cache-capacity", s.acc.offsets.h)
-}
-
-// ReadStatus opens nothing: it reads the status marker of a closed store at
-// path with a read-only DB, for tests and diagnostics. ok is false when absent.
-func ReadStatus(env *Env, path string) (status int64, ok bool, err error) {
-	opts, on := env.Ledger.newOptions("status-reader-options")
-	defer on.Close()
-	names := []string{cfDefault, cfOffsets}
-	cfo := []*grocksdb.Options{opts, opts}
-	if have, lerr := grocksdb.ListColumnFamilies(opts, path); lerr == nil && len(have) == 3 {
-		// A three-CF layout: its new-format CF is the one that is neither
-		// DEFAULT nor offsets (keyValueWithTimestamp or windowKeyValueWithHeaders).
-		for _, h := range have {
-			if h != cfDefault && h != cfOffsets {
-				names = []string{cfDefault, h, cfOffsets}
-				cfo = []*grocksdb.Options{opts, opts, opts}
-			}
-		}
-	}
-	db, hs, err := grocksdb.OpenDbForReadOnlyColumnFamilies(opts, path, names, cfo, false)
-	if err != nil {
-		return 0, false, err
-	}
-	defer func() {
-		for _, h := range hs {
-			h.Destroy()
-		}
-		db.Close()
-	}()
-	ro := grocksdb.NewDefaultReadOptions()
-	defer ro.Destroy()
-	sl, err := db.GetCF(ro, hs[len(hs)-1], statusKey)
-	if err != nil {
-		return 0, false, err
-	}
-	defer sl.Free()
-	if !sl.Exists() {
-		return 0, false, nil
-	}
-	st, err := decodeLong(sl.Data())
-	return st, err == nil, err
-}
-
-// deleteRange deletes [start, end) from the data CF (the new one for the dual
-// accessor).
-func (s *Store) deleteRange(start, end []byte) error {
-	if s.closed {
-		return ErrClosed
-	}
-	return s.db.DeleteRangeCF(s.acc.wo, s.acc.current().h, start, end)
-}

@@ -33,17 +33,7 @@ func TestHooksDecideRecordsAndOffsets(t *testing.T) {
 			written := map[StoreID][]changelog.Record{}
 			nWritten := 0
 			if hooked {
-				topo.Hook(Hooks{
-					Record: func(id StoreID, from, ts int64, i, n int) (string, int64) {
-						return fmt.Sprintf("hooked-%d-%d", id.Task, i), from + int64(i) + 1
-					},
-					Value:     func(id StoreID, r changelog.Record) []byte { return []byte(r.Key + "=value") },
-					Partition: func(id StoreID) string { return fmt.Sprintf("partition-%d-%d", id.Task, id.Store) },
-					Written: func(id StoreID, r changelog.Record) {
-						written[id] = append(written[id], r)
-						nWritten++
-					},
-				})
+				topo.Hook(recordingHooks(written, &nWritten))
 			}
 			ctx := context.Background()
 			for k := range topo.Tasks() {
@@ -86,20 +76,47 @@ func TestHooksDecideRecordsAndOffsets(t *testing.T) {
 
 			// Resumed over the state it kept, each store reopens at the
 			// offset committed under the hook's partition.
-			again, err := newTopology(sc, lifecycle.Fixed, false, 2, root)
-			require.NoError(t, err)
-			again.Hook(topo.hooks)
-			opens, ok, err := again.ResumeTask(ctx, 1, steps)
-			require.NoError(t, err)
-			require.True(t, ok)
-			for _, o := range opens {
-				assert.Equal(t, StoreReopened, o.How)
-				assert.Equal(t, int64(steps*sc.RecordsPerStep), o.Committed)
-			}
-			lost, _, verified := again.Checked()
-			assert.Zero(t, lost)
-			assert.Positive(t, verified)
-			again.Stop()
+			assertReopensUnderHooks(t, sc, topo.hooks, root, steps)
 		})
 	}
+}
+
+// recordingHooks are TestHooksDecideRecordsAndOffsets' hooks: record i of a
+// step is keyed hooked-<task>-<i> with version from+i+1, its value is
+// <key>=value, each store has a partition of its own, and every written
+// record is appended to written[id] and counted in *n.
+func recordingHooks(written map[StoreID][]changelog.Record, n *int) Hooks {
+	return Hooks{
+		Record: func(id StoreID, from, ts int64, i, n int) (string, int64) {
+			return fmt.Sprintf("hooked-%d-%d", id.Task, i), from + int64(i) + 1
+		},
+		Value:     func(id StoreID, r changelog.Record) []byte { return []byte(r.Key + "=value") },
+		Partition: func(id StoreID) string { return fmt.Sprintf("partition-%d-%d", id.Task, id.Store) },
+		Written: func(id StoreID, r changelog.Record) {
+			written[id] = append(written[id], r)
+			*n++
+		},
+	}
+}
+
+// assertReopensUnderHooks resumes task 1 at input position steps on a new
+// topology (seed 2) over root with hooks, and asserts that each store
+// reopens at the offset committed under the hook's partition
+// (steps × RecordsPerStep), nothing lost and something verified.
+func assertReopensUnderHooks(t *testing.T, sc scenarios.Scenario, hooks Hooks, root string, steps int) {
+	t.Helper()
+	again, err := newTopology(sc, lifecycle.Fixed, false, 2, root)
+	require.NoError(t, err)
+	again.Hook(hooks)
+	opens, ok, err := again.ResumeTask(context.Background(), 1, int64(steps))
+	require.NoError(t, err)
+	require.True(t, ok)
+	for _, o := range opens {
+		assert.Equal(t, StoreReopened, o.How)
+		assert.Equal(t, int64(steps*sc.RecordsPerStep), o.Committed)
+	}
+	lost, _, verified := again.Checked()
+	assert.Zero(t, lost)
+	assert.Positive(t, verified)
+	again.Stop()
 }
