@@ -52,45 +52,7 @@ func Sweep(ctx context.Context, rep *schema.Reliability, o SweepOptions) error {
 	sc := o.Scenario
 	replicate := o.Replicate
 	reps := sweep.NewReplicates(replicate)
-	type seedRun struct {
-		res    *schema.Result
-		out    *schema.Output
-		err    error
-		done   chan struct{}
-		scSeed int64
-		// The replicate run of --replicate, after the seed's models.
-		repRes *schema.Result
-		repOut *schema.Output
-		repErr error
-	}
-	runs := make([]*seedRun, len(o.Seeds))
-	next := make(chan *seedRun, len(o.Seeds))
-	for i := range runs {
-		runs[i] = &seedRun{done: make(chan struct{}), scSeed: o.Seeds[i]}
-		next <- runs[i]
-	}
-	close(next)
-	// Workers take the seeds in order, so results arrive (and print) in order.
-	for w := 0; w < o.Parallel; w++ {
-		go func() {
-			for r := range next {
-				if ctx.Err() != nil {
-					r.err = ErrInterrupted
-				} else {
-					s := sc
-					s.Seed = r.scSeed
-					r.res, r.out, r.err = Run(ctx, Options{Scenario: s, StateRoot: o.StateRoot, Commit: o.Commit,
-						Command: fmt.Sprintf("rocksleak reliability seed %d", s.Seed), UntilVerdict: o.UntilVerdict})
-					if len(replicate) > 0 && r.out != nil && !r.out.Interrupted && ctx.Err() == nil {
-						s.Models = replicate
-						r.repRes, r.repOut, r.repErr = Run(ctx, Options{Scenario: s, StateRoot: o.StateRoot, Commit: o.Commit,
-							Command: fmt.Sprintf("rocksleak reliability seed %d replicate", s.Seed), UntilVerdict: o.UntilVerdict})
-					}
-				}
-				close(r.done)
-			}
-		}()
-	}
+	runs := startSeedRuns(ctx, o)
 	interrupted := false
 	for i := range runs {
 		<-runs[i].done
@@ -138,6 +100,61 @@ func Sweep(ctx context.Context, rep *schema.Reliability, o SweepOptions) error {
 	}
 	reps.Write(o.Stdout)
 	return nil
+}
+
+// seedRun is one seed's run (and its replicate run) as a worker finishes it;
+// done is closed once its fields are set.
+type seedRun struct {
+	res    *schema.Result
+	out    *schema.Output
+	err    error
+	done   chan struct{}
+	scSeed int64
+	// The replicate run of --replicate, after the seed's models.
+	repRes *schema.Result
+	repOut *schema.Output
+	repErr error
+}
+
+// startSeedRuns starts o.Parallel workers over o.Seeds and returns a seedRun
+// per seed, in o.Seeds' order. Workers take the seeds in order, so results
+// arrive (and print) in order.
+func startSeedRuns(ctx context.Context, o SweepOptions) []*seedRun {
+	runs := make([]*seedRun, len(o.Seeds))
+	next := make(chan *seedRun, len(o.Seeds))
+	for i := range runs {
+		runs[i] = &seedRun{done: make(chan struct{}), scSeed: o.Seeds[i]}
+		next <- runs[i]
+	}
+	close(next)
+	for w := 0; w < o.Parallel; w++ {
+		go func() {
+			for r := range next {
+				runSeed(ctx, o, r)
+				close(r.done)
+			}
+		}()
+	}
+	return runs
+}
+
+// runSeed runs o.Scenario at r's seed, then its replicate run when
+// o.Replicate names models and the first run was not interrupted; a context
+// already cancelled gives r.err = ErrInterrupted and runs nothing.
+func runSeed(ctx context.Context, o SweepOptions, r *seedRun) {
+	if ctx.Err() != nil {
+		r.err = ErrInterrupted
+		return
+	}
+	s := o.Scenario
+	s.Seed = r.scSeed
+	r.res, r.out, r.err = Run(ctx, Options{Scenario: s, StateRoot: o.StateRoot, Commit: o.Commit,
+		Command: fmt.Sprintf("rocksleak reliability seed %d", s.Seed), UntilVerdict: o.UntilVerdict})
+	if len(o.Replicate) > 0 && r.out != nil && !r.out.Interrupted && ctx.Err() == nil {
+		s.Models = o.Replicate
+		r.repRes, r.repOut, r.repErr = Run(ctx, Options{Scenario: s, StateRoot: o.StateRoot, Commit: o.Commit,
+			Command: fmt.Sprintf("rocksleak reliability seed %d replicate", s.Seed), UntilVerdict: o.UntilVerdict})
+	}
 }
 
 // addReplicate writes the seed's replicate run into dir/replicate and pairs

@@ -65,82 +65,115 @@ func RenderPNG(r *schema.Rehearsal) ([]byte, error) {
 	leg.Top, leg.Left = true, true
 	leg.ThumbnailWidth = vg.Points(22)
 	for idx, fi := range r.Instances {
-		col := instanceColour(idx)
-		var rss, nat, lagPts plotter.XYs
-		for _, ph := range r.Phases {
-			for _, ip := range ph.Instances {
-				if ip.Instance != fi.ID {
-					continue
-				}
-				n := len(ip.Samples)
-				for k, s := range ip.Samples {
-					x := minutes(ph.StartMs) + (minutes(ph.EndMs)-minutes(ph.StartMs))*float64(k)/float64(max(n, 1))
-					rss = append(rss, plotter.XY{X: x, Y: float64(s.RSS) / mib})
-					if s.NativeHeap >= 0 {
-						nat = append(nat, plotter.XY{X: x, Y: float64(s.NativeHeap) / mib})
-					}
-				}
-				for _, l := range ip.Lag {
-					lagPts = append(lagPts, plotter.XY{X: minutes(l.AtMs), Y: float64(l.BehindMs) / 1000})
-				}
-			}
+		m, l, err := addInstance(mem, lag, &leg, r, idx, fi)
+		if err != nil {
+			return nil, err
 		}
-		solid := draw.LineStyle{Color: col, Width: vg.Points(1.4)}
-		dash := draw.LineStyle{Color: col, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
-		var thumb plot.Thumbnailer
-		if len(rss) > 0 {
-			l, err := plotter.NewLine(rss)
-			if err != nil {
-				return nil, fmt.Errorf("instance %d RSS: %w", fi.ID, err)
-			}
-			l.LineStyle = solid
-			mem.Add(l)
-			thumb = l
-			mems++
-		}
-		if len(nat) > 0 {
-			l, err := plotter.NewLine(nat)
-			if err != nil {
-				return nil, fmt.Errorf("instance %d native heap: %w", fi.ID, err)
-			}
-			l.LineStyle = dash
-			mem.Add(l)
-		}
-		if len(lagPts) > 0 {
-			l, err := plotter.NewLine(lagPts)
-			if err != nil {
-				return nil, fmt.Errorf("instance %d lag: %w", fi.ID, err)
-			}
-			l.LineStyle = solid
-			lag.Add(l)
-			thumb = l
-			lags++
-		}
-		if thumb != nil {
-			leg.Add(fmt.Sprintf("instance %d (domain %d)", fi.ID, fi.Domain), thumb)
-		}
-		for _, v := range r.Versions {
-			if v.Instance == fi.ID && v.From != "" {
-				vs := draw.LineStyle{Color: col, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2.5)}}
-				mem.Add(plotmark.VLine{X: minutes(v.AtMs), Style: vs})
-				lag.Add(plotmark.VLine{X: minutes(v.AtMs), Style: vs})
-			}
-		}
+		mems += m
+		lags += l
 	}
 	if mems+lags == 0 {
 		return nil, ErrNothingToPlot
 	}
+	addKey(lag, &leg, r.Policy)
+	lag.Y.Min = 0
+	return encodePNG(mem, lag, leg)
+}
+
+// instanceSeries gathers instance id's points across r's phases: RSS and
+// native heap (MiB, the native heap only where measured, NativeHeap >= 0)
+// spread evenly over each phase's span in minutes, and lag (seconds behind)
+// at its own time.
+func instanceSeries(r *schema.Rehearsal, id int) (rss, nat, lagPts plotter.XYs) {
+	for _, ph := range r.Phases {
+		for _, ip := range ph.Instances {
+			if ip.Instance != id {
+				continue
+			}
+			n := len(ip.Samples)
+			for k, s := range ip.Samples {
+				x := minutes(ph.StartMs) + (minutes(ph.EndMs)-minutes(ph.StartMs))*float64(k)/float64(max(n, 1))
+				rss = append(rss, plotter.XY{X: x, Y: float64(s.RSS) / mib})
+				if s.NativeHeap >= 0 {
+					nat = append(nat, plotter.XY{X: x, Y: float64(s.NativeHeap) / mib})
+				}
+			}
+			for _, l := range ip.Lag {
+				lagPts = append(lagPts, plotter.XY{X: minutes(l.AtMs), Y: float64(l.BehindMs) / 1000})
+			}
+		}
+	}
+	return rss, nat, lagPts
+}
+
+// addInstance draws instance fi (the idx-th, in its colour) on both panels:
+// its RSS (solid) and native heap (dashed) on mem, its lag on lag, a legend
+// entry when it drew a line, and a dotted vertical line at each of its version
+// changes. It returns how many RSS and lag lines it added (0 or 1 each).
+func addInstance(mem, lag *plot.Plot, leg *plot.Legend, r *schema.Rehearsal, idx int, fi schema.FleetInstance) (mems, lags int, err error) {
+	col := instanceColour(idx)
+	rss, nat, lagPts := instanceSeries(r, fi.ID)
+	solid := draw.LineStyle{Color: col, Width: vg.Points(1.4)}
+	dash := draw.LineStyle{Color: col, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+	var thumb plot.Thumbnailer
+	if len(rss) > 0 {
+		l, err := plotter.NewLine(rss)
+		if err != nil {
+			return 0, 0, fmt.Errorf("instance %d RSS: %w", fi.ID, err)
+		}
+		l.LineStyle = solid
+		mem.Add(l)
+		thumb = l
+		mems++
+	}
+	if len(nat) > 0 {
+		l, err := plotter.NewLine(nat)
+		if err != nil {
+			return 0, 0, fmt.Errorf("instance %d native heap: %w", fi.ID, err)
+		}
+		l.LineStyle = dash
+		mem.Add(l)
+	}
+	if len(lagPts) > 0 {
+		l, err := plotter.NewLine(lagPts)
+		if err != nil {
+			return 0, 0, fmt.Errorf("instance %d lag: %w", fi.ID, err)
+		}
+		l.LineStyle = solid
+		lag.Add(l)
+		thumb = l
+		lags++
+	}
+	if thumb != nil {
+		leg.Add(fmt.Sprintf("instance %d (domain %d)", fi.ID, fi.Domain), thumb)
+	}
+	for _, v := range r.Versions {
+		if v.Instance == fi.ID && v.From != "" {
+			vs := draw.LineStyle{Color: col, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2.5)}}
+			mem.Add(plotmark.VLine{X: minutes(v.AtMs), Style: vs})
+			lag.Add(plotmark.VLine{X: minutes(v.AtMs), Style: vs})
+		}
+	}
+	return mems, lags, nil
+}
+
+// addKey adds the line styles' key to the legend (in grey) and, when policy
+// has a lag limit, draws it on lag (raising lag's top to show it) and keys it.
+func addKey(lag *plot.Plot, leg *plot.Legend, policy string) {
 	grey := color.Gray{Y: 80}
 	leg.Add("RSS", plotmark.Horizontal(draw.LineStyle{Color: grey, Width: vg.Points(1.4)}))
 	leg.Add("native heap", plotmark.Horizontal(draw.LineStyle{Color: grey, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}))
 	leg.Add("version change", plotmark.Horizontal(draw.LineStyle{Color: grey, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2.5)}}))
-	if limit, ok := lagLimitSeconds(r.Policy); ok {
+	if limit, ok := lagLimitSeconds(policy); ok {
 		lag.Add(plotmark.HLine{Y: limit, Style: draw.LineStyle{Color: limitColour, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}})
 		lag.Y.Max = max(lag.Y.Max, limit*1.1)
 		leg.Add("lag limit", plotmark.Horizontal(draw.LineStyle{Color: limitColour, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}))
 	}
-	lag.Y.Min = 0
+}
 
+// encodePNG lays out the legend at the right and the two panels stacked
+// beside it, their data areas aligned on x, and encodes the figure as PNG.
+func encodePNG(mem, lag *plot.Plot, leg plot.Legend) ([]byte, error) {
 	img := vgimg.NewWith(vgimg.UseWH(pngWidth, pngHeight), vgimg.UseDPI(pngDPI), vgimg.UseBackgroundColor(color.White))
 	dc := draw.Crop(draw.New(img), vg.Points(4), -vg.Points(6), vg.Points(2), -vg.Points(8))
 	lr := leg.Rectangle(dc)

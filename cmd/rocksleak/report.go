@@ -40,12 +40,7 @@ func reportCmd(stdout, stderr io.Writer, args []string) error {
 		if *reanalyze {
 			return usagef("report: --reanalyze and --format bmf are alternatives")
 		}
-		js, err := results.BMFJSON(r)
-		if err != nil {
-			return err
-		}
-		_, err = stdout.Write(js)
-		return err
+		return writeBMF(stdout, r)
 	}
 	dir := *outDir
 	if dir == "" {
@@ -59,14 +54,7 @@ func reportCmd(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := analysis.Analyze(r, samples, analysis.DefaultFloors()); err != nil {
-			return err
-		}
-		js, err := json.MarshalIndent(r, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := results.WriteFileAtomic(filepath.Join(dir, "result.json"), append(js, '\n')); err != nil {
+		if err := reanalyzeResult(dir, r, samples); err != nil {
 			return err
 		}
 	}
@@ -75,20 +63,53 @@ func reportCmd(stdout, stderr io.Writer, args []string) error {
 	}
 	switch {
 	case err == nil:
-		plots, err := results.Plots(r, samples)
-		if err != nil && !errors.Is(err, results.ErrNoSamples) {
+		if err := writePlots(dir, r, samples); err != nil {
 			return err
-		}
-		for name, b := range plots {
-			if err := results.WriteFileAtomic(filepath.Join(dir, name), b); err != nil {
-				return err
-			}
 		}
 	default:
 		fmt.Fprintf(stderr, "rocksleak: no plots: %v\n", err)
 	}
 	fmt.Fprint(stdout, results.Summary(r))
 	fmt.Fprintf(stdout, "\nreport: %s\n", filepath.Join(dir, "report.md"))
+	return nil
+}
+
+// writeBMF prints r as Bencher Metric Format JSON on stdout.
+func writeBMF(stdout io.Writer, r *schema.Result) error {
+	js, err := results.BMFJSON(r)
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(js)
+	return err
+}
+
+// reanalyzeResult recomputes r's fits, verdicts and comparisons from samples
+// with this rocksleak's statistics and default floors, and rewrites
+// dir/result.json.
+func reanalyzeResult(dir string, r *schema.Result, samples map[string][]schema.Sample) error {
+	if err := analysis.Analyze(r, samples, analysis.DefaultFloors()); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return results.WriteFileAtomic(filepath.Join(dir, "result.json"), append(js, '\n'))
+}
+
+// writePlots writes r's plots into dir; a result with no samples has none and
+// is not an error.
+func writePlots(dir string, r *schema.Result, samples map[string][]schema.Sample) error {
+	plots, err := results.Plots(r, samples)
+	if err != nil && !errors.Is(err, results.ErrNoSamples) {
+		return err
+	}
+	for name, b := range plots {
+		if err := results.WriteFileAtomic(filepath.Join(dir, name), b); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -170,43 +170,59 @@ func TestGitHubActionsWorkflowSteps(t *testing.T) {
 	// The shard job, every step in order, for matrix[0]; then the sweep step
 	// for the other shards in the same checkout.
 	shardDir := filepath.Join(base, "shard")
-	runShardJob := func(k int, sweepOnly bool) {
-		expand := func(s string) string { return strings.ReplaceAll(s, "${{ matrix.shard }}", strconv.Itoa(k)) }
-		for i, st := range shard.Steps {
-			name := expand(st.Name)
-			switch {
-			case strings.HasPrefix(st.Uses, "actions/checkout@"):
-				require.Zero(t, i, "the checkout comes first")
-				if !sweepOnly {
-					cleanCheckout(t, repo, shardDir)
-				}
-			case strings.HasPrefix(st.Uses, "actions/setup-go@"):
-				if !sweepOnly {
-					_, err := exec.LookPath("go")
-					require.NoError(t, err, "setup-go puts go on PATH; here it must be there")
-					require.Equal(t, "go.mod", st.With["go-version-file"])
-				}
-			case strings.HasPrefix(st.Uses, "actions/upload-artifact@"):
-				info, err := os.Stat(filepath.Join(shardDir, expand(st.With["path"])))
-				require.NoError(t, err, "the artifact's path exists")
-				require.True(t, info.IsDir())
-			case st.Run != "" && strings.Contains(st.Run, "rocksleak reliability"):
-				runStep(t, shardDir, name, tinyWorkflowSweep(expand(st.Run)))
-			case st.Run != "":
-				if !sweepOnly {
-					runStep(t, shardDir, name, expand(st.Run))
-				}
-			default:
-				t.Fatalf("shard step %d (%q, uses %q): this test does not know how to run it", i, st.Name, st.Uses)
-			}
-		}
-	}
 	for i, k := range matrix {
-		runShardJob(k, i > 0)
+		runShardJob(t, shard, repo, shardDir, k, i > 0)
 	}
 
 	// The merge job, every step in order, in a clean copy of its own.
 	mergeDir := filepath.Join(base, "merge")
+	runMergeJob(t, merge, repo, mergeDir, shardDir, matrix)
+	b, err := os.ReadFile(filepath.Join(mergeDir, "merged", "reliability.json"))
+	require.NoError(t, err)
+	var rep schema.Reliability
+	require.NoError(t, json.Unmarshal(b, &rep))
+	assert.Equal(t, []int64{1, 2, 3, 4}, rep.Seeds, "the merged report holds every shard's seed")
+	assert.Empty(t, rep.Shard)
+}
+
+// runShardJob runs the workflow's shard job for matrix value k in shardDir,
+// every step in order; with sweepOnly it runs only the reliability sweep and
+// checks the upload step's path (the other shards share the first checkout).
+func runShardJob(t *testing.T, shard workflowJob, repo, shardDir string, k int, sweepOnly bool) {
+	expand := func(s string) string { return strings.ReplaceAll(s, "${{ matrix.shard }}", strconv.Itoa(k)) }
+	for i, st := range shard.Steps {
+		name := expand(st.Name)
+		switch {
+		case strings.HasPrefix(st.Uses, "actions/checkout@"):
+			require.Zero(t, i, "the checkout comes first")
+			if !sweepOnly {
+				cleanCheckout(t, repo, shardDir)
+			}
+		case strings.HasPrefix(st.Uses, "actions/setup-go@"):
+			if !sweepOnly {
+				_, err := exec.LookPath("go")
+				require.NoError(t, err, "setup-go puts go on PATH; here it must be there")
+				require.Equal(t, "go.mod", st.With["go-version-file"])
+			}
+		case strings.HasPrefix(st.Uses, "actions/upload-artifact@"):
+			info, err := os.Stat(filepath.Join(shardDir, expand(st.With["path"])))
+			require.NoError(t, err, "the artifact's path exists")
+			require.True(t, info.IsDir())
+		case st.Run != "" && strings.Contains(st.Run, "rocksleak reliability"):
+			runStep(t, shardDir, name, tinyWorkflowSweep(expand(st.Run)))
+		case st.Run != "":
+			if !sweepOnly {
+				runStep(t, shardDir, name, expand(st.Run))
+			}
+		default:
+			t.Fatalf("shard step %d (%q, uses %q): this test does not know how to run it", i, st.Name, st.Uses)
+		}
+	}
+}
+
+// runMergeJob runs the workflow's merge job, every step in order, in a clean
+// copy of repo at mergeDir, downloading each shard's artifact from shardDir.
+func runMergeJob(t *testing.T, merge workflowJob, repo, mergeDir, shardDir string, matrix []int) {
 	for i, st := range merge.Steps {
 		switch {
 		case strings.HasPrefix(st.Uses, "actions/checkout@"):
@@ -232,10 +248,4 @@ func TestGitHubActionsWorkflowSteps(t *testing.T) {
 			t.Fatalf("merge step %d (%q, uses %q): this test does not know how to run it", i, st.Name, st.Uses)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(mergeDir, "merged", "reliability.json"))
-	require.NoError(t, err)
-	var rep schema.Reliability
-	require.NoError(t, json.Unmarshal(b, &rep))
-	assert.Equal(t, []int64{1, 2, 3, 4}, rep.Seeds, "the merged report holds every shard's seed")
-	assert.Empty(t, rep.Shard)
 }

@@ -112,76 +112,107 @@ type Table struct {
 // is no BenchmarkLifecycle result at all.
 func Compute(results []Result, goal float64) (Table, error) {
 	t := Table{Goal: goal}
-	byName := map[string][]Result{}
-	pkgs := map[string]map[string]bool{}
-	for _, r := range results {
-		byName[r.Name] = append(byName[r.Name], r)
-		if pkgs[r.Name] == nil {
-			pkgs[r.Name] = map[string]bool{}
-		}
-		pkgs[r.Name][r.Pkg] = true
-	}
-	names := make([]string, 0, len(pkgs))
-	for name := range pkgs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if len(pkgs[name]) > 1 {
-			t.Warnings = append(t.Warnings, fmt.Errorf("%s: results from %d packages are pooled", name, len(pkgs[name])))
+	g := groupResults(results)
+	for _, name := range g.names {
+		if len(g.pkgs[name]) > 1 {
+			t.Warnings = append(t.Warnings, fmt.Errorf("%s: results from %d packages are pooled", name, len(g.pkgs[name])))
 		}
 	}
-	stat := func(name, unit string) Stat {
-		var v []float64
-		for _, r := range byName[name] {
-			if x, ok := r.Values[unit]; ok {
-				v = append(v, x)
-			}
-		}
-		return statOf(v)
-	}
-	diff := func(name, minuend, subtrahend string) Stat {
-		var v []float64
-		for _, r := range byName[name] {
-			a, ok1 := r.Values[minuend]
-			b, ok2 := r.Values[subtrahend]
-			if ok1 && ok2 {
-				v = append(v, a-b)
-			}
-		}
-		return statOf(v)
-	}
-	var few []string
-	counted := func(name string) {
-		if n := len(byName[name]); n > 0 && n < minCounts {
-			few = append(few, fmt.Sprintf("%s (%d)", strings.TrimPrefix(name, "Benchmark"), n))
-		}
-	}
-
 	for _, v := range lifecycleVariants {
 		name := lifecycleBench + v
-		if len(byName[name]) == 0 {
+		if len(g.byName[name]) == 0 {
 			continue
 		}
-		counted(name)
-		t.Variants = append(t.Variants, Variant{Name: v, Time: stat(name, "ns/op"),
-			PerSecond: stat(name, "lifecycles/s"), CPU: stat(name, "cpu-ns/lifecycle"),
-			Heap: stat(name, "B/lifecycle"), Natives: stat(name, "natives/lifecycle"),
-			SampleTime: stat(name, "sample-ns/lifecycle")})
+		g.counted(name)
+		t.Variants = append(t.Variants, Variant{Name: v, Time: g.stat(name, "ns/op"),
+			PerSecond: g.stat(name, "lifecycles/s"), CPU: g.stat(name, "cpu-ns/lifecycle"),
+			Heap: g.stat(name, "B/lifecycle"), Natives: g.stat(name, "natives/lifecycle"),
+			SampleTime: g.stat(name, "sample-ns/lifecycle")})
 	}
-	if len(byName[pairedBench]) > 0 {
-		counted(pairedBench)
-		t.Paired = &Paired{Wall: stat(pairedBench, "harness/bare"), CPU: stat(pairedBench, "harness/bare-cpu"),
-			BareNs: stat(pairedBench, "bare-ns/lifecycle"), HarnessNs: stat(pairedBench, "harness-ns/lifecycle"),
-			BareCPUNs: stat(pairedBench, "bare-cpu-ns/lifecycle"), HarnessCPUNs: stat(pairedBench, "harness-cpu-ns/lifecycle"),
-			SampleNs: stat(pairedBench, "sample-ns/lifecycle"),
-			WallDiff: diff(pairedBench, "harness-ns/lifecycle", "bare-ns/lifecycle"),
-			CPUDiff:  diff(pairedBench, "harness-cpu-ns/lifecycle", "bare-cpu-ns/lifecycle")}
+	if len(g.byName[pairedBench]) > 0 {
+		g.counted(pairedBench)
+		t.Paired = &Paired{Wall: g.stat(pairedBench, "harness/bare"), CPU: g.stat(pairedBench, "harness/bare-cpu"),
+			BareNs: g.stat(pairedBench, "bare-ns/lifecycle"), HarnessNs: g.stat(pairedBench, "harness-ns/lifecycle"),
+			BareCPUNs: g.stat(pairedBench, "bare-cpu-ns/lifecycle"), HarnessCPUNs: g.stat(pairedBench, "harness-cpu-ns/lifecycle"),
+			SampleNs: g.stat(pairedBench, "sample-ns/lifecycle"),
+			WallDiff: g.diff(pairedBench, "harness-ns/lifecycle", "bare-ns/lifecycle"),
+			CPUDiff:  g.diff(pairedBench, "harness-cpu-ns/lifecycle", "bare-cpu-ns/lifecycle")}
 	}
 	if len(t.Variants) == 0 && t.Paired == nil {
 		return Table{}, errors.New("no BenchmarkLifecycle results")
 	}
+	t.judge(goal)
+	t.addSampleCosts(&g)
+	t.ReadAlone = g.stat(readAloneBench, "ns/op")
+	if len(g.few) > 0 {
+		t.Warnings = append(t.Warnings, fmt.Errorf("need ≥ %d counts for a median to mean much; have fewer for %s",
+			minCounts, strings.Join(g.few, ", ")))
+	}
+	return t, nil
+}
 
+// grouped is one run's results by benchmark name.
+type grouped struct {
+	byName map[string][]Result
+	pkgs   map[string]map[string]bool // the packages each name's results came from
+	names  []string                   // sorted
+	few    []string                   // "Name (n)" for each name counted with fewer than minCounts results
+}
+
+// groupResults groups results by benchmark name.
+func groupResults(results []Result) grouped {
+	g := grouped{byName: map[string][]Result{}, pkgs: map[string]map[string]bool{}}
+	for _, r := range results {
+		g.byName[r.Name] = append(g.byName[r.Name], r)
+		if g.pkgs[r.Name] == nil {
+			g.pkgs[r.Name] = map[string]bool{}
+		}
+		g.pkgs[r.Name][r.Pkg] = true
+	}
+	g.names = make([]string, 0, len(g.pkgs))
+	for name := range g.pkgs {
+		g.names = append(g.names, name)
+	}
+	sort.Strings(g.names)
+	return g
+}
+
+// stat is the Stat of unit's values over name's results that report it.
+func (g *grouped) stat(name, unit string) Stat {
+	var v []float64
+	for _, r := range g.byName[name] {
+		if x, ok := r.Values[unit]; ok {
+			v = append(v, x)
+		}
+	}
+	return statOf(v)
+}
+
+// diff is the Stat of minuend - subtrahend over name's results that report
+// both.
+func (g *grouped) diff(name, minuend, subtrahend string) Stat {
+	var v []float64
+	for _, r := range g.byName[name] {
+		a, ok1 := r.Values[minuend]
+		b, ok2 := r.Values[subtrahend]
+		if ok1 && ok2 {
+			v = append(v, a-b)
+		}
+	}
+	return statOf(v)
+}
+
+// counted notes name in g.few when it has results, but fewer than minCounts.
+func (g *grouped) counted(name string) {
+	if n := len(g.byName[name]); n > 0 && n < minCounts {
+		g.few = append(g.few, fmt.Sprintf("%s (%d)", strings.TrimPrefix(name, "Benchmark"), n))
+	}
+}
+
+// judge sets each variant's ratios to the bare variant, BareTimeNs, and the
+// Verdict against goal: on the paired ratio when there is one, else on the
+// separate runs' medians of harness-fixed and bare, else none.
+func (t *Table) judge(goal float64) {
 	bare, fixed := t.variant("bare"), t.variant("harness-fixed")
 	if bare != nil && bare.Time.Median > 0 {
 		t.BareTimeNs = bare.Time.Median
@@ -219,8 +250,12 @@ func Compute(results []Result, goal float64) (Table, error) {
 			t.Verdict.Others = []string{fmt.Sprintf("separate runs' medians: CPU %.3f", fixed.CPUVsBare)}
 		}
 	}
+}
 
-	for _, name := range names {
+// addSampleCosts adds a SampleCost for each BenchmarkSampleCost/open=N in g,
+// sorted by N; a name without a number is warned about and skipped.
+func (t *Table) addSampleCosts(g *grouped) {
+	for _, name := range g.names {
 		k, ok := strings.CutPrefix(name, sampleCostBench)
 		if !ok {
 			continue
@@ -230,18 +265,12 @@ func Compute(results []Result, goal float64) (Table, error) {
 			t.Warnings = append(t.Warnings, fmt.Errorf("%s: no open-DB count in the name", name))
 			continue
 		}
-		counted(name)
-		t.Samples = append(t.Samples, SampleCost{OpenDBs: open, Time: stat(name, "ns/op"),
-			Read: stat(name, "read-ns/sample"), Ledger: stat(name, "ledger-ns/sample"),
-			RocksDB: stat(name, "rocksdb-ns/sample"), Event: stat(name, "event-ns/sample")})
+		g.counted(name)
+		t.Samples = append(t.Samples, SampleCost{OpenDBs: open, Time: g.stat(name, "ns/op"),
+			Read: g.stat(name, "read-ns/sample"), Ledger: g.stat(name, "ledger-ns/sample"),
+			RocksDB: g.stat(name, "rocksdb-ns/sample"), Event: g.stat(name, "event-ns/sample")})
 	}
 	sort.Slice(t.Samples, func(i, j int) bool { return t.Samples[i].OpenDBs < t.Samples[j].OpenDBs })
-	t.ReadAlone = stat(readAloneBench, "ns/op")
-	if len(few) > 0 {
-		t.Warnings = append(t.Warnings, fmt.Errorf("need ≥ %d counts for a median to mean much; have fewer for %s",
-			minCounts, strings.Join(few, ", ")))
-	}
-	return t, nil
 }
 
 func (t Table) variant(name string) *Variant {

@@ -52,14 +52,7 @@ func main() {
 		return
 	}
 	if *pairedTimer != "" {
-		dirs, err := filepath.Glob(*pairedTimer)
-		if err == nil && len(dirs) == 0 {
-			err = fmt.Errorf("-paired-timer: %q matches no directory", *pairedTimer)
-		}
-		if err == nil {
-			err = realPairedTimer(dirs)
-		}
-		if err != nil {
+		if err := pairedTimerTable(*pairedTimer); err != nil {
 			fmt.Fprintln(os.Stderr, "statscheck:", err)
 			os.Exit(1)
 		}
@@ -83,17 +76,10 @@ func main() {
 		if n == 0 {
 			n = defaultReps(*quick)
 		}
-		var rows *regexp.Regexp
-		if *only != "" {
-			re, err := regexp.Compile(*only)
-			if err == nil && len(frontierPairs(re)) == 0 {
-				err = fmt.Errorf("%q matches no frontier row (see the first three columns of its tables)", *only)
-			}
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "statscheck: -case:", err)
-				os.Exit(2)
-			}
-			rows = re
+		rows, err := frontierRows(*only)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "statscheck: -case:", err)
+			os.Exit(2)
 		}
 		start := time.Now()
 		if err := frontier(5*n, n, *seed, rows); err != nil {
@@ -103,23 +89,61 @@ func main() {
 		fmt.Printf("\nstatscheck took %s\n", time.Since(start).Round(time.Second))
 		return
 	}
-	cases := allCases()
-	if *only != "" {
-		re, err := regexp.Compile(*only)
-		if err == nil {
-			if cases = selectCases(cases, re); len(cases) == 0 {
-				err = fmt.Errorf("%q matches no case (see the first column of the full table)", *only)
-			}
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "statscheck: -case:", err)
-			os.Exit(2)
-		}
+	cases, err := casesMatching(*only)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "statscheck: -case:", err)
+		os.Exit(2)
 	}
 	if err := run(*quick, *sim, *reps, *seed, *real, cases, *only != ""); err != nil {
 		fmt.Fprintln(os.Stderr, "statscheck:", err)
 		os.Exit(1)
 	}
+}
+
+// pairedTimerTable prints the paired verdict's table for the reliability run
+// directories glob matches; a glob matching none is an error.
+func pairedTimerTable(glob string) error {
+	dirs, err := filepath.Glob(glob)
+	if err == nil && len(dirs) == 0 {
+		err = fmt.Errorf("-paired-timer: %q matches no directory", glob)
+	}
+	if err != nil {
+		return err
+	}
+	return realPairedTimer(dirs)
+}
+
+// frontierRows is -case's expression for -frontier: nil for "" (every row),
+// an error when it does not compile or matches no frontier row.
+func frontierRows(only string) (*regexp.Regexp, error) {
+	if only == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(only)
+	if err == nil && len(frontierPairs(re)) == 0 {
+		err = fmt.Errorf("%q matches no frontier row (see the first three columns of its tables)", only)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return re, nil
+}
+
+// casesMatching is the simulation cases -case selects: all of them for "",
+// an error when it does not compile or matches no case.
+func casesMatching(only string) ([]simulate.Case, error) {
+	cases := allCases()
+	if only == "" {
+		return cases, nil
+	}
+	re, err := regexp.Compile(only)
+	if err != nil {
+		return nil, err
+	}
+	if cases = selectCases(cases, re); len(cases) == 0 {
+		return nil, fmt.Errorf("%q matches no case (see the first column of the full table)", only)
+	}
+	return cases, nil
 }
 
 // defaultReps is the repetitions per cell without -reps: 400, or 100 with

@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -30,10 +30,6 @@ import (
 // median standard error and the 95% intervals' coverage of the leak as the
 // allocator counts it.
 func realPairedTimer(dirs []string) error {
-	type key struct {
-		L      int64
-		method string
-	}
 	fmt.Println("\nThe paired verdict less its fitted share of RocksDB's timer backlog (timer: the tool's, stats.ComparePairedCovariate) and")
 	fmt.Println("batch means of the raw difference (batch: stats.ComparePaired, before it), native heap, at the verdict's level (99%),")
 	fmt.Println("over the first L lifecycles of each seed. found = leak called on X+synthetic − X; A/A = X's replicate − X called a leak;")
@@ -42,87 +38,16 @@ func realPairedTimer(dirs []string) error {
 	fmt.Fprintln(w, "run\tL\tmethod\tfound\tA/A\tcover\tsynthetic mean ± sd\tSE\tA/A mean ± sd\tSE\t")
 	var notes []string
 	for _, d := range dirs {
-		seedDirs, err := filepath.Glob(filepath.Join(d, "seed-*"))
+		cells, resid, lens, err := tallyPairedTimer(d)
 		if err != nil {
 			return err
-		}
-		sort.Slice(seedDirs, func(i, j int) bool { return seedNum(seedDirs[i]) < seedNum(seedDirs[j]) })
-		cells := map[key]*cell{}
-		var resid residuals
-		var lens []int64
-		for _, sd := range seedDirs {
-			cs, ok, err := readCalibrationSeed(sd)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue
-			}
-			model, control, samples, rep, known := cs.model, cs.control, cs.samples, cs.rep, cs.known
-			if rep != nil {
-				resid.add(rep, samples[control])
-			}
-			maxL := samples[control][len(samples[control])-1].Lifecycles
-			if lens == nil {
-				for _, L := range []int64{512, 1024, 1536, 2048, 3072, 4096} {
-					if L <= maxL {
-						lens = append(lens, L)
-					}
-				}
-			}
-			for _, L := range lens {
-				for _, method := range []string{"timer", "batch"} {
-					c := cells[key{L, method}]
-					if c == nil {
-						c = &cell{}
-						cells[key{L, method}] = c
-					}
-					p, ok := pairedBy(method, cut(samples[model], L), cut(samples[control], L))
-					if !ok {
-						continue
-					}
-					c.n++
-					if p.Verdict == stats.VerdictLeak {
-						c.found++
-					}
-					c.est, c.se = append(c.est, p.Estimate.Value), append(c.se, p.Estimate.SE)
-					if lo, hi, ok := p.Estimate.TInterval(0.95); ok && lo <= known && known <= hi {
-						c.cover++
-					}
-					if rep == nil {
-						continue
-					}
-					if a, ok := pairedBy(method, cut(rep, L), cut(samples[control], L)); ok {
-						c.aa++
-						if a.Verdict == stats.VerdictLeak {
-							c.aaCalled++
-						}
-						c.aaEst, c.aaSE = append(c.aaEst, a.Estimate.Value), append(c.aaSE, a.Estimate.SE)
-					}
-				}
-			}
 		}
 		if len(resid.gamma) > 0 {
 			notes = append(notes, fmt.Sprintf("%s, A/A pairs at full length: timer backlog coefficient median %.0f B/entry [%.0f, %.0f]; residual sd median %.1f KiB, autocorrelation at lags 1-6 %s",
 				filepath.Base(d), stats.Median(resid.gamma), minOf(resid.gamma), maxOf(resid.gamma), stats.Median(resid.sd)/1024, resid.acf()))
 		}
-		for _, L := range lens {
-			for _, method := range []string{"timer", "batch"} {
-				c := cells[key{L, method}]
-				if c == nil || c.n == 0 {
-					continue
-				}
-				m, sd := stat.MeanStdDev(c.est, nil)
-				aa, aaSE := "—", "—"
-				if c.aa > 1 {
-					am, asd := stat.MeanStdDev(c.aaEst, nil)
-					aa, aaSE = fmt.Sprintf("%+.0f ± %.0f", am, asd), fmt.Sprintf("%.1f", stats.Median(c.aaSE))
-				}
-				fmt.Fprintf(w, "%s\t%d\t%s\t%d/%d\t%d/%d\t%d/%d\t%+.0f ± %.0f\t%.1f\t%s\t%s\t\n", filepath.Base(d), L, method,
-					c.found, c.n, c.aaCalled, c.aa, c.cover, c.n, m, sd, stats.Median(c.se), aa, aaSE)
-			}
-		}
-		notes = append(notes, fewestLifecycles(filepath.Base(d), lens, func(L int64) *cell { return cells[key{L, "timer"}] }))
+		writeTimerRows(w, filepath.Base(d), lens, cells)
+		notes = append(notes, fewestLifecycles(filepath.Base(d), lens, func(L int64) *cell { return cells[timerKey{L, "timer"}] }))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -131,6 +56,104 @@ func realPairedTimer(dirs []string) error {
 		fmt.Println(n)
 	}
 	return nil
+}
+
+// timerMethods are the methods of realPairedTimer's table, in its order.
+var timerMethods = []string{"timer", "batch"}
+
+// timerKey is a cell of realPairedTimer's table: a length and a method.
+type timerKey struct {
+	L      int64
+	method string
+}
+
+// tallyPairedTimer judges run directory d's calibration seeds, in seed
+// order, at each length and method: cells by length and method, the A/A
+// pairs' residuals at full length, and the lengths (set by the first seed).
+func tallyPairedTimer(d string) (map[timerKey]*cell, residuals, []int64, error) {
+	var resid residuals
+	seedDirs, err := sortedSeedDirs(d)
+	if err != nil {
+		return nil, resid, nil, err
+	}
+	cells := map[timerKey]*cell{}
+	var lens []int64
+	for _, sd := range seedDirs {
+		cs, ok, err := readCalibrationSeed(sd)
+		if err != nil {
+			return nil, resid, nil, err
+		}
+		if !ok {
+			continue
+		}
+		if cs.rep != nil {
+			resid.add(cs.rep, cs.samples[cs.control])
+		}
+		if lens == nil {
+			lens = calibrationLengths(cs.samples[cs.control])
+		}
+		for _, L := range lens {
+			for _, method := range timerMethods {
+				c := cells[timerKey{L, method}]
+				if c == nil {
+					c = &cell{}
+					cells[timerKey{L, method}] = c
+				}
+				c.add(method, cs, L)
+			}
+		}
+	}
+	return cells, resid, lens, nil
+}
+
+// add counts seed cs's paired verdict by method over the first L lifecycles
+// into c (nothing when the verdict fails): leak found, the 95% interval's
+// coverage of the known leak, and the A/A pair's verdict when cs has a
+// replicate.
+func (c *cell) add(method string, cs calibrationSeed, L int64) {
+	p, ok := pairedBy(method, cut(cs.samples[cs.model], L), cut(cs.samples[cs.control], L))
+	if !ok {
+		return
+	}
+	c.n++
+	if p.Verdict == stats.VerdictLeak {
+		c.found++
+	}
+	c.est, c.se = append(c.est, p.Estimate.Value), append(c.se, p.Estimate.SE)
+	if lo, hi, ok := p.Estimate.TInterval(0.95); ok && lo <= cs.known && cs.known <= hi {
+		c.cover++
+	}
+	if cs.rep == nil {
+		return
+	}
+	if a, ok := pairedBy(method, cut(cs.rep, L), cut(cs.samples[cs.control], L)); ok {
+		c.aa++
+		if a.Verdict == stats.VerdictLeak {
+			c.aaCalled++
+		}
+		c.aaEst, c.aaSE = append(c.aaEst, a.Estimate.Value), append(c.aaSE, a.Estimate.SE)
+	}
+}
+
+// writeTimerRows writes run name's rows, one per length in lens and method
+// with any seed judged, to w.
+func writeTimerRows(w io.Writer, name string, lens []int64, cells map[timerKey]*cell) {
+	for _, L := range lens {
+		for _, method := range timerMethods {
+			c := cells[timerKey{L, method}]
+			if c == nil || c.n == 0 {
+				continue
+			}
+			m, sd := stat.MeanStdDev(c.est, nil)
+			aa, aaSE := "—", "—"
+			if c.aa > 1 {
+				am, asd := stat.MeanStdDev(c.aaEst, nil)
+				aa, aaSE = fmt.Sprintf("%+.0f ± %.0f", am, asd), fmt.Sprintf("%.1f", stats.Median(c.aaSE))
+			}
+			fmt.Fprintf(w, "%s\t%d\t%s\t%d/%d\t%d/%d\t%d/%d\t%+.0f ± %.0f\t%.1f\t%s\t%s\t\n", name, L, method,
+				c.found, c.n, c.aaCalled, c.aa, c.cover, c.n, m, sd, stats.Median(c.se), aa, aaSE)
+		}
+	}
 }
 
 // cell is one length and method of realPairedTimer's table.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -194,17 +195,11 @@ func realPaired(dirs []string) error {
 	var header bool
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for _, d := range dirs {
-		seedDirs, err := filepath.Glob(filepath.Join(d, "seed-*"))
+		seedDirs, err := sortedSeedDirs(d)
 		if err != nil {
 			return err
 		}
-		sort.Slice(seedDirs, func(i, j int) bool { return seedNum(seedDirs[i]) < seedNum(seedDirs[j]) })
-		type row struct {
-			paired, paired95, fits, aaPaired, aaPaired95, aaFits, n, aa int
-			cover, coverFits                                            int
-			half, est                                                   []float64
-		}
-		rows := map[int64]*row{}
+		rows := map[int64]*pairedRow{}
 		var lens []int64
 		for _, sd := range seedDirs {
 			cs, ok, err := readCalibrationSeed(sd)
@@ -214,86 +209,134 @@ func realPaired(dirs []string) error {
 			if !ok {
 				continue
 			}
-			model, control, samples, rep, known := cs.model, cs.control, cs.samples, cs.rep, cs.known
 			if !header {
-				fmt.Printf("\nControlled verdicts on real calibration runs, native heap: %s against %s at each seed, over the first L lifecycles.\n", model, control)
-				fmt.Println("paired = slope of the series model − control at shared lifecycle counts (stats.ComparePaired); fits = difference of the two fits (stats.CompareFits).")
-				fmt.Println("A/A = the control against its replicate run (same scenario and seed, run after it), when present.")
-				fmt.Println("cover = 95% intervals containing the leak as the allocator counts it (glibc: malloc's chunk, n + 8 rounded up to 16 bytes; 272 B for 256).")
-				fmt.Printf("paired: leak and false at the verdict's level (stats.PairedConfidence, %s) and, for comparison, at 95%%; half-width of the 95%% interval.\n", units.FormatPercent(stats.PairedConfidence))
-				fmt.Fprintln(w, "run\tL\tseeds\tpaired: leak\tat 95%\tcover\tmean ± sd\tmedian half-width\t|\tfits: leak\tcover\t|\tA/A seeds\tpaired false\tat 95%\tfits false\t")
+				printPairedHeader(w, cs.model, cs.control)
 				header = true
 			}
-			maxL := samples[control][len(samples[control])-1].Lifecycles
 			if lens == nil {
-				for _, L := range []int64{512, 1024, 1536, 2048, 3072, 4096} {
-					if L <= maxL {
-						lens = append(lens, L)
-					}
-				}
+				lens = calibrationLengths(cs.samples[cs.control])
 			}
 			for _, L := range lens {
 				r := rows[L]
 				if r == nil {
-					r = &row{}
+					r = &pairedRow{}
 					rows[L] = r
 				}
-				p, p95, f, err := pairVerdicts(cut(samples[model], L), cut(samples[control], L))
-				if err != nil {
+				if err := r.add(cs, L); err != nil {
 					return err
 				}
-				r.n++
-				if p.Verdict == stats.VerdictLeak {
-					r.paired++
-				}
-				if p95.Verdict == stats.VerdictLeak {
-					r.paired95++
-				}
-				if f.Verdict == stats.VerdictLeak {
-					r.fits++
-				}
-				lo, hi, ok := p.Estimate.TInterval(0.95)
-				r.half = append(r.half, (hi-lo)/2)
-				r.est = append(r.est, p.Estimate.Value)
-				if ok && lo <= known && known <= hi {
-					r.cover++
-				}
-				if f.Estimate.Valid && f.Estimate.Low <= known && known <= f.Estimate.High {
-					r.coverFits++
-				}
-				if rep != nil {
-					p, p95, f, err := pairVerdicts(cut(rep, L), cut(samples[control], L))
-					if err != nil {
-						return err
-					}
-					r.aa++
-					if p.Verdict == stats.VerdictLeak {
-						r.aaPaired++
-					}
-					if p95.Verdict == stats.VerdictLeak {
-						r.aaPaired95++
-					}
-					if f.Verdict == stats.VerdictLeak {
-						r.aaFits++
-					}
-				}
 			}
 		}
-		for _, L := range lens {
-			r := rows[L]
-			if r == nil || r.n == 0 {
-				continue
-			}
-			aaP, aaP95, aaF := "—", "—", "—"
-			if r.aa > 0 {
-				aaP, aaP95, aaF = fmt.Sprintf("%d/%d", r.aaPaired, r.aa), fmt.Sprintf("%d/%d", r.aaPaired95, r.aa), fmt.Sprintf("%d/%d", r.aaFits, r.aa)
-			}
-			m, sd := stat.MeanStdDev(r.est, nil)
-			fmt.Fprintf(w, "%s\t%d\t%d\t%d/%d\t%d/%d\t%d/%d\t%.0f ± %.0f\t%.0f\t|\t%d/%d\t%d/%d\t|\t%d\t%s\t%s\t%s\t\n", filepath.Base(d), L, r.n, r.paired, r.n, r.paired95, r.n, r.cover, r.n,
-				m, sd, stats.Median(r.half), r.fits, r.n, r.coverFits, r.n, r.aa, aaP, aaP95, aaF)
-		}
+		writePairedRows(w, filepath.Base(d), lens, rows)
 	}
 	return w.Flush()
+}
+
+// pairedRow is one length L of realPaired's table for one run directory.
+type pairedRow struct {
+	paired, paired95, fits, aaPaired, aaPaired95, aaFits, n, aa int
+	cover, coverFits                                            int
+	half, est                                                   []float64
+}
+
+// add counts seed cs's verdicts over the first L lifecycles into r: the
+// synthetic model against its control by each method, the intervals'
+// coverage of the known leak, and the A/A pair's verdicts when cs has a
+// replicate.
+func (r *pairedRow) add(cs calibrationSeed, L int64) error {
+	model, control, samples, rep, known := cs.model, cs.control, cs.samples, cs.rep, cs.known
+	p, p95, f, err := pairVerdicts(cut(samples[model], L), cut(samples[control], L))
+	if err != nil {
+		return err
+	}
+	r.n++
+	if p.Verdict == stats.VerdictLeak {
+		r.paired++
+	}
+	if p95.Verdict == stats.VerdictLeak {
+		r.paired95++
+	}
+	if f.Verdict == stats.VerdictLeak {
+		r.fits++
+	}
+	lo, hi, ok := p.Estimate.TInterval(0.95)
+	r.half = append(r.half, (hi-lo)/2)
+	r.est = append(r.est, p.Estimate.Value)
+	if ok && lo <= known && known <= hi {
+		r.cover++
+	}
+	if f.Estimate.Valid && f.Estimate.Low <= known && known <= f.Estimate.High {
+		r.coverFits++
+	}
+	if rep != nil {
+		p, p95, f, err := pairVerdicts(cut(rep, L), cut(samples[control], L))
+		if err != nil {
+			return err
+		}
+		r.aa++
+		if p.Verdict == stats.VerdictLeak {
+			r.aaPaired++
+		}
+		if p95.Verdict == stats.VerdictLeak {
+			r.aaPaired95++
+		}
+		if f.Verdict == stats.VerdictLeak {
+			r.aaFits++
+		}
+	}
+	return nil
+}
+
+// printPairedHeader prints realPaired's legend on stdout and its table's
+// header row to w.
+func printPairedHeader(w io.Writer, model, control string) {
+	fmt.Printf("\nControlled verdicts on real calibration runs, native heap: %s against %s at each seed, over the first L lifecycles.\n", model, control)
+	fmt.Println("paired = slope of the series model − control at shared lifecycle counts (stats.ComparePaired); fits = difference of the two fits (stats.CompareFits).")
+	fmt.Println("A/A = the control against its replicate run (same scenario and seed, run after it), when present.")
+	fmt.Println("cover = 95% intervals containing the leak as the allocator counts it (glibc: malloc's chunk, n + 8 rounded up to 16 bytes; 272 B for 256).")
+	fmt.Printf("paired: leak and false at the verdict's level (stats.PairedConfidence, %s) and, for comparison, at 95%%; half-width of the 95%% interval.\n", units.FormatPercent(stats.PairedConfidence))
+	fmt.Fprintln(w, "run\tL\tseeds\tpaired: leak\tat 95%\tcover\tmean ± sd\tmedian half-width\t|\tfits: leak\tcover\t|\tA/A seeds\tpaired false\tat 95%\tfits false\t")
+}
+
+// writePairedRows writes run name's rows, one per length in lens with any
+// seed judged, to w.
+func writePairedRows(w io.Writer, name string, lens []int64, rows map[int64]*pairedRow) {
+	for _, L := range lens {
+		r := rows[L]
+		if r == nil || r.n == 0 {
+			continue
+		}
+		aaP, aaP95, aaF := "—", "—", "—"
+		if r.aa > 0 {
+			aaP, aaP95, aaF = fmt.Sprintf("%d/%d", r.aaPaired, r.aa), fmt.Sprintf("%d/%d", r.aaPaired95, r.aa), fmt.Sprintf("%d/%d", r.aaFits, r.aa)
+		}
+		m, sd := stat.MeanStdDev(r.est, nil)
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d/%d\t%d/%d\t%d/%d\t%.0f ± %.0f\t%.0f\t|\t%d/%d\t%d/%d\t|\t%d\t%s\t%s\t%s\t\n", name, L, r.n, r.paired, r.n, r.paired95, r.n, r.cover, r.n,
+			m, sd, stats.Median(r.half), r.fits, r.n, r.coverFits, r.n, r.aa, aaP, aaP95, aaF)
+	}
+}
+
+// sortedSeedDirs is run directory d's seed-* directories in seed order.
+func sortedSeedDirs(d string) ([]string, error) {
+	seedDirs, err := filepath.Glob(filepath.Join(d, "seed-*"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(seedDirs, func(i, j int) bool { return seedNum(seedDirs[i]) < seedNum(seedDirs[j]) })
+	return seedDirs, nil
+}
+
+// calibrationLengths is the lengths L (512 to 4096 lifecycles) the
+// calibration tables judge, those within control's last sample.
+func calibrationLengths(control []schema.Sample) []int64 {
+	maxL := control[len(control)-1].Lifecycles
+	var lens []int64
+	for _, L := range []int64{512, 1024, 1536, 2048, 3072, 4096} {
+		if L <= maxL {
+			lens = append(lens, L)
+		}
+	}
+	return lens
 }
 
 // pairVerdicts is the controlled verdict of model against control on the
