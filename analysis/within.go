@@ -23,7 +23,9 @@ const withinConfidence = 0.95
 func WithinLifecycle(samples []schema.Sample, counts *schema.AppCounts, lifecycles int64, floor float64) *schema.WithinLifecycle {
 	// RocksDB's own accounted memory (its memtables, table readers and block cache, from Kafka's metrics): growth
 	// it accounts for (a memtable's next arena block as records arrive) is told apart from growth it does not.
-	rocks := func(s schema.Sample) int64 { return s.RocksDB.MemTables + s.RocksDB.TableReaders + s.RocksDB.BlockCache }
+	rocks := func(s schema.Sample) int64 {
+		return s.RocksDB.MemTables + s.RocksDB.TableReaders + s.RocksDB.BlockCache
+	}
 	var growth, accounted, records, open, cache, mem, readers []float64
 	var peak int64
 	rolled := 0 // lifecycles whose open RocksDB instances changed between the two samples
@@ -66,7 +68,7 @@ func WithinLifecycle(samples []schema.Sample, counts *schema.AppCounts, lifecycl
 		return nil
 	}
 	w := &schema.WithinLifecycle{Lifecycles: len(growth), Growth: stats.Median(growth), Records: stats.Median(records),
-		Accounted: stats.Median(accounted),
+		Accounted:         stats.Median(accounted),
 		OpenIteratorsPeak: peak, Confidence: withinConfidence, OpenStores: stats.Median(open),
 		BlockCache: stats.Median(cache), MemTables: stats.Median(mem), TableReaders: stats.Median(readers)}
 	if counts != nil && counts.StepsPerLifecycle > 1 {
