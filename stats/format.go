@@ -23,6 +23,13 @@ func formatSignedQty(v float64, unit string) string {
 	return formatQty(v, unit)
 }
 
+// DescribeEstimate renders e as the verdicts' reasons do: "+11.2 KiB/lifecycle
+// [10.9, 11.5] (95%)" (no confidence level when conf is 0).
+func DescribeEstimate(e Estimate, conf float64) string { return describe(e, conf) }
+
+// FormatP renders a p-value as the verdicts' reasons do (formatP).
+func FormatP(p float64) string { return formatP(p) }
+
 // describe renders "+11.2 KiB/lifecycle [10.9, 11.5] (95%)".
 func describe(e Estimate, conf float64) string {
 	if !e.Valid {

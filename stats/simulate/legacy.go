@@ -135,22 +135,8 @@ func rssFlatWhy(rss stats.Fit, opt LegacyOptions) string {
 	}
 }
 
-// describe renders "+11.2 KiB/lifecycle [10.9, 11.5] (95%)".
-func describe(e stats.Estimate, conf float64) string {
-	if !e.Valid {
-		return "(no estimate)"
-	}
-	s := fmt.Sprintf("%s/lifecycle [%s, %s]", units.FormatSignedBytes(e.Value), units.FormatBytes(e.Low), units.FormatBytes(e.High))
-	if conf > 0 {
-		s += " (" + units.FormatPercent(conf) + ")"
-	}
-	return s
-}
+// describe and formatP render as stats' verdict reasons do (the legacy rule's
+// reasons read as the rule in use's).
+func describe(e stats.Estimate, conf float64) string { return stats.DescribeEstimate(e, conf) }
 
-// formatP renders a p-value: "p = 0.032", or "p < 0.0001".
-func formatP(p float64) string {
-	if p < 1e-4 {
-		return "p < 0.0001"
-	}
-	return fmt.Sprintf("p = %.2g", p)
-}
+func formatP(p float64) string { return stats.FormatP(p) }
