@@ -193,13 +193,13 @@ func TestAppBoundedSetterHoldsItsBound(t *testing.T) {
 // offsets column family's options), on 4.3.1 they do not, and 4.3.0 − 4.3.1 per RocksDB open lies above the floor.
 func TestAppOrdersAggregatorUpgrade(t *testing.T) {
 	if testing.Short() {
-		t.Skip("two JVM runs of 80 task lives, 6 RocksDB opens each")
+		t.Skip("two JVM runs of 200 task lives, 6 RocksDB opens each")
 	}
 	sharesTheCores(t)
 	requireJVM(t, "4.3.0", "4.3.1")
 	app := exampleApp(t, "dev.rocksleak.examples.OrdersAggregator", []string{"statestore.cache.max.bytes=1048576"},
 		"steps_per_lifecycle: 30", "stream_time_per_step: 4m", "wall_clock_per_step: 30s")
-	res, out, code := runApp(t, app, "--models", "kafka-4.3.0,kafka-4.3.1", "--lifecycles", "80")
+	res, out, code := runApp(t, app, "--models", "kafka-4.3.0,kafka-4.3.1", "--lifecycles", "200")
 	require.Equal(t, 0, code, out)
 	old, fixed := res.Runs["kafka-4.3.0"], res.Runs["kafka-4.3.1"]
 	t.Logf("4.3.0: %s; 4.3.1: %s", old.Verdict.Reason, fixed.Verdict.Reason)
