@@ -311,7 +311,8 @@ final class AppRun {
     }
 
     /**
-     * Kafka's own figures from the driver's metrics, summed over its stores: RocksDB's size-all-mem-tables,
+     * Kafka's own figures from the driver's metrics, summed over its stores (and each store's block-cache-capacity
+     * given to AppSetter, for its cache): RocksDB's size-all-mem-tables,
      * estimate-table-readers-mem and block-cache-usage (KIP-607; a cache shared by n stores counts n times),
      * KIP-989's num-open-iterators, and the task's punctuate-total (recorded at metrics.recording.level DEBUG
      * only; 0 otherwise).
@@ -321,6 +322,7 @@ final class AppRun {
         for (final Map.Entry<MetricName, ? extends Metric> e : metrics.entrySet()) {
             final int i;
             switch (e.getKey().name()) {
+                case "block-cache-capacity": capacity(e.getKey(), e.getValue()); continue;
                 case "size-all-mem-tables": i = 0; break;
                 case "estimate-table-readers-mem": i = 1; break;
                 case "block-cache-usage": i = 2; break;
@@ -334,6 +336,16 @@ final class AppRun {
             }
         }
         return k;
+    }
+
+    /** Gives AppSetter the capacity of a store's block cache (the metric's store tag, rocksdb-state-id). */
+    private static void capacity(final MetricName name, final Metric m) {
+        final Object v = m.metricValue();
+        for (final Map.Entry<String, String> t : name.tags().entrySet()) {
+            if (t.getKey().endsWith("-state-id") && v instanceof Number) {
+                AppSetter.capacity(t.getValue(), ((Number) v).longValue());
+            }
+        }
     }
 
     long elapsedNs() {
@@ -401,8 +413,10 @@ final class AppRun {
         if (kafka != null && kafka[3] > 0) {
             live.put("iterator", kafka[3]);
         }
-        final long[] rocks = kafka == null ? new long[4] : new long[] {kafka[0], kafka[1], kafka[2], 0};
+        final long[] caches = AppSetter.caches();
+        final long[] rocks = kafka == null ? new long[7] : new long[] {kafka[0], kafka[1], kafka[2], 0, 0, 0, 0};
         rocks[3] = AppSetter.OPENS.get() - AppSetter.CLOSES.get(); // the RocksDB instances open
+        System.arraycopy(caches, 0, rocks, 4, 3);
         final JsonGenerator g = out.begin("sample");
         Main.sampleFields(g, new Main.SampleValues(job.model, seq++, elapsedNs(), trigger, lifecycles, 0, 0, 0, records,
             0, 0, r, live, rocks));
