@@ -122,9 +122,9 @@ func cacheProbe(t *testing.T, capacity int64) cacheFigures {
 	require.NoError(t, err)
 	t.Logf("CacheProbe: %s", b)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	require.Len(t, lines, 2, string(b))
+	require.GreaterOrEqual(t, len(lines), 2, string(b))
 	var f [2]float64
-	for i, l := range lines {
+	for i, l := range lines[:2] {
 		f[i], err = strconv.ParseFloat(strings.Fields(l)[0], 64)
 		require.NoError(t, err, string(b))
 	}

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
+import java.util.TreeMap;
 
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -27,6 +28,7 @@ import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksObject;
 
 /**
@@ -45,8 +47,8 @@ import org.rocksdb.RocksObject;
  * collector into the cache (a "misc" entry, charged 0 plus its handle's metadata) and the DB's close leaves it
  * there, so this figure is larger than the empty one (docs/findings.md, 2026-12-06).</li>
  * </ul>
- * Prints two lines: {@code <bytes> B per empty LRUCache(<capacity>) ...} and {@code <bytes> B per LRUCache(<capacity>)
- * after one store life ...}.
+ * Prints {@code <bytes> B per empty LRUCache(<capacity>) ...}, then {@code <bytes> B per LRUCache(<capacity>) after one
+ * store life ...} and the entries RocksDB reports in a new cache while a DB it has just opened uses it.
  *
  * <p>glibc counts the freed chunks its per-thread cache keeps (tcache, up to 7 a size) as in use, which reads the
  * second figure low over few caches; {@code GLIBC_TUNABLES=glibc.malloc.tcache_count=0} turns that cache off:
@@ -83,9 +85,28 @@ public final class CacheProbe {
             System.out.printf("%.0f B per LRUCache(%d) after one store life (Kafka's RocksDBStore opened on it, %d "
                     + "records written, closed; %d caches; native heap released by closing them); its usage %.0f B, "
                     + "pinned %.0f B%n", b[0], capacity, records, lives, b[1], b[2]);
+            System.out.println("its entries while a RocksDB is open on it (block-cache-entry-stats, the non-zero "
+                + "counts): " + entriesWhileOpen(dir.resolve("plain")));
         } finally {
             Executor.deleteTree(dir);
         }
+    }
+
+    /** The non-zero entry counts by role RocksDB reports for a new cache while one DB, just opened, uses it. */
+    private static Map<String, String> entriesWhileOpen(final Path dir) {
+        final Map<String, String> counts = new TreeMap<>();
+        try (LRUCache c = new LRUCache(capacity); Options o = new Options().setCreateIfMissing(true)
+                .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(c));
+             RocksDB db = RocksDB.open(o, dir.toString())) {
+            db.getMapProperty("rocksdb.block-cache-entry-stats").forEach((k, v) -> {
+                if (k.startsWith("count.") && !"0".equals(v)) {
+                    counts.put(k.substring("count.".length()), v);
+                }
+            });
+        } catch (final RocksDBException e) {
+            throw new IllegalStateException("a RocksDB on the cache: " + e.getMessage(), e);
+        }
+        return counts;
     }
 
     /** The native heap's growth per cache while n empty caches are owned. */
