@@ -40,7 +40,8 @@ class ProtocolTest {
         Map.entry("close_failure_rate", "carried by the op stream (arm)"),
         Map.entry("close_failure_kind", "carried by the op stream (arm's fault); only transient is honoured"),
         Map.entry("cascade", "carried by the op stream (arm)"),
-        Map.entry("init_failure_rate", "carried by the op stream (init_failures); above 0 refused before work"),
+        Map.entry("init_failure_rate", "carried by the op stream (init_failures): a LockHolder refuses that many opens; "
+            + "above 0 on a window store refused before work"),
         Map.entry("rebalance_every_steps", "carried by the op stream (rebalance)"),
         Map.entry("rebalance_tasks", "carried by the op stream (rebalance)"),
         Map.entry("read_back", "carried by the op stream (get, range)"),
