@@ -44,7 +44,7 @@ final class Executor {
     final Ledger ledger;
     private final File root;
     private final Path changelogRoot;
-    private final Slot[][] slots;
+    final Slot[][] slots;
     /** The RocksDB instances open now, as the stores' hooks report them (Instance). */
     final OpenDbs openDbs = new OpenDbs();
     private final long begin = System.nanoTime();
@@ -58,7 +58,7 @@ final class Executor {
     final List<String> taskErrorExamples = tally.examples;
     final List<Long> taskErrorCounts = tally.counts;
     /** The stores' app configs beyond the context's base ones (rocksdb.config.setter when bounded memory is on). */
-    private final Map<String, Object> appConfigs = new HashMap<>();
+    final Map<String, Object> appConfigs = new HashMap<>();
     /** Task errors whose cause chain names a storage fault, by fault (schema.StorageFaults' words). */
     final Map<String, Long> storageFaults = tally.storageFaults;
     private final RestoreTimes restoreTimes = new RestoreTimes();
@@ -268,7 +268,7 @@ final class Executor {
         }
     }
 
-    private void taskError(final Slot slot, final Throwable e) {
+    void taskError(final Slot slot, final Throwable e) {
         taskErrors++;
         tally.add(slot, e);
     }
@@ -318,7 +318,7 @@ final class Executor {
     }
 
     @SuppressWarnings("unchecked")
-    private void put(final Slot slot, final String key, final long ts, final long ver) throws IOException {
+    void put(final Slot slot, final String key, final long ts, final long ver) throws IOException {
         final Instance inst = slot.inst;
         if (inst == null) {
             return; // a store that could not be opened
@@ -388,7 +388,7 @@ final class Executor {
     }
 
     /** Closes a slot's store as Kafka closes it; with mayFail false, any arm is dropped first (a reaction). */
-    private void closeSlot(final Slot slot, final boolean mayFail) {
+    void closeSlot(final Slot slot, final boolean mayFail) {
         final Instance inst = slot.inst;
         if (inst == null) {
             return;

@@ -29,7 +29,6 @@ class ProtocolTest {
     /** The job's keys the child does not read, each with why (everything else it reads must be in the job). */
     static final Map<String, String> IGNORED_JOB_KEYS = Map.of(
         "base_model", "the JVM child takes its Kafka version from kafka_version",
-        "disk_full", "rocksleak disk-full runs the Go engine's models",
         "app", "read by AppJob.parse (Main): the user's application, run by AppRun instead of the op stream");
     static final Map<String, String> IGNORED_SCENARIO_KEYS = new TreeMap<>(Map.ofEntries(
         Map.entry("description", "text"),
