@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"time"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -130,10 +131,23 @@ func boundOf(fit schema.SignalFit) *stats.Bound {
 	return fit.Bound
 }
 
-// settleCommand is a command that would settle undetermined growth: a run
-// long enough to see RocksDB's timer and the allocator settle.
-func settleCommand(scenario, model string) string {
-	return fmt.Sprintf("rocksleak run --scenario %s --models %s --duration 1h (make soak)", scenario, model)
+// settleCommand is a command that would settle undetermined growth, never
+// the run that was already made: a run shorter than an hour gets a soak of an
+// hour (long enough to see RocksDB's 600 s timer and the allocator settle);
+// a longer one the lifecycles by which the fitted level would be 95% reached
+// (b, when beyond the run, rounded up to a thousand), else twice its
+// duration in whole hours.
+func settleCommand(scenario, model string, lifecycles int64, ran time.Duration, b *stats.Bound) string {
+	base := fmt.Sprintf("rocksleak run --scenario %s --models %s", scenario, model)
+	switch {
+	case ran < time.Hour:
+		return base + " --duration 1h (make soak)"
+	case b != nil && b.Fitted && lifecycles > 0 && b.ReachedAt > float64(lifecycles):
+		n := math.Ceil(b.ReachedAt/1000) * 1000
+		return fmt.Sprintf("%s --lifecycles %.0f (to the level the run's fit approaches; this run did %d, about %.1f h at its pace)",
+			base, n, lifecycles, ran.Hours()*n/float64(lifecycles))
+	}
+	return fmt.Sprintf("%s --duration %s (twice this run's %s)", base, (2 * ran).Round(time.Hour), ran.Round(time.Minute))
 }
 
 // growthAt is the lifecycle-driven growth by day d: linear for sustained,

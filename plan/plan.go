@@ -123,6 +123,12 @@ type Signal struct {
 	Growth string `json:"growth"`
 	// Settle is the command that would tell undetermined growth apart.
 	Settle string `json:"settle,omitempty"`
+	// Ledger are the kinds of native object whose live count the run's
+	// ledger saw rise with lifecycles (analysis.GrowingKinds): when any does,
+	// significant growth is sustained, projected linearly at the rate of the
+	// run's later half (LaterFrom on).
+	Ledger    []analysis.LedgerGrowth `json:"ledger_growth,omitempty"`
+	LaterFrom int64                   `json:"later_from_lifecycle,omitempty"`
 	// BoundRise and BoundTauLifecycles are the bounded end of the
 	// projection, production's: the level the growth approaches above the
 	// start (bytes) and its time constant (lifecycles), scaled from the
@@ -283,6 +289,14 @@ func Project(r *schema.Result, t Topology, opt Options) (*Plan, error) {
 	pc := projection{ev: p.Events, budget: p.Budget, days: p.Days, scenario: r.Scenario.Name, model: model, scale: 1}
 	pc.timerPerLC, pc.timerOK = timerEntriesPerLifecycle(opt.Samples[model])
 	pc.timerHeld = timerBytesPerEntry.scale(productionTimerEntries(p.Events.Lifecycles))
+	if samples := opt.Samples[model]; len(samples) > 0 {
+		if pc.growing = analysis.GrowingKinds(samples); len(pc.growing) > 0 {
+			var err error
+			if pc.later, pc.laterFrom, err = analysis.LaterHalfFits(samples, analysis.SignalNativeHeap, analysis.SignalRSS); err != nil {
+				return nil, fmt.Errorf("%w: model %s: %w", ErrUnusableResult, model, err)
+			}
+		}
+	}
 	if run.Resident != nil && run.Resident.OpenDBs > 0 {
 		pc.scale = p.Events.LiveDBs / run.Resident.OpenDBs
 	}
@@ -290,6 +304,9 @@ func Project(r *schema.Result, t Topology, opt Options) (*Plan, error) {
 		s, warns := pc.signal(sig, run, resRun, r.Floors)
 		p.Signals = append(p.Signals, s)
 		p.Warnings = append(p.Warnings, warns...)
+	}
+	if w := rssBelowLedger(p.Signals); w != "" {
+		p.Warnings = append(p.Warnings, w)
 	}
 	if !pc.timerOK {
 		p.Warnings = append(p.Warnings, "no samples of the run to count its timer backlog: the cost per lifecycle "+
@@ -308,6 +325,12 @@ type projection struct {
 	timerOK         bool
 	timerHeld       Range   // production's backlog, bytes
 	scale           float64 // production's open DBs over the run's
+	// growing are the ledger kinds that rise with lifecycles; later the
+	// fits of the run's later half (from lifecycle laterFrom), made when any
+	// does.
+	growing   []analysis.LedgerGrowth
+	later     map[string]schema.SignalFit
+	laterFrom int64
 }
 
 func (pc projection) signal(sig string, run, resRun *schema.Run, floors schema.VerdictFloors) (Signal, []string) {
@@ -342,30 +365,8 @@ func (pc projection) signal(sig string, run, resRun *schema.Run, floors schema.V
 			s.Reason = "no sustained growth projected: the two-counter fit has no valid per-lifecycle interval, though " + desc
 			break
 		}
-		kind, why := classify(fit, run.Verdict)
-		s.Growth, s.Sustained = kind, kind == GrowthSustained
-		s.Reason = "growth " + desc + ": " + why
-		if pc.timerOK {
-			s.TimerPerLifecycle = timerBytesPerEntry.scale(max(pc.timerPerLC, 0))
-		}
-		s.CostPerLifecycle = clamped(fit.PerLifecycle).less(s.TimerPerLifecycle.Expected)
-		if fit.PerFailedClose.Valid {
-			s.CostPerFailedClose = clamped(fit.PerFailedClose)
-		} else if ev.FailedCloses > 0 {
-			warns = append(warns, fmt.Sprintf("%s: the run measured no per-failed-close cost (failed closes did not vary): failed closes are projected at 0 bytes", analysis.Describe(sig).Name))
-		}
-		s.GrowthPerDay = s.CostPerLifecycle.scale(ev.Lifecycles).add(s.CostPerFailedClose.scale(ev.FailedCloses))
-		if b := boundOf(fit); b != nil && b.Fitted && kind != GrowthSustained {
-			s.BoundRise, s.BoundTauLifecycles = math.Max(b.Rise, 0)*pc.scale, b.Tau*pc.scale
-		} else if kind == GrowthUndetermined {
-			// No fitted level: the bounded end is the growth the run saw,
-			// reached when production has done as many lifecycles per store.
-			s.BoundRise = s.CostPerLifecycle.Expected * float64(run.Lifecycles) * pc.scale
-			s.BoundTauLifecycles = float64(run.Lifecycles) * pc.scale / math.Log(20)
-		}
-		if kind == GrowthUndetermined {
-			s.Settle = settleCommand(pc.scenario, pc.model)
-		}
+		s.Reason = "growth " + desc + ": "
+		warns = append(warns, pc.grow(&s, fit, run)...)
 	}
 	base := Range{s.Resident, s.Resident, s.Resident}.add(s.TimerHeld)
 	for _, d := range days {
@@ -375,6 +376,51 @@ func (pc projection) signal(sig string, run, resRun *schema.Run, floors schema.V
 		s.UntilBudget = s.untilBudget(budget, base, ev.Lifecycles)
 	}
 	return s, warns
+}
+
+// grow classifies a signal's significant growth and sets its costs, growth
+// per day and bounded end. A ledger kind that rises with lifecycles makes the
+// growth sustained whatever the fit's shape (ledgerSustained).
+func (pc projection) grow(s *Signal, fit schema.SignalFit, run *schema.Run) (warns []string) {
+	ev := pc.ev
+	kind, why := classify(fit, run.Verdict)
+	later, ok := pc.later[s.Signal]
+	ledger := kind != GrowthSustained && len(pc.growing) > 0 && ok && later.Total != nil && later.Total.PerLifecycle.Valid
+	if ledger {
+		kind, why = GrowthSustained, ledgerSustained(pc.growing, pc.laterFrom, later.Total.Fit)
+		s.Ledger, s.LaterFrom = pc.growing, pc.laterFrom
+	}
+	s.Growth, s.Sustained = kind, kind == GrowthSustained
+	s.Reason += why
+	if pc.timerOK {
+		s.TimerPerLifecycle = timerBytesPerEntry.scale(max(pc.timerPerLC, 0))
+	}
+	switch {
+	case ledger:
+		// The later half's total fit: its failed closes at the run's rate
+		// are in its cost per lifecycle, so none is counted apart.
+		s.CostPerLifecycle = clamped(later.Total.PerLifecycle).less(s.TimerPerLifecycle.Expected)
+	default:
+		s.CostPerLifecycle = clamped(fit.PerLifecycle).less(s.TimerPerLifecycle.Expected)
+		if fit.PerFailedClose.Valid {
+			s.CostPerFailedClose = clamped(fit.PerFailedClose)
+		} else if ev.FailedCloses > 0 {
+			warns = append(warns, fmt.Sprintf("%s: the run measured no per-failed-close cost (failed closes did not vary): failed closes are projected at 0 bytes", analysis.Describe(s.Signal).Name))
+		}
+	}
+	s.GrowthPerDay = s.CostPerLifecycle.scale(ev.Lifecycles).add(s.CostPerFailedClose.scale(ev.FailedCloses))
+	if b := boundOf(fit); b != nil && b.Fitted && kind != GrowthSustained {
+		s.BoundRise, s.BoundTauLifecycles = math.Max(b.Rise, 0)*pc.scale, b.Tau*pc.scale
+	} else if kind == GrowthUndetermined {
+		// No fitted level: the bounded end is the growth the run saw,
+		// reached when production has done as many lifecycles per store.
+		s.BoundRise = s.CostPerLifecycle.Expected * float64(run.Lifecycles) * pc.scale
+		s.BoundTauLifecycles = float64(run.Lifecycles) * pc.scale / math.Log(20)
+	}
+	if kind == GrowthUndetermined {
+		s.Settle = settleCommand(pc.scenario, pc.model, run.Lifecycles, time.Duration(run.ElapsedNs), boundOf(fit))
+	}
+	return warns
 }
 
 // less is r with v taken from each end, each clamped at 0.

@@ -1,0 +1,105 @@
+package plan
+
+import (
+	"compress/gzip"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocksleak/rocksleak/analysis"
+	"github.com/rocksleak/rocksleak/schema"
+	"github.com/rocksleak/rocksleak/stats"
+)
+
+// soakRun reads testdata/soak-kafka-4.3.1-1h.samples.csv.gz (every 50th
+// lifecycle sample, and every start, timer and end sample, of `make soak
+// SOAK_MODELS=kafka-4.3.1 SOAK_OUT=/work/soak/jar` at 8bfd89e, 2026-12-06:
+// 134,504 lifecycles in 1 h, one RocksJava default ReadOptions left live per
+// open), with the ledger's live read options zeroed when flat is set (the
+// negative control: the same growth, no kind that rises), and makes its
+// result as the run did: fits of the samples, an inconclusive verdict.
+func soakRun(t *testing.T, flat bool) (*schema.Result, []schema.Sample) {
+	t.Helper()
+	f, err := os.Open("testdata/soak-kafka-4.3.1-1h.samples.csv.gz")
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	all, err := schema.ParseSamplesCSV(zr)
+	require.NoError(t, err)
+	samples := all["kafka-4.3.1"]
+	require.NotEmpty(t, samples)
+	if flat {
+		for i := range samples {
+			samples[i].LiveNatives["read_options"] = 0
+		}
+	}
+	fits, err := analysis.FitSamples(samples)
+	require.NoError(t, err)
+	last := samples[len(samples)-1]
+	run := &schema.Run{Summary: schema.Summary{Model: "kafka-4.3.1", Lifecycles: last.Lifecycles,
+		FailedCloses: last.FailedCloses, ElapsedNs: last.ElapsedNs},
+		Fits: fits, Verdict: &schema.Verdict{}, Resident: &schema.Resident{NativeHeapPerDB: 2.2 * 1024 * 1024, RSSPerDB: 2.84 * 1024 * 1024, OpenDBs: 24}}
+	return resultWith(t, run), samples
+}
+
+// A ledger kind that rises one per lifecycle makes the native heap's growth
+// sustained, projected linearly at the later half's rate; the same run with
+// a flat ledger stays a band, and its settle command is longer than the run.
+func TestLedgerGrowthIsSustained(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		flat bool
+		want string
+	}{
+		{"read options live one per lifecycle", false, GrowthSustained},
+		{"the same run, its ledger flat", true, GrowthUndetermined},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, samples := soakRun(t, tc.flat)
+			p, err := Project(r, topo10x2(), Options{Samples: map[string][]schema.Sample{"kafka-4.3.1": samples}})
+			require.NoError(t, err)
+			nat := p.Signals[0]
+			require.Equal(t, analysis.SignalNativeHeap, nat.Signal)
+			require.Equal(t, tc.want, nat.Growth, nat.Reason)
+			if tc.flat {
+				assert.NotContains(t, nat.Settle, "--duration 1h", "the run was already an hour")
+				assert.Contains(t, nat.Settle, "rocksleak run --scenario")
+				return
+			}
+			assert.Contains(t, nat.Reason, "read_options live 1.00 per lifecycle")
+			// Linear: usage grows by the same amount every day.
+			d7, d30 := nat.Usage[1], nat.Usage[2]
+			assert.InDelta(t, 23*nat.GrowthPerDay.Expected, d30.Expected-d7.Expected, 1)
+			assert.Greater(t, nat.GrowthPerDay.Low, 0.0)
+			assert.Empty(t, nat.Settle)
+		})
+	}
+}
+
+// The settle command is never the run that was made: a short run gets a soak
+// of an hour, an hour's run the lifecycles to its fitted level, or twice its
+// duration.
+func TestSettleCommandIsLongerThanTheRun(t *testing.T) {
+	level := &stats.Bound{Fitted: true, ReachedAt: 494_599}
+	for _, tc := range []struct {
+		name       string
+		lifecycles int64
+		ran        time.Duration
+		b          *stats.Bound
+		want       string
+	}{
+		{"a default run", 1500, 40 * time.Second, level, "--duration 1h (make soak)"},
+		{"an hour's soak, a level beyond it", 134_504, time.Hour, level, "--lifecycles 495000 (to the level the run's fit approaches; this run did 134504, about 3.7 h at its pace)"},
+		{"an hour's soak, no level", 134_504, time.Hour, nil, "--duration 2h0m0s (twice this run's 1h0m0s)"},
+		{"an hour's soak past its level", 600_000, time.Hour, level, "--duration 2h0m0s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := settleCommand("kafka-20616", "kafka-4.3.1", tc.lifecycles, tc.ran, tc.b)
+			assert.Contains(t, got, "rocksleak run --scenario kafka-20616 --models kafka-4.3.1 "+tc.want)
+		})
+	}
+}
