@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -147,7 +148,14 @@ func settleCommand(scenario, model string, lifecycles int64, ran time.Duration, 
 		return fmt.Sprintf("%s --lifecycles %.0f (to the level the run's fit approaches; this run did %d, about %.1f h at its pace)",
 			base, n, lifecycles, ran.Hours()*n/float64(lifecycles))
 	}
-	return fmt.Sprintf("%s --duration %s (twice this run's %s)", base, (2 * ran).Round(time.Hour), ran.Round(time.Minute))
+	return fmt.Sprintf("%s --duration %s (twice this run's %s)", base, shortDuration((2 * ran).Round(time.Hour)),
+		shortDuration(ran.Round(time.Minute)))
+}
+
+// shortDuration is d as --duration reads it, without zero minutes and
+// seconds: "2h", "1h30m".
+func shortDuration(d time.Duration) string {
+	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
 }
 
 // growthAt is the lifecycle-driven growth by day d: linear for sustained,

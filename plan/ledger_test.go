@@ -3,6 +3,7 @@ package plan
 import (
 	"compress/gzip"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,6 +77,9 @@ func TestLedgerGrowthIsSustained(t *testing.T) {
 			assert.InDelta(t, 23*nat.GrowthPerDay.Expected, d30.Expected-d7.Expected, 1)
 			assert.Greater(t, nat.GrowthPerDay.Low, 0.0)
 			assert.Empty(t, nat.Settle)
+			if p.Signals[1].Growth != GrowthSustained {
+				assert.Contains(t, strings.Join(p.Warnings, "\n"), "RSS is projected by its own fit")
+			}
 		})
 	}
 }
@@ -94,8 +98,8 @@ func TestSettleCommandIsLongerThanTheRun(t *testing.T) {
 	}{
 		{"a default run", 1500, 40 * time.Second, level, "--duration 1h (make soak)"},
 		{"an hour's soak, a level beyond it", 134_504, time.Hour, level, "--lifecycles 495000 (to the level the run's fit approaches; this run did 134504, about 3.7 h at its pace)"},
-		{"an hour's soak, no level", 134_504, time.Hour, nil, "--duration 2h0m0s (twice this run's 1h0m0s)"},
-		{"an hour's soak past its level", 600_000, time.Hour, level, "--duration 2h0m0s"},
+		{"an hour's soak, no level", 134_504, time.Hour, nil, "--duration 2h (twice this run's 1h)"},
+		{"an hour's soak past its level", 600_000, time.Hour, level, "--duration 2h "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := settleCommand("kafka-20616", "kafka-4.3.1", tc.lifecycles, tc.ran, tc.b)

@@ -292,7 +292,7 @@ func Project(r *schema.Result, t Topology, opt Options) (*Plan, error) {
 	if samples := opt.Samples[model]; len(samples) > 0 {
 		if pc.growing = analysis.GrowingKinds(samples); len(pc.growing) > 0 {
 			var err error
-			if pc.later, pc.laterFrom, err = analysis.LaterHalfFits(samples, analysis.SignalNativeHeap, analysis.SignalRSS); err != nil {
+			if pc.later, pc.laterFrom, err = analysis.LaterHalfFits(samples, analysis.SignalNativeHeap); err != nil {
 				return nil, fmt.Errorf("%w: model %s: %w", ErrUnusableResult, model, err)
 			}
 		}
@@ -326,8 +326,8 @@ type projection struct {
 	timerHeld       Range   // production's backlog, bytes
 	scale           float64 // production's open DBs over the run's
 	// growing are the ledger kinds that rise with lifecycles; later the
-	// fits of the run's later half (from lifecycle laterFrom), made when any
-	// does.
+	// native heap's fit over the run's later half (from lifecycle
+	// laterFrom), made when any does.
 	growing   []analysis.LedgerGrowth
 	later     map[string]schema.SignalFit
 	laterFrom int64
@@ -380,11 +380,14 @@ func (pc projection) signal(sig string, run, resRun *schema.Run, floors schema.V
 
 // grow classifies a signal's significant growth and sets its costs, growth
 // per day and bounded end. A ledger kind that rises with lifecycles makes the
-// growth sustained whatever the fit's shape (ledgerSustained).
+// native heap's growth sustained whatever the fit's shape (ledgerSustained):
+// the ledger counts objects of the native heap. RSS keeps its own
+// classification: the allocator can hold it level on pages it already has
+// (rssBelowLedger warns).
 func (pc projection) grow(s *Signal, fit schema.SignalFit, run *schema.Run) (warns []string) {
 	ev := pc.ev
 	kind, why := classify(fit, run.Verdict)
-	later, ok := pc.later[s.Signal]
+	later, ok := pc.later[s.Signal] // the native heap's only
 	ledger := kind != GrowthSustained && len(pc.growing) > 0 && ok && later.Total != nil && later.Total.PerLifecycle.Valid
 	if ledger {
 		kind, why = GrowthSustained, ledgerSustained(pc.growing, pc.laterFrom, later.Total.Fit)
