@@ -131,10 +131,22 @@ public final class Main {
             Executor.Stop stop = Executor.Stop.NONE;
             try {
                 ex = new Executor(job, !bare);
+                if (job.diskFullAttempts > 0) {
+                    DiskFull.fill(Path.of(job.stateDir)); // full from here on (rocksleak disk-full)
+                }
                 if (!bare) {
                     sampler = new Sampler(job.allocator);
                     info();
                     sample("start");
+                }
+                for (int i = 0; i < job.diskFullAttempts && !interrupted; i++) {
+                    DiskFull.attempt(ex, i); // the op stream is not read: the parent's writer stops at the exit
+                    if (sampler != null) {
+                        sample("lifecycle");
+                    }
+                }
+                if (job.diskFullAttempts > 0) {
+                    stop = Executor.Stop.END;
                 }
                 String line;
                 while (stop == Executor.Stop.NONE) {
