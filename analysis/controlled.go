@@ -129,8 +129,8 @@ func Controlled(r *schema.Result, samples map[string][]schema.Sample) []schema.C
 			}
 			out = append(out, schema.Controlled{Model: p.Model, Control: p.Control, Differs: p.Differs,
 				Signal: sig, Difference: c.Estimate, Confidence: c.Confidence, Verdict: c.Verdict.String(),
-				Reason:     Describe(sig).Name + ": " + strings.TrimSpace(c.Reason),
-				Lifecycles: lifecycles})
+				Reason:   Describe(sig).Name + ": " + strings.TrimSpace(c.Reason),
+				Withheld: c.Withheld, Lifecycles: lifecycles})
 		}
 	}
 	return out
@@ -213,7 +213,7 @@ func CompareReplicate(model string, replicate, first []schema.Sample) []schema.C
 		if err != nil {
 			c.Verdict, c.Reason = stats.VerdictInconclusive.String(), Describe(sig).Name+": "+err.Error()
 		} else {
-			c.Difference, c.Confidence, c.Verdict = cmp.Estimate, cmp.Confidence, cmp.Verdict.String()
+			c.Difference, c.Confidence, c.Verdict, c.Withheld = cmp.Estimate, cmp.Confidence, cmp.Verdict.String(), cmp.Withheld
 			c.Reason = Describe(sig).Name + ": " + pairedMethod + ", " + strings.TrimSpace(cmp.Reason)
 		}
 		out = append(out, c)

@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"compress/gzip"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -150,4 +152,84 @@ func TestBatchMeans(t *testing.T) {
 	assert.InDelta(t, 50, e.Value, 1e-9)
 	assert.InDelta(t, 0, e.SE, 1e-9)
 	assert.False(t, BatchMeans(ss, SignalRSS, 90).Valid, "10 samples are too few for 8 batches")
+}
+
+// checkControlledAgrees asserts that a controlled verdict says what its own
+// interval says against margin: "leak" only with the interval above the
+// margin and no flag withholding it; an interval above the margin read
+// "inconclusive" only with the flag that withheld it (Withheld), which the
+// Reason names too.
+func checkControlledAgrees(t *testing.T, c schema.Controlled, margin float64) {
+	t.Helper()
+	above := c.Difference.Valid && c.Difference.Low > margin
+	switch c.Verdict {
+	case WordLeak:
+		assert.True(t, above, "leak with its interval not above %v: %s", margin, c.Reason)
+		assert.Empty(t, c.Withheld, c.Reason)
+	case WordInconclusive:
+		if above {
+			assert.NotEmpty(t, c.Withheld, "inconclusive with its interval above %v, and no flag named: %s", margin, c.Reason)
+			assert.Contains(t, c.Reason, c.Withheld)
+		}
+	}
+}
+
+// calibrationJarsRun reads testdata/calibration-jars-200.samples.csv.gz
+// (rocksleak run --scenario calibration --models kafka-4.3.0,kafka-4.3.1
+// --lifecycles 200 at 8bfd89e, 2026-12-06, the shared machine), keeps the
+// samples up to lifecycles, and fits each model as a run would.
+func calibrationJarsRun(t *testing.T, lifecycles int64) (*schema.Result, map[string][]schema.Sample) {
+	t.Helper()
+	f, err := os.Open("testdata/calibration-jars-200.samples.csv.gz")
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	all, err := schema.ParseSamplesCSV(zr)
+	require.NoError(t, err)
+	r := &schema.Result{Floors: DefaultFloors(), Runs: map[string]*schema.Run{}}
+	samples := map[string][]schema.Sample{}
+	for _, m := range []string{"kafka-4.3.0", "kafka-4.3.1"} {
+		for _, s := range all[m] {
+			if s.Lifecycles <= lifecycles {
+				samples[m] = append(samples[m], s)
+			}
+		}
+		fits, err := FitSamples(samples[m])
+		require.NoError(t, err)
+		r.Models = append(r.Models, m)
+		r.Runs[m] = &schema.Run{Summary: schema.Summary{Lifecycles: lifecycles}, Fits: fits}
+	}
+	return r, samples
+}
+
+// TestControlledWithheldNamesItsFlag, on a real pair of runs (Kafka 4.3.0
+// against 4.3.1 on the jars): at 80 lifecycles the paired difference's
+// warm-up cut reaches its limit, and the native-heap verdict is inconclusive
+// though its interval lies above 0 (+29.4 KiB [28.7, 30.0], 99%): Withheld
+// names the flag (positive control). At 200 lifecycles the same runs read a
+// leak, withheld by nothing (negative control). Shown failing before
+// Controlled recorded Withheld: the 80-lifecycle row's Withheld was "".
+func TestControlledWithheldNamesItsFlag(t *testing.T) {
+	for _, c := range []struct {
+		lifecycles int64
+		verdict    string
+		withheld   string
+	}{
+		{80, WordInconclusive, "paired difference: " + string(stats.FlagWarmupAtLimit)},
+		{200, WordLeak, ""},
+	} {
+		r, samples := calibrationJarsRun(t, c.lifecycles)
+		var nat *schema.Controlled
+		for _, ctl := range Controlled(r, samples) {
+			checkControlledAgrees(t, ctl, 0)
+			if ctl.Signal == SignalNativeHeap {
+				nat = &ctl
+			}
+		}
+		require.NotNil(t, nat, "%d lifecycles", c.lifecycles)
+		assert.Equal(t, c.verdict, nat.Verdict, "%d lifecycles: %s", c.lifecycles, nat.Reason)
+		assert.Greater(t, nat.Difference.Low, 0.0, "%d lifecycles: the interval lies above 0", c.lifecycles)
+		assert.Equal(t, c.withheld, nat.Withheld, "%d lifecycles: %s", c.lifecycles, nat.Reason)
+	}
 }

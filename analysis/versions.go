@@ -176,5 +176,5 @@ func ControlledAgainst(r *schema.Result, samples map[string][]schema.Sample, mod
 	}
 	return &schema.Controlled{Model: model, Control: control, Differs: "reference version",
 		Signal: SignalNativeHeap, Difference: c.Estimate, Confidence: c.Confidence, Verdict: c.Verdict.String(),
-		Reason: Describe(SignalNativeHeap).Name + ": " + strings.TrimSpace(c.Reason), Lifecycles: lifecycles}
+		Reason: Describe(SignalNativeHeap).Name + ": " + strings.TrimSpace(c.Reason), Withheld: c.Withheld, Lifecycles: lifecycles}
 }

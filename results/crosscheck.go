@@ -97,7 +97,7 @@ func CrosscheckMarkdown(r *schema.Result, samples map[string][]schema.Sample) st
 	for _, c := range r.Controlled {
 		if c.Signal == analysis.SignalNativeHeap {
 			ctl = append(ctl, fmt.Sprintf("- `%s` vs `%s` (%s): %s, %s [%s, %s] per lifecycle (%.0f%%)", c.Model, c.Control,
-				c.Differs, c.Verdict, fmtSignedQty(c.Difference.Value, "bytes"), fmtQty(c.Difference.Low, "bytes"),
+				c.Differs, c.Verdict+controlledWithheld(c), fmtSignedQty(c.Difference.Value, "bytes"), fmtQty(c.Difference.Low, "bytes"),
 				fmtQty(c.Difference.High, "bytes"), 100*schema.ControlledConfidence(c)))
 		}
 	}

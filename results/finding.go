@@ -58,7 +58,8 @@ func isJVM(m string) bool {
 // zero: the paired controlled verdict (model − control sampled at the same
 // lifecycle counts, r.Controlled, 99%) when the run has it for the pair
 // (kafka-4.3.0 against kafka-4.3.1), else the comparison of the two runs'
-// fits (95%). Each model is named with the RocksDB it ran on (engineLabel).
+// fits (95%). A paired verdict that is not a leak though its interval lies
+// above zero (a blocking flag withheld it) is "not settled", with its flag. Each model is named with the RocksDB it ran on (engineLabel).
 func Finding(r *schema.Result) []string {
 	var out []string
 	for _, m := range r.Models {
@@ -90,10 +91,14 @@ func Finding(r *schema.Result) []string {
 			continue
 		}
 		d, how := c.Difference, "95% CI"
-		if p := pairedFix(r, c.A, c.B); p != nil {
+		p := pairedFix(r, c.A, c.B)
+		if p != nil {
 			d, how = p.Difference, fmt.Sprintf("paired, %.0f%% CI", 100*schema.ControlledConfidence(*p))
 		}
 		switch {
+		case p != nil && p.Verdict != analysis.WordLeak && d.Valid && d.Low > 0:
+			out = append(out, fmt.Sprintf("What the fix removes is not settled: %s − %s, native heap %s per lifecycle (%s), %s%s.",
+				c.A, c.B, fmtEst(d, "bytes", true), how, p.Verdict, controlledWithheld(*p)))
 		case d.Valid && d.Low > 0:
 			out = append(out, fmt.Sprintf("The fix removes %s of native heap per lifecycle (%s − %s, %s).", fmtEst(d, "bytes", false), c.A, c.B, how))
 		default:

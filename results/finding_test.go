@@ -82,6 +82,11 @@ func TestFindingNamesTheEngineAndPrefersThePairedVerdict(t *testing.T) {
 	assert.Contains(t, got[1], "kafka-4.3.1 (Kafka's jars, rocksdbjni 10.1.3): inconclusive")
 	assert.Equal(t, "4.3.0 (leaky; Go model, RocksDB 7.8.3) leaks: native heap +11.1 KiB [10.4 KiB, 11.8 KiB] per lifecycle (95% CI).", got[2])
 	assert.Equal(t, "The fix removes 28.8 KiB [28.3 KiB, 29.2 KiB] of native heap per lifecycle (kafka-4.3.0 − kafka-4.3.1, paired, 99% CI).", got[3])
+	// A paired verdict withheld by a flag of the difference's fit, though its
+	// interval lies above 0: not "removes", and the flag beside the interval.
+	r.Controlled[0].Verdict, r.Controlled[0].Withheld = "inconclusive", "paired difference: warmup-at-limit"
+	assert.Equal(t, "What the fix removes is not settled: kafka-4.3.0 − kafka-4.3.1, native heap +28.8 KiB [28.3 KiB, 29.2 KiB] "+
+		"per lifecycle (paired, 99% CI), inconclusive (withheld: paired difference: warmup-at-limit).", Finding(r)[3])
 	r.Controlled = nil
 	assert.Contains(t, Finding(r)[3], "not yet told from zero", "without the paired verdict, the fits' difference")
 }

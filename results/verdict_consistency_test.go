@@ -115,7 +115,13 @@ func TestReportEarlyStopAndSettle(t *testing.T) {
 		Difference: stats.Estimate{Value: 300, Low: 100, High: 500, Valid: true}, Confidence: 0.99, Verdict: analysis.WordLeak, Lifecycles: 67},
 		{Model: "leaky", Control: "fixed", Differs: "old", Signal: analysis.SignalNativeHeap,
 			Difference: stats.Estimate{Value: 300, Low: 150, High: 450, Valid: true}, Verdict: analysis.WordLeak, Lifecycles: 67}}
+	// A paired verdict withheld by a flag, its interval above 0.
+	r.Controlled = append(r.Controlled, schema.Controlled{Model: "leaky", Control: "fixed", Differs: "flagged",
+		Signal: analysis.SignalNativeHeap, Difference: stats.Estimate{Value: 300, Low: 100, High: 500, Valid: true},
+		Confidence: 0.99, Verdict: analysis.WordInconclusive, Withheld: "paired difference: warmup-at-limit", Lifecycles: 67})
 	md := string(ReportMarkdown(r))
+	assert.Contains(t, md, "| leaky | fixed | flagged | native heap | +300 B [100 B, 500 B] | 99% | **inconclusive** (withheld: paired difference: warmup-at-limit) | 67 |")
+	assert.Contains(t, md, "unless a blocking flag of the fit it rests on withholds it")
 	assert.Contains(t, md, "| fixed | **leak** (early stop) | ")
 	assert.Contains(t, md, "### Early verdicts (--until-verdict)")
 	assert.Contains(t, md, "O'Brien–Fleming-type error-spending rule")

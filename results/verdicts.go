@@ -110,13 +110,15 @@ func reportControlled(b *bytes.Buffer, r *schema.Result) {
 		"backlog, which follows each run's wall-clock pace) when both runs' samples are at hand, else the difference "+
 		"of the two fits (95%% interval, Welch–Satterthwaite df from the fits' effective df); each row gives its level. "+
 		"*leak* when the interval lies above 0: a one-sided test (%s at %s, 2.5%% at 95%%) that finds a leak below "+
-		"any absolute floor.\n\n", units.FormatPercent(stats.PairedConfidence), units.FormatPercent((1-stats.PairedConfidence)/2), units.FormatPercent(stats.PairedConfidence))
+		"any absolute floor, unless a blocking flag of the fit it rests on withholds it (the paired series': too few "+
+		"samples, the warm-up cut at its limit, a level shift; either fit's for the difference of two fits): the "+
+		"verdict is then *inconclusive* whatever the interval says, and names the flag.\n\n", units.FormatPercent(stats.PairedConfidence), units.FormatPercent((1-stats.PairedConfidence)/2), units.FormatPercent(stats.PairedConfidence))
 	t := table.New("l|l|l|l|r|r|l|r", "model", "control", "differs by", "signal", "model − control per lifecycle [CI]",
 		"level", "verdict", "lifecycles")
 	for _, c := range r.Controlled {
 		u := analysis.Describe(c.Signal).Unit
 		t.Add(c.Model, c.Control, c.Differs, analysis.Describe(c.Signal).Name, fmtEst(c.Difference, u, true),
-			controlledLevel(c), "**"+c.Verdict+"**", fmt.Sprint(c.Lifecycles))
+			controlledLevel(c), "**"+c.Verdict+"**"+controlledWithheld(c), fmt.Sprint(c.Lifecycles))
 	}
 	t.Markdown(b)
 }
@@ -153,4 +155,16 @@ func controlledLevel(c schema.Controlled) string {
 		return "—"
 	}
 	return units.FormatPercent(schema.ControlledConfidence(c))
+}
+
+// controlledWithheld is what follows a controlled verdict's word when a
+// blocking flag withheld it: " (withheld: paired difference:
+// warmup-at-limit)", or "". A rendering that shows the verdict beside its
+// interval shows this too, so an inconclusive verdict over an interval above
+// 0 says why.
+func controlledWithheld(c schema.Controlled) string {
+	if c.Withheld == "" {
+		return ""
+	}
+	return " (withheld: " + c.Withheld + ")"
 }

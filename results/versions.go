@@ -144,7 +144,7 @@ func versionsTable(rows []VersionRow) *table.Table {
 		vs := "reference"
 		if c := row.VsReference; c != nil {
 			ref := strings.TrimPrefix(c.Control, "kafka-")
-			vs = fmt.Sprintf("%s vs %s: %s [%s, %s] (%.0f%%)", c.Verdict, ref,
+			vs = fmt.Sprintf("%s vs %s: %s [%s, %s] (%.0f%%)", c.Verdict+controlledWithheld(*c), ref,
 				fmtSignedQty(c.Difference.Value, "bytes"), fmtQty(c.Difference.Low, "bytes"),
 				fmtQty(c.Difference.High, "bytes"), 100*schema.ControlledConfidence(*c))
 			if !c.Difference.Valid {

@@ -57,6 +57,12 @@ type Controlled struct {
 	Confidence float64 `json:"confidence,omitempty"`
 	Verdict    string  `json:"verdict"`
 	Reason     string  `json:"reason"`
+	// Withheld is the blocking flag that made Verdict inconclusive whatever
+	// Difference's interval says (stats.Comparison.Withheld: "paired
+	// difference: warmup-at-limit"); empty when the verdict follows from the
+	// interval alone. A report that shows the verdict beside the interval
+	// shows it too.
+	Withheld string `json:"withheld,omitempty"`
 	// Lifecycles is the smaller of the two runs' lifecycle counts: what the
 	// verdict took.
 	Lifecycles int64 `json:"lifecycles"`

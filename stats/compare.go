@@ -77,6 +77,12 @@ type Comparison struct {
 	Confidence float64  // two-sided level of Estimate's interval (CompareOptions.Confidence or the method's default)
 	Verdict    VerdictKind
 	Reason     string // names the interval, its level and the margin; never contradicts them
+	// Withheld is the blocking flag that made the verdict inconclusive
+	// whatever its interval says, with the fit that carries it ("model:
+	// warmup-at-limit", "paired difference: level-shift"); "" when the
+	// verdict follows from the interval and the margin alone. Reason names it
+	// too; a rendering that shows the verdict beside the interval must show it.
+	Withheld string
 }
 
 // CompareFits returns the difference a − b of the per-lifecycle slopes of
@@ -121,11 +127,11 @@ func CompareFits(a, b Fit, opt CompareOptions) Comparison {
 	v := d.Estimate.Value
 	d.Estimate = Estimate{Value: v, Low: v - tq*se, High: v + tq*se, SE: se, DF: df, Valid: true}
 	if fl := blocking(a, "model"); fl != "" {
-		d.Reason = "inconclusive: " + fl + "; " + describeDifference(d.Estimate, opt.Confidence)
+		d.Withheld, d.Reason = fl, "inconclusive: "+fl+"; "+describeDifference(d.Estimate, opt.Confidence)
 		return d
 	}
 	if fl := blocking(b, "control"); fl != "" {
-		d.Reason = "inconclusive: " + fl + "; " + describeDifference(d.Estimate, opt.Confidence)
+		d.Withheld, d.Reason = fl, "inconclusive: "+fl+"; "+describeDifference(d.Estimate, opt.Confidence)
 		return d
 	}
 	d.decide(opt)
@@ -249,7 +255,8 @@ func comparePairedBy(in Input, fitOpt Options, opt CompareOptions, est func(Inpu
 	d.Estimate = Estimate{Value: e.Value, Low: e.Value - tq*se, High: e.Value + tq*se, SE: se, DF: df, Valid: true}
 	for _, k := range pairedBlocking {
 		if f.HasFlag(k) {
-			d.Reason = "inconclusive: paired difference: " + string(k) + "; " + describeDifference(d.Estimate, opt.Confidence)
+			d.Withheld = "paired difference: " + string(k)
+			d.Reason = "inconclusive: " + d.Withheld + "; " + describeDifference(d.Estimate, opt.Confidence)
 			return d, f, nil
 		}
 	}

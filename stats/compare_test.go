@@ -17,6 +17,7 @@ func TestCompareFits(t *testing.T) {
 	d := CompareFits(model, control, CompareOptions{})
 	assert.Equal(t, VerdictLeak, d.Verdict, d.Reason)
 	assert.Greater(t, d.Estimate.Low, 0.0)
+	assert.Empty(t, d.Withheld, "a verdict from its interval alone")
 	// Welch–Satterthwaite df from the fits' own dfs: between min and sum.
 	assert.Greater(t, d.Estimate.DF, 50.0)
 	assert.Less(t, d.Estimate.DF, 130.0)
@@ -46,9 +47,15 @@ func TestCompareFits(t *testing.T) {
 	h := CompareFits(hac, control, CompareOptions{})
 	assert.Less(t, h.Estimate.DF, d.Estimate.DF)
 	assert.InDelta(t, welchDF(model.PerLifecycle.SE, 10, control.PerLifecycle.SE, 80), h.Estimate.DF, 1e-9)
-	// A blocking flag on either side: inconclusive.
+	// A blocking flag on either side: inconclusive though the interval lies
+	// above 0, and Withheld names the flag and its fit.
 	fl := CompareFits(fitWith(200, 312, 50, FlagWarmupAtLimit), control, CompareOptions{})
 	assert.Equal(t, VerdictInconclusive, fl.Verdict, fl.Reason)
+	assert.Greater(t, fl.Estimate.Low, 0.0)
+	assert.Equal(t, "model: "+string(FlagWarmupAtLimit), fl.Withheld)
+	fc := CompareFits(model, fitWith(-40, 40, 80, FlagStep), CompareOptions{})
+	assert.Equal(t, "control: "+string(FlagStep), fc.Withheld, fc.Reason)
+	assert.Empty(t, aa.Withheld, "inconclusive by its interval, not withheld")
 	// No interval: !Valid.
 	assert.False(t, CompareFits(Fit{}, control, CompareOptions{}).Estimate.Valid)
 }
@@ -127,6 +134,7 @@ func TestComparePaired(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, VerdictInconclusive, st.Verdict, st.Reason)
 	assert.Contains(t, st.Reason, "paired difference: "+string(FlagStep))
+	assert.Equal(t, "paired difference: "+string(FlagStep), st.Withheld)
 	// A between-run term widens it (√2·τ in quadrature).
 	in := pairedSeries(r, 1000, 256, 10e3, 500)
 	d0, _, _ := ComparePaired(in, o, CompareOptions{})

@@ -59,43 +59,54 @@ func runApp(t *testing.T, app string, args ...string) (*schema.Result, string, i
 // TestAppLeakySetterFoundClosingSetterNot: a config setter that builds an LRUCache per store in setConfig and never
 // closes it leaks one live cache per store open (the ledger, read from the caches with isOwningHandle()), its
 // native heap grows per lifecycle above the floor, and its growth over its negative control's (the same cache,
-// closed in close()) is at least the bytes an empty cache holds as CacheProbe measures them (one-sided: see
-// below). The closing setter leaves no cache live.
+// closed in close()) is what one cache holds after its store's life, as CacheProbe measures it: the 95% interval of
+// leaky − closing per open covers the probe's figure. That figure is an empty cache and the block-cache entry-stats
+// collector RocksDB's DB open puts into the cache and its close leaves there (docs/findings.md, 2026-12-06). The
+// closing setter leaves no cache live.
 func TestAppLeakySetterFoundClosingSetterNot(t *testing.T) {
 	if testing.Short() {
-		t.Skip("two JVM runs of 200 lifecycles")
+		t.Skip("two JVM runs of 500 lifecycles")
 	}
 	sharesTheCores(t)
 	requireJVM(t, "4.3.1")
+	// 500 task lives, not 200: at 200 the difference's 95% interval was about ±1 KB wide, wider than the ~800 B a
+	// used cache holds beyond an empty one, so it covered both figures; at 500 it was ±130 B (docs/findings.md).
+	const lives = "500"
 	leaky, out, code := runApp(t, exampleApp(t, "dev.rocksleak.examples.KeyValueApp",
-		[]string{"rocksdb.config.setter=dev.rocksleak.examples.LeakySetter"}), "--lifecycles", "200")
+		[]string{"rocksdb.config.setter=dev.rocksleak.examples.LeakySetter"}), "--lifecycles", lives)
 	require.Equal(t, 0, code, out)
 	closing, out, code := runApp(t, exampleApp(t, "dev.rocksleak.examples.KeyValueApp",
-		[]string{"rocksdb.config.setter=dev.rocksleak.examples.ClosingSetter"}), "--lifecycles", "200")
+		[]string{"rocksdb.config.setter=dev.rocksleak.examples.ClosingSetter"}), "--lifecycles", lives)
 	require.Equal(t, 0, code, out)
 	l, c := leaky.Runs["kafka-4.3.1"], closing.Runs["kafka-4.3.1"]
 	require.NotNil(t, l.App)
 	assert.Equal(t, l.App.StoreOpens, l.LedgerAtEnd["cache"], "one live cache per store open")
-	assert.Equal(t, int64(200), l.App.StoreOpens)
+	assert.Equal(t, int64(500), l.App.StoreOpens)
 	assert.Zero(t, c.LedgerAtEnd["cache"], "the closing setter leaves no cache live")
 	probe := cacheProbe(t, 16<<20)
 	nat := l.Fits[analysis.SignalNativeHeap].Total.PerLifecycle
 	assert.Greater(t, nat.Low, analysis.DefaultFloors().NativeHeap, "the leak is above the floor: %+v", nat)
 	d := analysis.Difference(*l.Fits[analysis.SignalNativeHeap].Total, *c.Fits[analysis.SignalNativeHeap].Total)
-	t.Logf("leaky %s; closing %s; difference %.0f [%.0f, %.0f] B/lifecycle; probe %.0f B per empty cache",
-		l.Verdict.Reason, c.Verdict.Reason, d.Value, d.Low, d.High, probe)
-	// One empty cache is the least each leaked cache holds. It is not all: over five runs on 2026-12-06 the
-	// difference's point estimate stood 600 to 1,100 B above the probe (13,646 to 14,166 B against 13,029 to
-	// 13,084 B), and one fresh clone's make test saw the probe 48 B below the 95% interval. What the leaked cache
-	// still holds after its store closed is not measured yet (issue 41), so only the lower bound is asserted.
-	assert.GreaterOrEqual(t, d.High, probe, "the leak per open is at least one empty cache: difference [%.0f, %.0f], probe %.0f", d.Low, d.High, probe)
+	t.Logf("leaky %s; closing %s; difference %.0f [%.0f, %.0f] B/lifecycle; probe: %.0f B per empty cache, %.0f B "+
+		"per cache after one store life", l.Verdict.Reason, c.Verdict.Reason, d.Value, d.Low, d.High, probe.empty,
+		probe.afterLife)
+	assert.True(t, d.Low <= probe.afterLife && probe.afterLife <= d.High,
+		"the leak per open is one cache after its store's life: difference [%.0f, %.0f] does not cover the probe's %.0f B",
+		d.Low, d.High, probe.afterLife)
 	require.NotNil(t, l.Verdict.Leak)
 	assert.True(t, *l.Verdict.Leak, l.Verdict.Reason)
 	assert.False(t, c.Verdict.Leak != nil && *c.Verdict.Leak, c.Verdict.Reason)
 }
 
-// cacheProbe runs the JVM child's CacheProbe: the native heap of one empty LRUCache of the given capacity.
-func cacheProbe(t *testing.T, capacity int64) float64 {
+// cacheFigures are CacheProbe's two figures, in bytes of native heap per LRUCache.
+type cacheFigures struct {
+	empty     float64 // one empty cache
+	afterLife float64 // one cache after one store life on it (Kafka's RocksDBStore opened, written, closed)
+}
+
+// cacheProbe runs the JVM child's CacheProbe for caches of the given capacity, 50 store lives, with glibc's
+// per-thread cache off (it would read the release of 50 caches about 90 B low each; CacheProbe's comment).
+func cacheProbe(t *testing.T, capacity int64) cacheFigures {
 	t.Helper()
 	line, err := jvm.Engine{Dir: jvmDir()}.CommandLine("4.3.1", t.TempDir())
 	require.NoError(t, err)
@@ -105,11 +116,19 @@ func cacheProbe(t *testing.T, capacity int64) float64 {
 			cp = line[i+1]
 		}
 	}
-	b, err := exec.Command(line[0], "-cp", cp, "dev.rocksleak.child.CacheProbe", strconv.FormatInt(capacity, 10), "2000").Output()
+	cmd := exec.Command(line[0], "-cp", cp, "dev.rocksleak.child.CacheProbe", strconv.FormatInt(capacity, 10), "2000", "50")
+	cmd.Env = append(os.Environ(), "GLIBC_TUNABLES=glibc.malloc.tcache_count=0")
+	b, err := cmd.Output()
 	require.NoError(t, err)
-	v, err := strconv.ParseFloat(strings.Fields(string(b))[0], 64)
-	require.NoError(t, err, string(b))
-	return v
+	t.Logf("CacheProbe: %s", b)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.GreaterOrEqual(t, len(lines), 2, string(b))
+	var f [2]float64
+	for i, l := range lines[:2] {
+		f[i], err = strconv.ParseFloat(strings.Fields(l)[0], 64)
+		require.NoError(t, err, string(b))
+	}
+	return cacheFigures{empty: f[0], afterLife: f[1]}
 }
 
 // TestAppIteratorLeftOpenGrowsWithinLifecycle: a punctuator that never closes store.all()'s iterator grows the
