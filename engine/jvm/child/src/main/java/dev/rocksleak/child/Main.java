@@ -380,6 +380,11 @@ public final class Main {
         g.writeNumberField("table_readers", v.rocks()[1]);
         g.writeNumberField("block_cache", v.rocks()[2]);
         g.writeNumberField("open_dbs", v.rocks()[3]);
+        // The stores' block caches, each once (AppSetter.caches): an application run's; 0 for a scenario's.
+        final long[] r = v.rocks();
+        g.writeNumberField("caches", r.length > 4 ? r[4] : 0);
+        g.writeNumberField("caches_usage", r.length > 5 ? r[5] : 0);
+        g.writeNumberField("caches_capacity", r.length > 6 ? r[6] : 0);
         g.writeEndObject();
     }
 }
