@@ -9,6 +9,25 @@ import (
 	"github.com/rocksleak/rocksleak/stats"
 )
 
+// ledgerWarnings are rssBelowLedger's warning and, when the ledger counts
+// kinds that rise with lifecycles but the native heap's growth is not
+// significant (a short run), one saying the plan projects no cost for them
+// and the longer run (settle) that would measure it.
+func ledgerWarnings(signals []Signal, growing []analysis.LedgerGrowth, settle string) []string {
+	var out []string
+	if w := rssBelowLedger(signals); w != "" {
+		out = append(out, w)
+	}
+	for _, s := range signals {
+		if s.Signal == analysis.SignalNativeHeap && s.Growth == GrowthNone && len(growing) > 0 {
+			out = append(out, fmt.Sprintf("the ledger counts %s rising with lifecycles, but the native heap's growth "+
+				"is not significant in this run, so no cost is projected for them; a longer run measures it: %s",
+				ledgerKinds(growing), settle))
+		}
+	}
+	return out
+}
+
 // rssBelowLedger warns when the native heap's growth is sustained by the
 // ledger but RSS is not projected as sustained: the allocator can keep RSS
 // level for a while by reusing pages it holds (the kafka-4.3.1 soak of
@@ -34,12 +53,17 @@ func rssBelowLedger(signals []Signal) string {
 
 // ledgerSustained says why a ledger kind's rise makes growth sustained.
 func ledgerSustained(kinds []analysis.LedgerGrowth, from int64, later stats.Fit) string {
+	e := later.PerLifecycle
+	return fmt.Sprintf("sustained: %s (ledger), a count that keeps its rate; projected linearly at the rate of the run's "+
+		"later half (lifecycle %d on): total %s/lifecycle [%s, %s] (95%%), failed closes at the run's rate",
+		ledgerKinds(kinds), from, signedBytes(e.Value), units.FormatBytes(e.Low), units.FormatBytes(e.High))
+}
+
+// ledgerKinds names growing kinds for people.
+func ledgerKinds(kinds []analysis.LedgerGrowth) string {
 	var ks []string
 	for _, k := range kinds {
 		ks = append(ks, fmt.Sprintf("%s live %.2f per lifecycle (%d live at the end)", k.Kind, k.PerLifecycle, k.LiveAtEnd))
 	}
-	e := later.PerLifecycle
-	return fmt.Sprintf("sustained: %s (ledger), a count that keeps its rate; projected linearly at the rate of the run's "+
-		"later half (lifecycle %d on): total %s/lifecycle [%s, %s] (95%%), failed closes at the run's rate",
-		strings.Join(ks, ", "), from, signedBytes(e.Value), units.FormatBytes(e.Low), units.FormatBytes(e.High))
+	return strings.Join(ks, ", ")
 }

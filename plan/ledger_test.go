@@ -107,3 +107,33 @@ func TestSettleCommandIsLongerThanTheRun(t *testing.T) {
 		})
 	}
 }
+
+// A short run whose native heap growth is not significant projects none, and
+// says so when its ledger counts a kind rising with lifecycles; a flat ledger
+// says nothing.
+func TestLedgerWithoutSignificantGrowthWarns(t *testing.T) {
+	native := costs{perLifecycle: est(300, -300, 900), perFailedClose: pt(0), total: est(300, -300, 900)}
+	rss := costs{perLifecycle: est(100, -100, 300), perFailedClose: pt(0), total: est(100, -100, 300)}
+	for _, tc := range []struct {
+		name string
+		live func(L int64) int64
+		warn bool
+	}{
+		{"one read options per lifecycle", func(L int64) int64 { return L }, true},
+		{"the open stores' read options", func(int64) int64 { return 24 }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var samples []schema.Sample
+			for L := int64(1); L <= 1500; L++ {
+				samples = append(samples, schema.Sample{Trigger: schema.TriggerLifecycle, Lifecycles: L,
+					ElapsedNs: L * 1e7, LiveNatives: map[string]int64{"read_options": tc.live(L)}})
+			}
+			r := resultWith(t, runWith("fixed", native, rss, 400_000, 1_000_000))
+			p, err := Project(r, topo10x2(), Options{Samples: map[string][]schema.Sample{"fixed": samples}})
+			require.NoError(t, err)
+			assert.Equal(t, GrowthNone, p.Signals[0].Growth)
+			warned := strings.Contains(strings.Join(p.Warnings, "\n"), "the ledger counts read_options live 1.00 per lifecycle")
+			assert.Equal(t, tc.warn, warned, p.Warnings)
+		})
+	}
+}

@@ -293,7 +293,8 @@ func Project(r *schema.Result, t Topology, opt Options) (*Plan, error) {
 		if pc.growing = analysis.GrowingKinds(samples); len(pc.growing) > 0 {
 			var err error
 			if pc.later, pc.laterFrom, err = analysis.LaterHalfFits(samples, analysis.SignalNativeHeap); err != nil {
-				return nil, fmt.Errorf("%w: model %s: %w", ErrUnusableResult, model, err)
+				p.Warnings = append(p.Warnings, fmt.Sprintf("the ledger counts kinds that rise with lifecycles, but the "+
+					"later half of the run could not be fitted (%v): the native heap is projected by its whole-run fit", err))
 			}
 		}
 	}
@@ -305,9 +306,8 @@ func Project(r *schema.Result, t Topology, opt Options) (*Plan, error) {
 		p.Signals = append(p.Signals, s)
 		p.Warnings = append(p.Warnings, warns...)
 	}
-	if w := rssBelowLedger(p.Signals); w != "" {
-		p.Warnings = append(p.Warnings, w)
-	}
+	p.Warnings = append(p.Warnings, ledgerWarnings(p.Signals, pc.growing,
+		settleCommand(r.Scenario.Name, model, run.Lifecycles, time.Duration(run.ElapsedNs), nil))...)
 	if !pc.timerOK {
 		p.Warnings = append(p.Warnings, "no samples of the run to count its timer backlog: the cost per lifecycle "+
 			"includes RocksDB's timer backlog at the run's pace (keep samples.csv beside result.json)")
