@@ -205,12 +205,7 @@ func FitSamples(all []schema.Sample) (map[string]schema.SignalFit, error) {
 
 // fitSamples fits signals of one model's samples, each with OptionsFor.
 func fitSamples(all []schema.Sample, signals []string) (map[string]schema.SignalFit, error) {
-	samples := make([]schema.Sample, 0, len(all))
-	for _, s := range all {
-		if s.Trigger != schema.TriggerTimer && s.Trigger != schema.TriggerStart {
-			samples = append(samples, s)
-		}
-	}
+	samples := fitted(all)
 	in := stats.Input{}
 	var restored []float64
 	for _, s := range samples {
@@ -255,6 +250,17 @@ func fitSamples(all []schema.Sample, signals []string) (map[string]schema.Signal
 	return fits, nil
 }
 
+// fitted are the samples of all the fits read: every one but timer samples and the start sample (FitSamples).
+func fitted(all []schema.Sample) []schema.Sample {
+	samples := make([]schema.Sample, 0, len(all))
+	for _, s := range all {
+		if s.Trigger != schema.TriggerTimer && s.Trigger != schema.TriggerStart {
+			samples = append(samples, s)
+		}
+	}
+	return samples
+}
+
 // Analyze fits every model's samples, decides each model's verdict (the
 // early stop's, for a run whose result records one: see applyEarlyStop),
 // and compares the models pairwise and, when all four ran, attributes the leaky
@@ -284,8 +290,18 @@ func Analyze(r *schema.Result, samples map[string][]schema.Sample, floors schema
 		run.WithinLifecycle = WithinLifecycle(all[m], run.App, run.Lifecycles, floors.NativeHeap)
 		nat, rss := *fits[SignalNativeHeap].Total, *fits[SignalRSS].Total
 		d := Decide(nat, rss, floors)
+		bound, err := cacheBound(d, ss, rss, floors)
+		if err != nil {
+			return fmt.Errorf("%s: %w", m, err)
+		}
+		if bound != nil {
+			d, nat = bound.decision, bound.outside
+		}
 		run.Verdict = VerdictOf(d, nat, rss)
 		run.Verdict.Settle = SettleCommand(r, m, d)
+		if bound != nil {
+			run.Verdict.CacheBound = &bound.CacheBound
+		}
 		applyEarlyStop(r, run, ss, floors)
 		crossCheckProfile(run, nat)
 	}

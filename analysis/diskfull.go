@@ -75,14 +75,16 @@ func DiskFullCostOf(h Handler, tasks int, perRetry float64, interval time.Durati
 // estimator of every native-heap slope of a run (stats.FitSignal with
 // OptionsFor(SignalNativeHeap), as FitSamples: warm-up cut, the calibrated
 // interval) with the failed opens (Sample.InitFailures) in place of the
-// lifecycles, over the samples taken after each failed open.
+// lifecycles, over the samples taken after each failed open. It reads the
+// code's native heap (Memory.CodeNativeHeap: a JVM child's own mallocs left
+// out, as every native-heap fit leaves them out).
 func DiskFullPerRetry(samples []schema.Sample) (stats.Estimate, error) {
 	var in stats.Input
 	for _, s := range samples {
 		if s.Trigger != schema.TriggerLifecycle {
 			continue
 		}
-		in.Y = append(in.Y, float64(s.NativeHeap))
+		in.Y = append(in.Y, float64(s.CodeNativeHeap()))
 		in.Lifecycles = append(in.Lifecycles, float64(s.InitFailures))
 		in.FailedCloses = append(in.FailedCloses, 0)
 		in.Records = append(in.Records, float64(s.Records))

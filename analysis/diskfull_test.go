@@ -56,6 +56,23 @@ func TestDiskFullPerRetryIsTheNativeHeapFit(t *testing.T) {
 	}
 }
 
+// A JVM child's own mallocs (Sample.RuntimeMalloc, megabytes that swing)
+// are left out of the per-retry fit, as of every native-heap fit: the same
+// samples with them added to the native heap give the same estimate.
+func TestDiskFullPerRetryLeavesTheRuntimesMallocsOut(t *testing.T) {
+	ss := diskFullSamples(200, 9_800, 7)
+	want, err := DiskFullPerRetry(ss)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(3, 1))
+	for i := range ss {
+		m := int64(6<<20 + rng.IntN(4<<20))
+		ss[i].RuntimeMalloc, ss[i].NativeHeap = m, ss[i].NativeHeap+m
+	}
+	got, err := DiskFullPerRetry(ss)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+}
+
 func TestDiskFullCostOf(t *testing.T) {
 	c := DiskFullCostOf(ReplaceThread, 4, 9_800, DefaultReplaceInterval)
 	assert.InDelta(t, 4*60.0/45, c.RetriesPerMin, 1e-9)

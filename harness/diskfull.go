@@ -30,7 +30,8 @@ type DiskFullRun struct {
 	// Samples are the child's, one after each failed open
 	// (Sample.InitFailures counts them).
 	Samples []schema.Sample
-	// Growth is the native heap's change from the first to the last sample.
+	// Growth is the native heap's change from the first to the last sample
+	// (the code's: a JVM child's own mallocs left out).
 	Growth int64
 	// LiveOptions is the count of live options objects at the end (ledger).
 	LiveOptions int64
@@ -80,7 +81,7 @@ func diskFullRun(mr *schema.ModelRun) DiskFullRun {
 		r.LiveOptions = mr.Summary.LedgerAtEnd["options"]
 	}
 	if n := len(mr.Samples); n > 1 {
-		r.Growth = mr.Samples[n-1].NativeHeap - mr.Samples[0].NativeHeap
+		r.Growth = mr.Samples[n-1].CodeNativeHeap() - mr.Samples[0].CodeNativeHeap()
 	}
 	return r
 }

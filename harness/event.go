@@ -93,6 +93,9 @@ func (w *EventWriter) WriteSample(s *schema.Sample) error {
 	b = appendField(b, "table_readers", s.RocksDB.TableReaders)
 	b = appendField(b, "block_cache", s.RocksDB.BlockCache)
 	b = appendField(b, "open_dbs", int64(s.RocksDB.OpenDBs))
+	b = appendField(b, "caches", int64(s.RocksDB.Caches))
+	b = appendField(b, "caches_usage", s.RocksDB.CachesUsage)
+	b = appendField(b, "caches_capacity", s.RocksDB.CachesCapacity)
 	b = append(b, "}}}\n"...)
 	w.buf = b
 	_, err := w.w.Write(b)

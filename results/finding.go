@@ -71,8 +71,12 @@ func Finding(r *schema.Result) []string {
 		if f, ok := run.Fits[analysis.SignalNativeHeap]; ok && f.Total != nil {
 			nat = f.Total.PerLifecycle
 		}
-		est := fmtEst(nat, "bytes", true)
 		floor := units.FormatBytes(r.Floors.NativeHeap)
+		if b := run.Verdict.CacheBound; b != nil {
+			out = append(out, cacheBoundFinding(m, run, b, floor))
+			continue
+		}
+		est := fmtEst(nat, "bytes", true)
 		switch w := analysis.VerdictWord(run.Verdict.Leak); w {
 		case analysis.WordLeak:
 			out = append(out, fmt.Sprintf("%s leaks: native heap %s per lifecycle (95%% CI).", engineLabel(m, run), est))
@@ -128,4 +132,23 @@ func fixPair(a, b string) bool {
 	_, ja := spec.KafkaVersion(a)
 	_, jb := spec.KafkaVersion(b)
 	return ja == jb && spec.ModelRelease(a) == spec.Leaky.Release && spec.ModelRelease(b) == spec.Fixed.Release
+}
+
+// cacheBoundFinding is a model's finding when its verdict took a filling shared block cache out of the native
+// heap (schema.CacheBound): the verdict on the rest, and how full the cache is.
+func cacheBoundFinding(m string, run *schema.Run, b *schema.CacheBound, floor string) string {
+	est := fmtEst(b.Outside, "bytes", true)
+	cache := fmt.Sprintf("its shared block cache grows %s per lifecycle toward its capacity, which bounds it (%s of %s)",
+		fmtEst(b.Growth, "bytes", true), units.FormatBytes(b.Usage), units.FormatBytes(b.Capacity))
+	switch analysis.VerdictWord(run.Verdict.Leak) {
+	case analysis.WordLeak:
+		return fmt.Sprintf("%s leaks outside its shared block cache: native heap %s per lifecycle (95%% CI); %s.", engineLabel(m, run), est, cache)
+	case analysis.WordNoLeak:
+		return fmt.Sprintf("%s does not leak outside its shared block cache: native heap %s per lifecycle (95%% CI), below the %s floor, and RSS below its floor; %s.", engineLabel(m, run), est, floor, cache)
+	}
+	s := fmt.Sprintf("%s: inconclusive outside its shared block cache, native heap %s per lifecycle (95%% CI); %s", engineLabel(m, run), est, cache)
+	if run.Verdict.Settle != "" {
+		s += "; to settle it: " + run.Verdict.Settle
+	}
+	return s + "."
 }

@@ -90,3 +90,28 @@ func TestFindingNamesTheEngineAndPrefersThePairedVerdict(t *testing.T) {
 	r.Controlled = nil
 	assert.Contains(t, Finding(r)[3], "not yet told from zero", "without the paired verdict, the fits' difference")
 }
+
+// TestFindingOutsideASharedCache: a verdict made outside a filling shared block cache (schema.CacheBound) is worded
+// with the native heap outside the cache, not the whole native heap's interval (above the floor), and the verdict
+// cell says where it was made; a verdict without one is worded as before (negative control).
+func TestFindingOutsideASharedCache(t *testing.T) {
+	no := false
+	est := func(v, lo, hi float64) stats.Estimate {
+		return stats.Estimate{Value: v, Low: lo, High: hi, SE: 1, DF: 100, Valid: true}
+	}
+	tot := schema.SignalFit{Fit: stats.Fit{PerLifecycle: est(5990, 5840, 6140)}}
+	run := &schema.Run{Fits: map[string]schema.SignalFit{analysis.SignalNativeHeap: {Total: &tot}},
+		Verdict: &schema.Verdict{Leak: &no, CacheBound: &schema.CacheBound{Caches: 1, Usage: 1 << 20, Capacity: 64 << 20,
+			Growth: est(3584, 3430, 3740), Outside: est(900, 700, 1100)}}}
+	r := &schema.Result{Models: []string{"kafka-4.3.1"}, Floors: analysis.DefaultFloors(),
+		Runs: map[string]*schema.Run{"kafka-4.3.1": run}}
+	got := Finding(r)
+	require.Len(t, got, 1)
+	assert.Contains(t, got[0], "does not leak outside its shared block cache: native heap +900 B [700 B, 1.07 KiB] per lifecycle")
+	assert.Contains(t, got[0], "grows +3.50 KiB [3.35 KiB, 3.65 KiB] per lifecycle toward its capacity, which bounds it (1.00 MiB of 64.0 MiB)")
+	assert.NotContains(t, got[0], "5.85 KiB")
+	assert.Equal(t, "no leak outside its shared cache", verdictWord(run))
+	run.Verdict.CacheBound = nil
+	assert.Equal(t, "no leak", verdictWord(run))
+	assert.Contains(t, Finding(r)[0], "does not leak: native heap +5.85 KiB")
+}

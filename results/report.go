@@ -216,6 +216,9 @@ func verdictWord(run *schema.Run) string {
 	switch {
 	case run == nil || run.Verdict == nil:
 		return "not analysed"
+	case run.Verdict.CacheBound != nil:
+		// Beside the native heap's whole interval: the verdict is on the rest (analysis.cacheBound).
+		return analysis.VerdictWord(run.Verdict.Leak) + " outside its shared cache"
 	}
 	return analysis.VerdictWord(run.Verdict.Leak)
 }

@@ -274,6 +274,25 @@ type Verdict struct {
 	// EarlyStop is set when --until-verdict stopped the run at this verdict
 	// before its planned end: the estimate is biased away from the floor.
 	EarlyStop bool `json:"early_stop,omitempty"`
+	// CacheBound is set when the native heap's growth above its floor is partly the block caches the stores
+	// share filling toward their capacity: the verdict then rests on the native heap outside them
+	// (analysis.cacheBound).
+	CacheBound *CacheBound `json:"cache_bound,omitempty"`
+}
+
+// CacheBound is what a verdict took out of the native heap's growth: block caches that outlive the stores (one
+// shared by every store, as Kafka's bounded-memory setter builds it), read between task lives, whose usage rose
+// below their capacity, which bounds it. Bytes; estimates per lifecycle at the verdict's confidence.
+type CacheBound struct {
+	Caches   int     `json:"caches"`   // how many, each counted once (the same at every sample)
+	Usage    float64 `json:"usage"`    // their usage at the last sample
+	Capacity float64 `json:"capacity"` // their capacity
+	// Growth is the caches' usage per lifecycle; Outside the native heap less that usage, per lifecycle, which
+	// the verdict decided on.
+	Growth  stats.Estimate `json:"growth_per_lifecycle"`
+	Outside stats.Estimate `json:"outside_per_lifecycle"`
+	// FullAfter is how many more lifecycles the caches take to reach their capacity at Growth's rate.
+	FullAfter float64 `json:"full_after_lifecycles"`
 }
 
 // Comparison is the difference in per-lifecycle slope between two models'

@@ -132,12 +132,23 @@ type RocksDBMemory struct {
 	TableReaders int64 `json:"table_readers"` // rocksdb.estimate-table-readers-mem
 	BlockCache   int64 `json:"block_cache"`   // rocksdb.block-cache-usage
 	OpenDBs      int   `json:"open_dbs"`      // number of DBs summed over (a count, not bytes)
+	// The block caches of the options the stores were opened with (Kafka's own or a config setter's), read by the
+	// JVM child of an application run on every sample, between task lives too: how many are still open, each
+	// counted once however many stores share it; their summed usage (RocksJava's Cache.getUsage); and their summed
+	// capacity, for those whose capacity Kafka's block-cache-capacity metric has reported (a cache's capacity is
+	// known once a store using it has been sampled open). A cache that outlives its stores (one shared by every
+	// store, as Kafka's bounded-memory setter builds it) fills across task lives toward its capacity. 0 when none
+	// is open or nothing read them (the Go engine; a scenario run).
+	Caches         int   `json:"caches"`
+	CachesUsage    int64 `json:"caches_usage"`
+	CachesCapacity int64 `json:"caches_capacity"`
 }
 
 var csvFixedColumns = [...]string{
 	"model", "seq", "elapsed_ns", "trigger", "lifecycles", "failed_closes", "init_failures", "task_errors", "records",
 	"restores", "restored_records", "rss", "vms", "fds", "native_heap", "go_heap", "runtime_bytes",
 	"runtime_malloc", "rocksdb_memtables", "rocksdb_table_readers", "rocksdb_block_cache", "rocksdb_open_dbs",
+	"rocksdb_caches", "rocksdb_caches_usage", "rocksdb_caches_capacity",
 }
 
 // CSVHeader returns the column names matching [Sample.CSVRow] for the same kinds: the fixed columns, then
@@ -162,7 +173,8 @@ func (s Sample) CSVRow(kinds []string) []string {
 		i(s.Restores, 10), i(s.RestoredRecords, 10), i(s.RSS, 10), i(s.VMS, 10), strconv.Itoa(s.FDs), i(s.NativeHeap, 10), i(s.GoHeap, 10),
 		i(s.RuntimeBytes, 10), i(s.RuntimeMalloc, 10),
 		i(s.RocksDB.MemTables, 10), i(s.RocksDB.TableReaders, 10), i(s.RocksDB.BlockCache, 10),
-		strconv.Itoa(s.RocksDB.OpenDBs),
+		strconv.Itoa(s.RocksDB.OpenDBs), strconv.Itoa(s.RocksDB.Caches), i(s.RocksDB.CachesUsage, 10),
+		i(s.RocksDB.CachesCapacity, 10),
 	)
 	for _, k := range kinds {
 		r = append(r, i(s.LiveNatives[k], 10))

@@ -36,7 +36,8 @@ func goldenSamples() []Sample {
 			Memory: Memory{RSS: 31_490_048, VMS: 1_300_008_960, FDs: 9, NativeHeap: Unavailable, GoHeap: Unavailable,
 				RuntimeBytes: Unavailable},
 			LiveNatives: map[string]int64{"db": 1, "options": 2, "column_family": 2, "unlisted": 7},
-			RocksDB:     RocksDBMemory{MemTables: 2_097_152, TableReaders: 4_096, BlockCache: 8_388_608, OpenDBs: 1},
+			RocksDB: RocksDBMemory{MemTables: 2_097_152, TableReaders: 4_096, BlockCache: 8_388_608, OpenDBs: 1,
+				Caches: 1, CachesUsage: 5_767_168, CachesCapacity: 67_108_864},
 		},
 	}
 }
@@ -82,7 +83,7 @@ func TestCodeRSS(t *testing.T) {
 func TestCSVHeaderNoKinds(t *testing.T) {
 	h := CSVHeader(nil)
 	assert.Equal(t, "model", h[0])
-	assert.Equal(t, "rocksdb_open_dbs", h[len(h)-1])
+	assert.Equal(t, "rocksdb_caches_capacity", h[len(h)-1])
 	assert.Len(t, Sample{}.CSVRow(nil), len(h))
 }
 
@@ -102,7 +103,8 @@ func TestSampleJSON(t *testing.T) {
 	assert.Len(t, got, 20, "no other keys: %s", b)
 	assert.Equal(t, map[string]any{
 		"memtables": float64(2_097_152), "table_readers": float64(4_096), "block_cache": float64(8_388_608),
-		"open_dbs": float64(1),
+		"open_dbs": float64(1), "caches": float64(1), "caches_usage": float64(5_767_168),
+		"caches_capacity": float64(67_108_864),
 	}, got["rocksdb"])
 
 	var back Sample

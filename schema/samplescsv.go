@@ -69,7 +69,9 @@ func ParseSamplesCSV(r io.Reader) (map[string][]Sample, error) {
 				NativeHeap: num("native_heap"), GoHeap: num("go_heap"), RuntimeBytes: num("runtime_bytes"),
 				RuntimeMalloc: num("runtime_malloc")},
 			RocksDB: RocksDBMemory{MemTables: num("rocksdb_memtables"), TableReaders: num("rocksdb_table_readers"),
-				BlockCache: num("rocksdb_block_cache"), OpenDBs: int(num("rocksdb_open_dbs"))},
+				BlockCache: num("rocksdb_block_cache"), OpenDBs: int(num("rocksdb_open_dbs")),
+				Caches: int(num("rocksdb_caches")), CachesUsage: num("rocksdb_caches_usage"),
+				CachesCapacity: num("rocksdb_caches_capacity")},
 			LiveNatives: map[string]int64{},
 		}
 		for name, i := range col {
@@ -89,4 +91,4 @@ func ParseSamplesCSV(r io.Reader) (map[string][]Sample, error) {
 
 // optionalCSVColumns are the columns of [CSVHeader] that older files lack.
 var optionalCSVColumns = map[string]bool{"restores": true, "restored_records": true, "runtime_bytes": true, "runtime_malloc": true,
-	"task_errors": true}
+	"task_errors": true, "rocksdb_caches": true, "rocksdb_caches_usage": true, "rocksdb_caches_capacity": true}

@@ -25,7 +25,7 @@ func diskFullCmd(ctx context.Context, stdout, stderr io.Writer, args []string) e
 	fs := flag.NewFlagSet("disk-full", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	scenario := fs.String("scenario", "kafka-20616", "the workload whose stores fail to open (its tasks and store kind)")
-	models := fs.String("models", "leaky,fixed", "models to run: leaky is Kafka 4.3.0's ownership, fixed 4.3.1's")
+	models := fs.String("models", "leaky,fixed", "models to run: leaky is Kafka 4.3.0's ownership, fixed 4.3.1's; kafka-<version> runs Kafka's own jars (make jvm)")
 	attempts := fs.Int("attempts", 400, "failed opens per model (each one task's re-initialisation after a replaced thread)")
 	interval := fs.Duration("replace-interval", analysis.DefaultReplaceInterval, "time between two retries under REPLACE_THREAD (the consumer's session.timeout.ms: the replaced thread's member does not leave the group)")
 	if err := fs.Parse(args); err != nil {

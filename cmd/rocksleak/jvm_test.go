@@ -147,7 +147,7 @@ func TestJVMRefusesWhatItCannotHonour(t *testing.T) {
 		{"no safety net", []string{"--scenario", "no-safety-net"}, "leak_semantics: no-safety-net"},
 		{"sticky close failures", []string{"--scenario", "eos-v2-cascade"}, "close_failure_kind: sticky"},
 		{"restore scratch", []string{"--scenario", "restore-peak"}, "restore_scratch_bytes: 8388608"},
-		{"init failures", []string{"--set", "init_failure_rate=0.1"}, "init_failure_rate: 0.1"},
+		{"init failures on window stores", []string{"--set", "init_failure_rate=0.1"}, "init_failure_rate: 0.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")

@@ -213,10 +213,12 @@ func (Engine) Runs(rn spec.RunName) bool { return rn.JVM() }
 
 // Capabilities is what the Java child honours (see engine.Capabilities): not
 // the what-if of a binding without RocksJava's safety net (it runs
-// RocksJava's own close), nor restore scratch, failed inits or sticky close
-// failures (its Executor throws on them), nor jemalloc heap dumps: its
-// --profile is async-profiler's nativemem mode (nativemem.go). Kafka's
-// bounded-memory config setter it honours (BoundedMemorySetter.java).
+// RocksJava's own close), nor restore scratch, failed inits of window
+// stores or sticky close failures (its Executor throws on them), nor jemalloc
+// heap dumps: its --profile is async-profiler's nativemem mode
+// (nativemem.go). Kafka's bounded-memory config setter it honours
+// (BoundedMemorySetter.java), and failed inits of key-value stores
+// (LockHolder.java).
 func (Engine) Capabilities() engine.Capabilities { return capabilities }
 
 var capabilities = engine.Capabilities{App: true, NativeMemProfile: true, Limits: []engine.Limit{
@@ -226,15 +228,24 @@ var capabilities = engine.Capabilities{App: true, NativeMemProfile: true, Limits
 	{Field: "restore_scratch_bytes", Honours: "0",
 		OK:  func(sc scenarios.Scenario) bool { return sc.RestoreScratchBytes == 0 },
 		Why: "the Java child's restore allocates no scratch buffer"},
-	{Field: "init_failure_rate", Honours: "0",
-		OK:  func(sc scenarios.Scenario) bool { return sc.InitFailureRate == 0 },
-		Why: "the Java child does not inject failed store inits (op open or put with init_failures)"},
+	initFailuresOnWindowStores,
 	{Field: "close_failure_kind", Honours: string(spec.FaultTransient) + " (or close_failure_rate 0)",
 		OK: func(sc scenarios.Scenario) bool {
 			return sc.CloseFailureRate == 0 || sc.CloseFailureKind == "" || sc.CloseFailureKind == spec.FaultTransient
 		},
 		Why: "the Java child injects the transient close failure (Kafka's failed status write) only; a sticky one loses the store's unflushed records and offsets, and the child has no catch-up restore from a store's committed offset (docs/fidelity.md)"},
 }}
+
+// initFailuresOnWindowStores: the Java child fails a key-value store's
+// inits as Kafka meets them (a second RocksDB open holds the store's LOCK, so
+// RocksDBStore.openDB throws ProcessorStateException; its LockHolder), but
+// not a window store's. Its segment opens fail inside a put
+// (AbstractSegments.getOrCreateSegment), which keeps a segment whose openDB
+// failed in its map, so the put cannot be retried as the Go engine retries it:
+// Kafka would close the task dirty and reopen it, another schedule.
+var initFailuresOnWindowStores = engine.Limit{Field: "init_failure_rate", Honours: "0 on window stores (any rate on kv and migrating stores)",
+	OK:  func(sc scenarios.Scenario) bool { return sc.InitFailureRate == 0 || sc.Store != scenarios.StoreWindow },
+	Why: "a window segment whose open fails inside a put stays in Kafka's segment map unopened (AbstractSegments.getOrCreateSegment), so the put cannot be retried as the Go engine retries it"}
 
 // Preflight checks that rn's child can start (see CommandLine); the error
 // wraps ErrNotBuilt.

@@ -110,3 +110,31 @@ func TestLimitsNameScenarioFields(t *testing.T) {
 		assert.NotEmpty(t, l.Why, l.Field)
 	}
 }
+
+// TestCapabilitiesHonourInitFailuresOnKeyValueStoresOnly: init_failure_rate
+// above 0 runs on the jars for key-value stores (kv, migrating: the child's
+// LockHolder) and is refused for window stores, naming the field; at 0 it is
+// honoured for every store (the control).
+func TestCapabilitiesHonourInitFailuresOnKeyValueStoresOnly(t *testing.T) {
+	for _, tc := range []struct {
+		scenario string
+		rate     float64
+		refused  bool
+	}{
+		{"kv-clean", 0.2, false},
+		{"migrating-store", 0.2, false},
+		{"kafka-20616", 0.2, true},
+		{"kafka-20616", 0, false},
+	} {
+		sc, err := scenarios.Get(tc.scenario)
+		require.NoError(t, err)
+		sc.InitFailureRate = tc.rate
+		err = engine.Refuse(Engine{}, sc, false)
+		if tc.refused {
+			require.ErrorIs(t, err, engine.ErrUnsupported, tc.scenario)
+			assert.Contains(t, err.Error(), "init_failure_rate: 0.2")
+		} else {
+			assert.NoError(t, err, "%s at %v", tc.scenario, tc.rate)
+		}
+	}
+}

@@ -20,8 +20,6 @@ import java.util.Random;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -270,12 +268,12 @@ final class AppRun {
                 steps++;
                 stepStartedNs = 0;
                 if (sampled && i == 0 && app.stepsPerLifecycle > 1) {
-                    sample(TRIGGER_AFTER_OPEN, kafkaFigures(driver.metrics()));
+                    sample(TRIGGER_AFTER_OPEN, KafkaFigures.of(driver.metrics()));
                 } else if (!bare && System.nanoTime() - lastSampleNs >= job.sampleIntervalMs * 1_000_000L) {
                     sample("timer", null);
                 }
             }
-            final long[] k = kafkaFigures(driver.metrics());
+            final long[] k = KafkaFigures.of(driver.metrics());
             punctuations += k[4];
             if (sampled) {
                 sample(TRIGGER_BEFORE_CLOSE, k);
@@ -308,32 +306,6 @@ final class AppRun {
         final Properties c = new Properties();
         c.putAll(p);
         return c;
-    }
-
-    /**
-     * Kafka's own figures from the driver's metrics, summed over its stores: RocksDB's size-all-mem-tables,
-     * estimate-table-readers-mem and block-cache-usage (KIP-607; a cache shared by n stores counts n times),
-     * KIP-989's num-open-iterators, and the task's punctuate-total (recorded at metrics.recording.level DEBUG
-     * only; 0 otherwise).
-     */
-    static long[] kafkaFigures(final Map<MetricName, ? extends Metric> metrics) {
-        final long[] k = new long[5];
-        for (final Map.Entry<MetricName, ? extends Metric> e : metrics.entrySet()) {
-            final int i;
-            switch (e.getKey().name()) {
-                case "size-all-mem-tables": i = 0; break;
-                case "estimate-table-readers-mem": i = 1; break;
-                case "block-cache-usage": i = 2; break;
-                case "num-open-iterators": i = 3; break;
-                case "punctuate-total": i = 4; break;
-                default: continue;
-            }
-            final Object v = e.getValue().metricValue();
-            if (v instanceof Number) {
-                k[i] += ((Number) v).longValue();
-            }
-        }
-        return k;
     }
 
     long elapsedNs() {
@@ -401,8 +373,10 @@ final class AppRun {
         if (kafka != null && kafka[3] > 0) {
             live.put("iterator", kafka[3]);
         }
-        final long[] rocks = kafka == null ? new long[4] : new long[] {kafka[0], kafka[1], kafka[2], 0};
+        final long[] caches = AppSetter.caches();
+        final long[] rocks = kafka == null ? new long[7] : new long[] {kafka[0], kafka[1], kafka[2], 0, 0, 0, 0};
         rocks[3] = AppSetter.OPENS.get() - AppSetter.CLOSES.get(); // the RocksDB instances open
+        System.arraycopy(caches, 0, rocks, 4, 3);
         final JsonGenerator g = out.begin("sample");
         Main.sampleFields(g, new Main.SampleValues(job.model, seq++, elapsedNs(), trigger, lifecycles, 0, 0, 0, records,
             0, 0, r, live, rocks));

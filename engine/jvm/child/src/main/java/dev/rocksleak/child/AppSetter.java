@@ -2,6 +2,9 @@ package dev.rocksleak.child;
 
 import java.lang.reflect.Field;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -9,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.streams.state.RocksDBConfigSetter;
 import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.Cache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksObject;
 import org.rocksdb.TableFormatConfig;
@@ -34,6 +38,11 @@ public final class AppSetter implements RocksDBConfigSetter {
     /** The ledger the captured objects go to (the run's); null: capture nothing. */
     static volatile Ledger ledger;
     private static final Set<RocksObject> SEEN = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** The block cache of every store's options, by store name (a segment's under its store's name), the last. */
+    private static final Map<String, Cache> CACHE_OF = new HashMap<>();
+    /** Every block cache captured, each once, with its capacity once Kafka's metric has reported it (else -1). */
+    private static final Map<Cache, Long> CACHES = new IdentityHashMap<>();
+    private static final Set<String> SEGMENTED = new HashSet<>();
 
     private RocksDBConfigSetter user;
 
@@ -48,7 +57,7 @@ public final class AppSetter implements RocksDBConfigSetter {
             user = newUserSetter(cls);
             user.setConfig(storeName, options, configs);
         }
-        capture(options);
+        capture(storeName, options);
     }
 
     @Override
@@ -70,17 +79,63 @@ public final class AppSetter implements RocksDBConfigSetter {
         }
     }
 
-    private static void capture(final Options options) {
+    private static void capture(final String storeName, final Options options) {
         final Ledger l = ledger;
         if (l == null) {
             return;
         }
         final TableFormatConfig t = options.tableFormatConfig();
         if (t instanceof BlockBasedTableConfig) {
-            track(l, "cache", field(BlockBasedTableConfig.class, t, "blockCache"));
+            final Object cache = field(BlockBasedTableConfig.class, t, "blockCache");
+            if (cache instanceof Cache) {
+                remember(storeName, (Cache) cache);
+            }
+            track(l, "cache", cache);
             track(l, "filter", field(BlockBasedTableConfig.class, t, "filterPolicy"));
         }
         track(l, "write_buffer_manager", writeBufferManager(options));
+    }
+
+    private static synchronized void remember(final String storeName, final Cache cache) {
+        final String store = storeName.replaceFirst("\\.\\d+$", "");
+        if (!store.equals(storeName)) {
+            SEGMENTED.add(store);
+        }
+        CACHE_OF.put(store, cache);
+        CACHES.putIfAbsent(cache, -1L);
+    }
+
+    /**
+     * Records the capacity of the block cache of the store named {@code store} from Kafka's block-cache-capacity
+     * metric, tagged with the store's name. A segmented store's metric sums its segments' caches when they are not
+     * one, so its capacity is not recorded: no one cache's.
+     */
+    static synchronized void capacity(final String store, final long capacity) {
+        final Cache c = CACHE_OF.get(store);
+        if (c != null && capacity > 0 && !SEGMENTED.contains(store) && CACHES.containsKey(c)) {
+            CACHES.put(c, capacity);
+        }
+    }
+
+    /**
+     * The block caches captured that still own their native cache, each counted once however many stores share
+     * it: {how many, their summed usage (Cache.getUsage), their summed capacity where known}. A cache Kafka or a
+     * setter closed with its store is not counted (and forgotten); one a setter shares (or leaks) is, between task
+     * lives too.
+     */
+    static synchronized long[] caches() {
+        long n = 0, usage = 0, capacity = 0;
+        for (final Iterator<Map.Entry<Cache, Long>> it = CACHES.entrySet().iterator(); it.hasNext();) {
+            final Map.Entry<Cache, Long> e = it.next();
+            if (!e.getKey().isOwningHandle()) {
+                it.remove();
+                continue;
+            }
+            n++;
+            usage += e.getKey().getUsage();
+            capacity += Math.max(e.getValue(), 0);
+        }
+        return new long[] {n, usage, capacity};
     }
 
     private static synchronized void track(final Ledger l, final String kind, final Object o) {

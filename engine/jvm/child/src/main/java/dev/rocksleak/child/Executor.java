@@ -44,7 +44,7 @@ final class Executor {
     final Ledger ledger;
     private final File root;
     private final Path changelogRoot;
-    private final Slot[][] slots;
+    final Slot[][] slots;
     /** The RocksDB instances open now, as the stores' hooks report them (Instance). */
     final OpenDbs openDbs = new OpenDbs();
     private final long begin = System.nanoTime();
@@ -58,12 +58,14 @@ final class Executor {
     final List<String> taskErrorExamples = tally.examples;
     final List<Long> taskErrorCounts = tally.counts;
     /** The stores' app configs beyond the context's base ones (rocksdb.config.setter when bounded memory is on). */
-    private final Map<String, Object> appConfigs = new HashMap<>();
+    final Map<String, Object> appConfigs = new HashMap<>();
     /** Task errors whose cause chain names a storage fault, by fault (schema.StorageFaults' words). */
     final Map<String, Long> storageFaults = tally.storageFaults;
     private final RestoreTimes restoreTimes = new RestoreTimes();
     /** The first close-time status-write error seen (for the docs and tests). */
     String firstCloseError;
+    /** The first RocksDB error that refused an open whose LOCK a LockHolder held (InitTries; docs and tests). */
+    String firstInitError;
 
     Executor(final Job job, final boolean instrumented) throws IOException {
         this.job = job;
@@ -114,17 +116,15 @@ final class Executor {
                 return Stop.NONE;
             case "open": {
                 final int fails = op.path("init_failures").asInt(0);
-                if (fails > 0) {
-                    throw new UnsupportedOperationException("op open with init_failures > 0 is not run by the JVM "
-                        + "child yet");
+                if (fails > 0 && job.store.equals("window")) {
+                    throw new UnsupportedOperationException("op open with init_failures > 0 on a window store (jvm.go)");
                 }
-                open(slot(op));
+                open(slot(op), fails);
                 return Stop.NONE;
             }
             case "put":
                 if (op.path("init_failures").asInt(0) > 0) {
-                    throw new UnsupportedOperationException("op put with init_failures > 0 is not run by the JVM "
-                        + "child yet");
+                    throw new UnsupportedOperationException("op put with init_failures > 0: a segment's (jvm.go)");
                 }
                 put(slot(op), text(op, "key"), num(op, "ts"), num(op, "ver"));
                 return Stop.NONE;
@@ -208,23 +208,28 @@ final class Executor {
         }
     }
 
-    private void open(final Slot slot) throws IOException {
+    /**
+     * open: the slot's store, its first initFailures tries refused by RocksDB and retried (InitTries), as the Go
+     * engine's retryInit; when every try fails, a task error and a restore into a fresh directory (the Go engine's
+     * open). A wiped slot is restored instead, its restore's opens taking the failures.
+     */
+    private void open(final Slot slot, final int initFailures) throws IOException {
         if (slot.inst != null) {
             return;
         }
         if (slot.wiped) {
             slot.wiped = false;
-            restore(slot, false);
+            restore(slot, false, initFailures);
             return;
         }
         try {
-            slot.inst = Instance.open(this, slot, true, appConfigs);
+            slot.inst = InitTries.open(this, slot, initFailures, appConfigs);
         } catch (final RuntimeException e) {
             if (isTaskCorrupted(e)) {
                 corruptTask(slot);
             } else {
                 taskError(slot, e);
-                restore(slot, true);
+                restore(slot, true, 0);
             }
         }
     }
@@ -257,13 +262,13 @@ final class Executor {
             }
         }
         deleteTree(new File(root, "task-" + slot.task).toPath());
-        restore(slot, false);
+        restore(slot, false, 0);
         for (final Slot o : reopen) {
-            restore(o, false);
+            restore(o, false, 0);
         }
     }
 
-    private void taskError(final Slot slot, final Throwable e) {
+    void taskError(final Slot slot, final Throwable e) {
         taskErrors++;
         tally.add(slot, e);
     }
@@ -272,9 +277,10 @@ final class Executor {
      * Restores a slot's store from its changelog: wiped (or moved to a fresh directory), opened empty (a window
      * store at stream time -1) and fed the changelog in restore batches through the callback the store registered
      * (ChangelogFeed), as the restore consumer would: a window store's batches advance its stream time, creating and
-     * expiring segments (counted apart as restore lifecycles).
+     * expiring segments (counted apart as restore lifecycles). The open's first initFailures tries are refused
+     * (InitTries).
      */
-    private void restore(final Slot slot, final boolean moveAway) throws IOException {
+    private void restore(final Slot slot, final boolean moveAway, final int initFailures) throws IOException {
         final long t0 = System.nanoTime();
         if (moveAway) {
             slot.gen++;
@@ -283,7 +289,7 @@ final class Executor {
         }
         final long lc0 = lifecycles;
         try {
-            slot.inst = Instance.open(this, slot, true, appConfigs);
+            slot.inst = InitTries.open(this, slot, initFailures, appConfigs);
         } catch (final RuntimeException e) {
             taskError(slot, new IllegalStateException("restore: " + e, e));
             return;
@@ -312,7 +318,7 @@ final class Executor {
     }
 
     @SuppressWarnings("unchecked")
-    private void put(final Slot slot, final String key, final long ts, final long ver) throws IOException {
+    void put(final Slot slot, final String key, final long ts, final long ver) throws IOException {
         final Instance inst = slot.inst;
         if (inst == null) {
             return; // a store that could not be opened
@@ -382,7 +388,7 @@ final class Executor {
     }
 
     /** Closes a slot's store as Kafka closes it; with mayFail false, any arm is dropped first (a reaction). */
-    private void closeSlot(final Slot slot, final boolean mayFail) {
+    void closeSlot(final Slot slot, final boolean mayFail) {
         final Instance inst = slot.inst;
         if (inst == null) {
             return;

@@ -39,7 +39,7 @@ final class Instance implements RocksleakStores.Hooks {
 
     /**
      * Builds and inits a slot's store (a window store at streamTime) with the stores' app configs; the exception
-     * is Kafka's.
+     * is Kafka's, and a counted instance's failure is a failed init on the executor.
      */
     static Instance open(final Executor ex, final Slot slot, final boolean counted,
         final Map<String, Object> appConfigs) {
@@ -62,6 +62,11 @@ final class Instance implements RocksleakStores.Hooks {
         try {
             inst.store.init(inst.ctx.context(), inst.store);
         } catch (final RuntimeException e) {
+            if (counted) {
+                // A failed init, whatever refused it (a held LOCK, an unclean status under exactly-once): counted as
+                // the Go engine's lifecycle.Open counts every open that fails (Sample.InitFailures).
+                ex.initFailures++;
+            }
             // What init opened before it failed (a window store's earlier segments) is closed, not left open.
             try {
                 inst.store.close();
@@ -155,7 +160,8 @@ final class Instance implements RocksleakStores.Hooks {
         }
     }
 
-    private static ReadOptions defaultReadOptions(final RocksDB db) {
+    /** RocksJava's defaultReadOptions_ of db (null before RocksJava 8.10). */
+    static ReadOptions defaultReadOptions(final RocksDB db) {
         if (DEFAULT_READ_OPTIONS == null) {
             return null;
         }

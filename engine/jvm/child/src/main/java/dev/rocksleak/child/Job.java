@@ -55,6 +55,11 @@ final class Job {
     long restoreScratchBytes;
     /** rocksleak run --profile (harness.ProfileJob); null when not profiled. */
     Profile profile;
+    /**
+     * rocksleak disk-full (harness.DiskFullJob): how many opens to make on the full state directory instead of
+     * running the op stream; 0 when absent.
+     */
+    int diskFullAttempts;
 
     /** harness.ProfileJob: where and from when the child records native allocations (NativeMemProfile). */
     static final class Profile {
@@ -111,6 +116,15 @@ final class Job {
         job.changelogDir = job.str(j, "changelog_dir", false);
         job.read.add("profile");
         job.profile = Profile.parse(j.get("profile"));
+        final JsonNode df = j.get("disk_full");
+        if (df != null && !df.isNull()) {
+            job.read.add("disk_full");
+            final JsonNode n = df.get("attempts");
+            if (n == null || !n.isIntegralNumber() || n.asInt() < 1) {
+                throw new BadInput("job: disk_full.attempts: missing or not a positive integer: " + n);
+            }
+            job.diskFullAttempts = n.asInt();
+        }
         job.read.add("scenario");
         final JsonNode s = j.get("scenario");
         if (s == null || !s.isObject()) {

@@ -131,10 +131,22 @@ public final class Main {
             Executor.Stop stop = Executor.Stop.NONE;
             try {
                 ex = new Executor(job, !bare);
+                if (job.diskFullAttempts > 0) {
+                    DiskFull.fill(Path.of(job.stateDir)); // full from here on (rocksleak disk-full)
+                }
                 if (!bare) {
                     sampler = new Sampler(job.allocator);
                     info();
                     sample("start");
+                }
+                for (int i = 0; i < job.diskFullAttempts && !interrupted; i++) {
+                    DiskFull.attempt(ex, i); // the op stream is not read: the parent's writer stops at the exit
+                    if (sampler != null) {
+                        sample("lifecycle");
+                    }
+                }
+                if (job.diskFullAttempts > 0) {
+                    stop = Executor.Stop.END;
                 }
                 String line;
                 while (stop == Executor.Stop.NONE) {
@@ -368,6 +380,11 @@ public final class Main {
         g.writeNumberField("table_readers", v.rocks()[1]);
         g.writeNumberField("block_cache", v.rocks()[2]);
         g.writeNumberField("open_dbs", v.rocks()[3]);
+        // The stores' block caches, each once (AppSetter.caches): an application run's; 0 for a scenario's.
+        final long[] r = v.rocks();
+        g.writeNumberField("caches", r.length > 4 ? r[4] : 0);
+        g.writeNumberField("caches_usage", r.length > 5 ? r[5] : 0);
+        g.writeNumberField("caches_capacity", r.length > 6 ? r[6] : 0);
         g.writeEndObject();
     }
 }

@@ -31,6 +31,15 @@ final class Slot {
         return new File(root, "task-" + task + File.separator + "gen-" + gen);
     }
 
+    /**
+     * The RocksDB directory of the slot's key-value store (kind kv or migrating): RocksDBStore.openDB's
+     * {@code new File(new File(stateDir, parentDir), name)}, the parent directory "rocksdb" (RocksDBStore(name,
+     * "rocksdb"), as Kafka's key-value store suppliers build it).
+     */
+    File keyValueDbDir() {
+        return new File(new File(taskDir(), "rocksdb"), name());
+    }
+
     Changelog changelog() throws IOException {
         if (log == null) {
             log = new Changelog(changelogRoot.resolve("task-" + task).resolve("store-" + idx + ".log"));

@@ -32,6 +32,18 @@ class JobTest {
         final Job.BadInput e2 = assertThrows(Job.BadInput.class, () -> Job.parse(new ObjectMapper().readTree(
             "{\"scenario\":" + SCENARIO + ",\"model\":\"m\",\"seed\":1}")));
         assertTrue(e2.getMessage().contains("state_dir"), e2.getMessage());
+        final Job.BadInput e3 = assertThrows(Job.BadInput.class, () -> Job.parse(new ObjectMapper().readTree(
+            "{\"scenario\":" + SCENARIO + ",\"model\":\"m\",\"seed\":1,\"state_dir\":\"/tmp/x\",\"disk_full\":{}}")));
+        assertTrue(e3.getMessage().contains("disk_full.attempts"), e3.getMessage());
+    }
+
+    @Test
+    void readsTheDiskFullAttempts() throws Exception {
+        final Job j = Job.parse(new ObjectMapper().readTree("{\"scenario\":" + SCENARIO
+            + ",\"model\":\"kafka-4.3.0\",\"seed\":3,\"state_dir\":\"/tmp/x\",\"disk_full\":{\"attempts\":7}}"));
+        assertEquals(7, j.diskFullAttempts);
+        assertEquals(0, Job.parse(new ObjectMapper().readTree("{\"scenario\":" + SCENARIO
+            + ",\"model\":\"m\",\"seed\":3,\"state_dir\":\"/tmp/x\"}")).diskFullAttempts);
     }
 
     @Test

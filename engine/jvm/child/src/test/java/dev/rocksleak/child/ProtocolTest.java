@@ -29,7 +29,6 @@ class ProtocolTest {
     /** The job's keys the child does not read, each with why (everything else it reads must be in the job). */
     static final Map<String, String> IGNORED_JOB_KEYS = Map.of(
         "base_model", "the JVM child takes its Kafka version from kafka_version",
-        "disk_full", "rocksleak disk-full runs the Go engine's models",
         "app", "read by AppJob.parse (Main): the user's application, run by AppRun instead of the op stream");
     static final Map<String, String> IGNORED_SCENARIO_KEYS = new TreeMap<>(Map.ofEntries(
         Map.entry("description", "text"),
@@ -40,7 +39,8 @@ class ProtocolTest {
         Map.entry("close_failure_rate", "carried by the op stream (arm)"),
         Map.entry("close_failure_kind", "carried by the op stream (arm's fault); only transient is honoured"),
         Map.entry("cascade", "carried by the op stream (arm)"),
-        Map.entry("init_failure_rate", "carried by the op stream (init_failures); above 0 refused before work"),
+        Map.entry("init_failure_rate", "carried by the op stream (init_failures): a LockHolder refuses that many opens; "
+            + "above 0 on a window store refused before work"),
         Map.entry("rebalance_every_steps", "carried by the op stream (rebalance)"),
         Map.entry("rebalance_tasks", "carried by the op stream (rebalance)"),
         Map.entry("read_back", "carried by the op stream (get, range)"),
