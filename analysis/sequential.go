@@ -14,9 +14,13 @@ import (
 const RuleName = "O'Brien–Fleming-type error spending (Lan–DeMets), Bonferroni over looks"
 
 // GuardedRuleName names the rule --until-verdict runs with
-// (stats.StopRule.Guarded): RuleName with the guards that make an early call
-// as safe as the full run's.
-const GuardedRuleName = RuleName + "; no early \"no leak\" before 75% of the planned lifecycles, before a restore the scenario makes or while the native heap's warm-up cut is long, no early \"leak\" unless the native heap's later half holds the rate"
+// (stats.StopRule.Guarded and HoldsToHorizon): RuleName with the guards that
+// make an early call as safe as the full run's.
+const GuardedRuleName = FirstGuardedRuleName + " and its rate, carried to the planned horizon as its growth bends, stays above the floor"
+
+// FirstGuardedRuleName names the first guarded rule (stats.StopRule.Guarded
+// without HoldsToHorizon, d0a17f5), kept to replay the results it made.
+const FirstGuardedRuleName = RuleName + "; no early \"no leak\" before 75% of the planned lifecycles, before a restore the scenario makes or while the native heap's warm-up cut is long, no early \"leak\" unless the native heap's later half holds the rate"
 
 // Sequential decides a model's verdict while its run is still going, so the
 // run can stop as soon as the verdict is settled. It looks at the samples at
@@ -46,14 +50,16 @@ type Sequential struct {
 	// project it from the lifecycle rate at the first look.
 	PlannedLifecycles float64
 	DurationNs        int64
-	// Guarded runs stats.StopRule.Guarded (GuardedRuleName), as
-	// --until-verdict does; unguarded is RuleName, the rule of older
-	// results. ExpectRestores makes a guarded "no leak" wait for a restore
-	// (a scenario that restores stores: exactly-once with failing closes).
-	Guarded, ExpectRestores bool
-	MinSamples              int     // samples (timer samples excluded) before the first look; default 60
-	Growth                  float64 // next look at ×Growth samples; default 1.25
-	Alpha                   float64 // family-wise error rate over all looks; default 0.05
+	// Guarded runs stats.StopRule.Guarded, and with HoldsToHorizon its
+	// guard of that name (GuardedRuleName), as --until-verdict does;
+	// Guarded alone is FirstGuardedRuleName and unguarded is RuleName, the
+	// rules of older results. ExpectRestores makes a guarded "no leak" wait
+	// for a restore (a scenario that restores stores: exactly-once with
+	// failing closes).
+	Guarded, HoldsToHorizon, ExpectRestores bool
+	MinSamples                              int     // samples (timer samples excluded) before the first look; default 60
+	Growth                                  float64 // next look at ×Growth samples; default 1.25
+	Alpha                                   float64 // family-wise error rate over all looks; default 0.05
 
 	state   stats.StopState
 	nextAt  int
@@ -112,7 +118,7 @@ func (q *Sequential) Observe(all []schema.Sample) bool {
 		return false
 	}
 	nat, rss := *fits[SignalNativeHeap].Total, *fits[SignalRSS].Total
-	rule := stats.StopRule{Alpha: q.Alpha, PlannedLifecycles: q.PlannedLifecycles, Guarded: q.Guarded}
+	rule := stats.StopRule{Alpha: q.Alpha, PlannedLifecycles: q.PlannedLifecycles, Guarded: q.Guarded, HoldsToHorizon: q.HoldsToHorizon}
 	data := stats.LookData{Lifecycles: float64(last.Lifecycles), Native: statsFit(nat), RSS: statsFit(rss)}
 	if q.Guarded {
 		data.RecentNative = recentNative(samples, nat.WarmupSamples)
@@ -176,10 +182,13 @@ func recentNative(samples []schema.Sample, warmup int) *stats.Fit {
 	return &f
 }
 
-// Rule names q's rule: GuardedRuleName or RuleName.
+// Rule names q's rule: GuardedRuleName, FirstGuardedRuleName or RuleName.
 func (q *Sequential) Rule() string {
-	if q.Guarded {
+	switch {
+	case q.Guarded && q.HoldsToHorizon:
 		return GuardedRuleName
+	case q.Guarded:
+		return FirstGuardedRuleName
 	}
 	return RuleName
 }
@@ -218,20 +227,22 @@ func (q *Sequential) Replay(all []schema.Sample) bool {
 }
 
 // applyEarlyStop applies the early stop a result records to run, whose
-// samples are all: when run.Sequential names this rule (RuleName), the
-// looks are replayed, by the rule it names (RuleName or GuardedRuleName),
-// over the samples at the recorded horizon (Replay) and
+// samples are all: when run.Sequential names one of this file's rules, the
+// looks are replayed, by the rule it names (RuleName,
+// FirstGuardedRuleName or GuardedRuleName), over the samples at the
+// recorded horizon (Replay) and
 // their outcome replaces the record; at a stop, the stopping look's verdict
 // replaces the full fit's (StopVerdict). A run without a record (no
 // --until-verdict), or one recorded under another rule, keeps its full
 // fit's verdict and its record.
 func applyEarlyStop(r *schema.Result, run *schema.Run, all []schema.Sample, floors schema.VerdictFloors) {
 	rec := run.Sequential
-	if rec == nil || (rec.Rule != RuleName && rec.Rule != GuardedRuleName) {
+	if rec == nil || (rec.Rule != RuleName && rec.Rule != FirstGuardedRuleName && rec.Rule != GuardedRuleName) {
 		return
 	}
 	q := NewSequential(r.Scenario, floors)
-	q.PlannedLifecycles, q.Guarded = rec.PlannedLifecycles, rec.Rule == GuardedRuleName
+	q.PlannedLifecycles = rec.PlannedLifecycles
+	q.Guarded, q.HoldsToHorizon = rec.Rule != RuleName, rec.Rule == GuardedRuleName
 	q.Replay(all)
 	run.Sequential = q.Outcome()
 	if v := q.StopVerdict(); v != nil {
@@ -245,5 +256,5 @@ func applyEarlyStop(r *schema.Result, run *schema.Run, all []schema.Sample, floo
 // restores stores (exactly-once with failing closes).
 func NewSequential(sc scenarios.Scenario, floors schema.VerdictFloors) *Sequential {
 	return &Sequential{Floors: floors, PlannedLifecycles: float64(sc.Lifecycles), DurationNs: int64(sc.Duration),
-		Guarded: true, ExpectRestores: sc.ExactlyOnce && sc.CloseFailureRate > 0}
+		Guarded: true, HoldsToHorizon: true, ExpectRestores: sc.ExactlyOnce && sc.CloseFailureRate > 0}
 }

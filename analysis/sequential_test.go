@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/stats"
+	"github.com/rocksleak/rocksleak/stats/simulate"
 )
 
 // series simulates n lifecycle samples whose native heap and RSS grow by
@@ -170,4 +173,58 @@ func TestGuardedSequentialWaitsForARestore(t *testing.T) {
 	q = NewSequential(sc, DefaultFloors())
 	require.True(t, q.Replay(restored))
 	assert.Equal(t, WordNoLeak, VerdictWord(q.Verdict.Leak))
+}
+
+// plateauRun123 is statscheck -early's run 123 (seed 11) of its plateau
+// case, 3 MiB with τ = 0.3 × the run over 1,500 planned lifecycles, as the
+// table's runs give it to the analysis: a start sample, then one sample per
+// point.
+func plateauRun123(t *testing.T) []schema.Sample {
+	t.Helper()
+	var c simulate.Case
+	for _, k := range simulate.EarlyStopSuite() {
+		if k.Name == "plateau 3 MiB, τ = 0.3 × the run" {
+			c = k
+		}
+	}
+	require.NotZero(t, c.N)
+	h := fnv.New64a() // statscheck's seeding: the case's name, FNV-1a, plus the run's index
+	h.Write([]byte(c.Name))
+	ni, ri := c.Inputs(rand.New(rand.NewPCG(11, 123+h.Sum64())))
+	out := []schema.Sample{{Trigger: schema.TriggerStart, Memory: schema.Memory{NativeHeap: 4 << 20, RSS: 20 << 20}}}
+	for i := range ni.Y {
+		L := int64(math.Round(ni.Lifecycles[i]))
+		out = append(out, schema.Sample{Seq: i + 1, Trigger: schema.TriggerLifecycle, Lifecycles: L, Records: 120 * L,
+			ElapsedNs: int64(i+1) * 40e6, Memory: schema.Memory{NativeHeap: int64(ni.Y[i]), RSS: int64(ri.Y[i])}})
+	}
+	return out
+}
+
+// TestGuardedSequentialCallsNoLeakOnGrowthThatLevelsOff: the one run of
+// statscheck -early's table at d0a17f5 where the guarded early stop
+// contradicted the full run. Growth that levels off (plateau run 123) is
+// "no leak" on the full run; the first guarded rule (FirstGuardedRuleName)
+// called it a leak at its first look, 15% of the run, where the native
+// heap's rate bent too little for the growth-slows flag and its later half
+// still held +5 KiB/lifecycle. The rule --until-verdict runs (NewSequential,
+// with HoldsToHorizon) carries that bend to the planned horizon, finds it
+// below the floor there, and calls no early leak.
+func TestGuardedSequentialCallsNoLeakOnGrowthThatLevelsOff(t *testing.T) {
+	all := plateauRun123(t)
+	fits, err := FitSamples(all)
+	require.NoError(t, err)
+	full := Decide(*fits[SignalNativeHeap].Total, *fits[SignalRSS].Total, DefaultFloors())
+	require.Equal(t, stats.VerdictNoLeak, full.Verdict, full.Reason)
+
+	first := NewSequential(scenarios.Scenario{Lifecycles: simulate.EarlyPlanned}, DefaultFloors())
+	first.HoldsToHorizon = false
+	require.True(t, first.Replay(all), "the first guarded rule stops early")
+	assert.Equal(t, WordLeak, VerdictWord(first.Verdict.Leak), "the contradiction, as the table found it")
+	assert.Equal(t, FirstGuardedRuleName, first.Outcome().Rule)
+
+	q := NewSequential(scenarios.Scenario{Lifecycles: simulate.EarlyPlanned}, DefaultFloors())
+	if q.Replay(all) {
+		assert.NotEqual(t, WordLeak, VerdictWord(q.Verdict.Leak), "an early leak on growth the full run calls no leak: %s", q.Verdict.Reason)
+	}
+	assert.Equal(t, GuardedRuleName, q.Outcome().Rule)
 }

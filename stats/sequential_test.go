@@ -53,3 +53,48 @@ func TestGuardedStopRule(t *testing.T) {
 	assert.True(t, stop)
 	assert.Equal(t, VerdictNoLeak, d.Verdict, d.Reason)
 }
+
+// TestGuardedStopRuleHoldsToHorizon: with HoldsToHorizon an early "leak"
+// also needs the native heap's rate, carried to the planned horizon as its
+// growth bends (rateAtHorizon), to stay above the floor. The fits are those
+// of statscheck -early's plateau run 123 (3 MiB, τ = 0.3 × the run) at its
+// first look, 230 of 1,500 lifecycles: native +5.14 KiB/lifecycle, its rate
+// bending from 5.69 to 4.65 KiB/lifecycle, too little for the growth-slows
+// flag, its later half +5.17 KiB/lifecycle. The first guarded rule
+// (HoldsToHorizon false) calls it a leak, as it did (the full run calls
+// it "no leak"); the guard does not. An 11 KiB/lifecycle leak that bends
+// as much by noise, and a straight one, are still called early (positive
+// controls).
+func TestGuardedStopRuleHoldsToHorizon(t *testing.T) {
+	plateau := withRates(fitWith(4160, 6360, 88), 5828, 4757)
+	plateauRSS := fitWith(4570, 6800, 73)
+	recent := fitWith(4290, 6300, 42)
+	bentLeak := withRates(fitWith(10000, 12000, 88), 11400, 9300)
+	straight := withRates(fitWith(3500, 4500, 88), 4000, 4000)
+	for _, tc := range []struct {
+		name   string
+		native Fit
+		stops  bool
+	}{
+		{"plateau bending below the floor by the horizon", plateau, false},
+		{"11 KiB leak bending as much (positive)", bentLeak, true},
+		{"straight 4 KiB leak (positive)", straight, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			look := LookData{Lifecycles: 230, Native: tc.native, RSS: plateauRSS, RecentNative: &recent}
+			for _, holds := range []bool{false, true} {
+				var st StopState
+				rule := StopRule{PlannedLifecycles: 1500, Guarded: true, HoldsToHorizon: holds}
+				d, stop := rule.Look(&st, look, DecideOptions{})
+				if !holds || tc.stops {
+					assert.True(t, stop, "HoldsToHorizon %v: %s", holds, d.Reason)
+					assert.Equal(t, VerdictLeak, d.Verdict, d.Reason)
+					continue
+				}
+				assert.False(t, stop, d.Reason)
+				assert.Equal(t, VerdictInconclusive, d.Verdict)
+				assert.Contains(t, d.Reason, "carried on so to the planned 1500 lifecycles it falls to +1.")
+			}
+		})
+	}
+}

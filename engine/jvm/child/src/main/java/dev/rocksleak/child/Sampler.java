@@ -2,6 +2,7 @@ package dev.rocksleak.child;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
 import java.lang.management.MemoryUsage;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -9,8 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -51,6 +50,7 @@ final class Sampler implements AutoCloseable {
     private final Memory epoch;
     private final Memory sizeOut;
     private final Memory sizeLen;
+    private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     private final MBeanServer mbeans;
     private final ObjectName diagnostic;
     private boolean nmt = true;
@@ -94,10 +94,18 @@ final class Sampler implements AutoCloseable {
         }
     }
 
-    /** glibc's struct mallinfo2: ten size_t fields. */
+    /**
+     * glibc's struct mallinfo2: ten size_t fields. Returned by value, so JNA makes one per call (Structure.newInstance)
+     * and would give each a fresh malloc'd Memory, freed only when the collector gets to it: a native allocation per
+     * sample, in the very figure the call reads. Each instance here uses {@link #RESULT} instead (autoAllocate), which
+     * is allocated once; {@link #nativeHeap} reads its fields before the next call can overwrite them.
+     */
     @Structure.FieldOrder({"arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
         "fordblks", "keepcost"})
     public static class MallInfo2 extends Structure implements Structure.ByValue {
+        /** The one buffer every call's result is written into (80 bytes, for the process's life). */
+        static final Memory RESULT = new Memory(10 * 8);
+
         public long arena;
         public long ordblks;
         public long smblks;
@@ -108,22 +116,42 @@ final class Sampler implements AutoCloseable {
         public long uordblks;
         public long fordblks;
         public long keepcost;
+
+        @Override
+        protected Memory autoAllocate(final int size) {
+            if (size > RESULT.size()) {
+                throw new IllegalStateException("struct mallinfo2 is " + size + " bytes here, not " + RESULT.size());
+            }
+            return RESULT;
+        }
     }
 
     /** The C allocator's bytes in use. */
     long nativeHeap() {
         if (jemalloc) {
-            // Refresh the statistics (write the epoch), then read stats.allocated (a size_t).
-            mallctl.invokeInt(new Object[] {"epoch", Pointer.NULL, Pointer.NULL, epoch, 8L});
+            // Refresh the statistics (write the epoch), then read stats.allocated (a size_t). The names are native
+            // strings made once: a Java String argument would be copied into a fresh malloc'd buffer per call.
+            mallctl.invokeInt(new Object[] {EPOCH, Pointer.NULL, Pointer.NULL, epoch, 8L});
             sizeLen.setLong(0, 8);
-            final int rc = mallctl.invokeInt(new Object[] {"stats.allocated", sizeOut, sizeLen, Pointer.NULL, 0L});
+            final int rc = mallctl.invokeInt(new Object[] {STATS_ALLOCATED, sizeOut, sizeLen, Pointer.NULL, 0L});
             if (rc != 0) {
                 throw new IllegalStateException("mallctl(stats.allocated) = " + rc);
             }
             return sizeOut.getLong(0);
         }
-        final MallInfo2 mi = (MallInfo2) mallinfo2.invoke(MallInfo2.class, new Object[0]);
-        return mi.uordblks + mi.hblkhd;
+        synchronized (MallInfo2.RESULT) { // one call at a time into the shared result
+            final MallInfo2 mi = (MallInfo2) mallinfo2.invoke(MallInfo2.class, new Object[0]);
+            return mi.uordblks + mi.hblkhd;
+        }
+    }
+
+    private static final Memory EPOCH = cString("epoch");
+    private static final Memory STATS_ALLOCATED = cString("stats.allocated");
+
+    private static Memory cString(final String s) {
+        final Memory m = new Memory(s.length() + 1);
+        m.setString(0, s, "US-ASCII");
+        return m;
     }
 
     Reading read(final boolean withRuntime) throws IOException {
@@ -131,7 +159,7 @@ final class Sampler implements AutoCloseable {
         statm(r);
         r.fds = fds();
         r.nativeHeap = nativeHeap();
-        final MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        final MemoryUsage heap = memory.getHeapMemoryUsage();
         r.javaHeapUsed = heap.getUsed();
         if (withRuntime) {
             runtime(r);
@@ -194,14 +222,13 @@ final class Sampler implements AutoCloseable {
         statm.close();
     }
 
-    private static final Pattern NMT = Pattern.compile(
-        "^-\\s+(Java Heap|Class|Metaspace|Code) \\(reserved=(\\d+)KB, committed=(\\d+)KB\\)", Pattern.MULTILINE);
-    private static final Pattern NMT_MALLOC = Pattern.compile("^\\s+malloc: (\\d+)KB", Pattern.MULTILINE);
+    private static final Object[] NMT_ARGS = {new String[] {"summary"}};
+    private static final String[] NMT_SIGNATURE = {String[].class.getName()};
 
     /**
      * The JVM's own resident share by Native Memory Tracking: Java heap + Class + Metaspace + Code (code cache),
      * committed, in bytes; and the JVM's own malloc'd bytes (NMT's malloc total, which the C allocator's figure
-     * includes). Both UNAVAILABLE when NMT is off.
+     * includes). Both UNAVAILABLE when NMT is off. The report is parsed by {@link NmtSummary}.
      */
     void runtime(final Reading r) {
         if (!nmt) {
@@ -209,27 +236,19 @@ final class Sampler implements AutoCloseable {
         }
         final String out;
         try {
-            out = (String) mbeans.invoke(diagnostic, "vmNativeMemory", new Object[] {new String[] {"summary"}},
-                new String[] {String[].class.getName()});
+            out = (String) mbeans.invoke(diagnostic, "vmNativeMemory", NMT_ARGS, NMT_SIGNATURE);
         } catch (final Exception e) {
             nmt = false;
             return;
         }
-        final Matcher m = NMT.matcher(out);
-        long kb = 0;
-        int found = 0;
-        while (m.find()) {
-            kb += Long.parseLong(m.group(3));
-            found++;
-        }
-        if (found == 0) {
+        final NmtSummary summary = NmtSummary.parse(out);
+        if (summary.committedKb < 0) {
             nmt = false; // "Native memory tracking is not enabled"
             return;
         }
-        r.runtimeBytes = kb * 1024;
-        final Matcher mm = NMT_MALLOC.matcher(out);
-        if (mm.find()) {
-            r.jvmMalloc = Long.parseLong(mm.group(1)) * 1024;
+        r.runtimeBytes = summary.committedKb * 1024;
+        if (summary.mallocKb >= 0) {
+            r.jvmMalloc = summary.mallocKb * 1024;
         }
     }
 
