@@ -77,7 +77,7 @@ func parseVersionsFlags(stderr io.Writer, args []string) (o runOptions, result, 
 	fs.SetOutput(stderr)
 	var scenario string
 	fs.StringVar(&list, "versions", "", "comma-separated Kafka versions of engine/jvm/kafkaversions/versions.tsv (default: every one); each needs make jvm KAFKA_VERSIONS=\"...\" (make versions builds them all)")
-	fs.IntVar(&o.lifecycles, "lifecycles", 800, "lifecycles per version (800: the 13 versions in about 13 minutes on 2 cores, each row settled by its native heap, its paired verdict against 4.3.1 and its ledger)")
+	fs.IntVar(&o.lifecycles, "lifecycles", 800, "lifecycles per version (800: the 13 versions in 2 to 5.5 minutes of runs on the shared 2-core machine, each row decided on its native heap, its paired verdict against 4.3.1 and its ledger)")
 	fs.Int64Var(&o.seed, "seed", -1, "seed (default: the scenario's)")
 	fs.StringVar(&scenario, "scenario", "", "scenario name or YAML file (default: the default scenario)")
 	fs.Var(&o.sets, "set", "override one scenario field, key=value (repeatable; records_per_step=2 is set first, as its narrower intervals on the JVM engine are what docs/jvm-engine.md found)")
