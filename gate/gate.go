@@ -337,7 +337,7 @@ func EvaluateCheck(c Check, base, cand Subject) CheckResult {
 		return failf("cannot evaluate the candidate: %v", err)
 	}
 	res.Candidate = &cq
-	basis := ""
+	basis, unpaired := "", ""
 	switch c.Op {
 	case OpRatio:
 		bq, err := m.read(base)
@@ -353,8 +353,14 @@ func EvaluateCheck(c Check, base, cand Subject) CheckResult {
 		if m.paired != nil {
 			if pb, pc, b, ok := m.paired(base, cand); ok {
 				bq, cq, basis = pb, pc, " ("+b+")"
-				res.Candidate = &cq
+			} else {
+				// The paired interval is this check's noise model. Without it the candidate's own interval
+				// would treat the baseline's value as exact, so the candidate's value stands alone and, above
+				// the limit, warns.
+				cq = exact(cq.Value)
+				unpaired = " (" + m.unpaired + ")"
 			}
+			res.Candidate = &cq
 		}
 		res.Baseline = &bq
 		res.Limit = ratioLimit(bq.Value, c)
@@ -376,6 +382,9 @@ func EvaluateCheck(c Check, base, cand Subject) CheckResult {
 	}
 	judge(&res, c, m, cq)
 	res.Reason += basis
+	if res.Outcome != Pass {
+		res.Reason += unpaired
+	}
 	return res
 }
 

@@ -69,6 +69,9 @@ type metric struct {
 	// interval of their ratio) and what the interval rests on; ok is false
 	// when they have too few observations, and read is used instead.
 	paired func(base, cand Subject) (b, c Quantity, basis string, ok bool)
+	// unpaired says, for people, why paired could not pair (a check with
+	// paired and without a pairing has no noise model: it warns).
+	unpaired string
 }
 
 // metrics is the catalogue of what a check can compare. Slopes come from the
@@ -168,11 +171,13 @@ func restore(get func(*schema.Run) int64) metric {
 // ratio check, when both runs recorded each restore's duration (at least
 // stats.MinRatioSample a side), the candidate's median comes with the
 // bootstrap interval of the ratio of the two medians (restorePaired);
-// otherwise with the candidate's distribution-free 95% interval for its
-// median when it had enough restores for one; otherwise alone (no interval:
-// the check warns above its limit).
+// otherwise alone (no interval: the baseline's median has none in the
+// comparison, so the check warns above its limit). Against an absolute
+// limit the candidate's distribution-free 95% interval for its median is
+// its noise model, when it had enough restores for one.
 func restoreMedian() metric {
-	return metric{unit: UnitNanoseconds, paired: restorePaired, read: func(s Subject) (Quantity, error) {
+	unpaired := fmt.Sprintf("too few restores on a side for the medians' ratio interval: at least %d each", stats.MinRatioSample)
+	return metric{unit: UnitNanoseconds, paired: restorePaired, unpaired: unpaired, read: func(s Subject) (Quantity, error) {
 		rs := s.Run.Restore
 		if rs.Count == 0 {
 			return Quantity{}, fmt.Errorf("%w: no restores in the run", errNoData)

@@ -160,7 +160,8 @@ func shortDuration(d time.Duration) string {
 
 // growthAt is the lifecycle-driven growth by day d: linear for sustained,
 // the approach to the bound for bounded, and for undetermined the bounded
-// end (low, expected) and the sustained end (high). scale is production's
+// end (low, expected) and the sustained end (high), never below the bounded
+// end. scale is production's
 // open DBs over the run's: a bound (and the growth the run saw) is a
 // process's, for the stores it held.
 func (s *Signal) growthAt(d, lifecyclesPerDay float64) Range {
@@ -176,7 +177,9 @@ func (s *Signal) growthAt(d, lifecyclesPerDay float64) Range {
 	if s.Growth == GrowthBounded {
 		return Range{bounded, bounded, bounded}
 	}
-	return Range{Low: bounded, Expected: bounded, High: linear.High}
+	// The high end is the larger of the two: a bound the growth approaches fast can stand above what its
+	// rate reaches by day d (day 1 of a soak's plan), and the band's ends must not cross.
+	return Range{Low: bounded, Expected: bounded, High: math.Max(linear.High, bounded)}
 }
 
 // boundDesc describes the bounded end for people.

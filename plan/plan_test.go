@@ -318,3 +318,21 @@ func TestTimerEntriesPerLifecycleIsDeterministic(t *testing.T) {
 		require.Equal(t, math.Float64bits(first), math.Float64bits(got), "%v then %v", first, got)
 	}
 }
+
+// TestUndeterminedBandEndsDoNotCross: an undetermined growth whose bound is approached fast stands, at day 1,
+// above what its rate reaches by then (the fixed model's 1-hour soak: 71.4 MiB against 64.6 MiB); the band's high
+// end is then the bound, never below its low end. Before the fix the high end was the rate alone.
+func TestUndeterminedBandEndsDoNotCross(t *testing.T) {
+	s := &Signal{Growth: GrowthUndetermined, BoundRise: 20 << 20, BoundTauLifecycles: 5000,
+		GrowthPerDay: Range{Low: 1 << 20, Expected: 2 << 20, High: 5 << 20}}
+	for _, d := range []float64{1, 7, 30} {
+		r := s.growthAt(d, 13594)
+		if r.High < r.Low || r.High < r.Expected {
+			t.Errorf("day %v: band %+v: its high end lies below its low or expected end", d, r)
+		}
+	}
+	// Where the rate outruns the bound (day 30 here: 150 MiB against 20 MiB), the high end is the rate's.
+	if r := s.growthAt(30, 13594); r.High != 30*(5<<20) {
+		t.Errorf("day 30: high %v, want the rate's %v", r.High, 30*(5<<20))
+	}
+}
