@@ -45,6 +45,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "rounds of bare then instrumented")
 	goal := flag.Float64("goal", 0.90, "the throughput ratio instrumented/bare the verdict judges (at least)")
 	app := flag.String("app", "", "an app file (rocksleak run --app): the application's lifecycles instead of the scenario's; bare is then the same TopologyTestDriver loop with no sampling, no ledger and the user's config setter called by Kafka directly")
+	profile := flag.Bool("profile", false, "run the instrumented child with --profile (async-profiler's nativemem mode); issue 41's goal for it is -goal 0.75")
 	flag.Parse()
 	if *lifecycles < 1 || *rounds < 1 {
 		fmt.Fprintln(os.Stderr, "benchjvm: -lifecycles and -rounds must be positive")
@@ -62,6 +63,9 @@ func main() {
 			args = append(args, "--app", *app)
 		} else {
 			args = append(args, "--set", "records_per_step=2")
+		}
+		if *profile && !bare {
+			args = append(args, "--profile")
 		}
 		cmd := exec.Command(*bin, args...)
 		cmd.Env = os.Environ()
