@@ -382,8 +382,9 @@ func EvaluateCheck(c Check, base, cand Subject) CheckResult {
 	}
 	judge(&res, c, m, cq)
 	res.Reason += basis
-	if res.Outcome != Pass {
-		res.Reason += unpaired
+	if unpaired != "" && strings.HasSuffix(res.Reason, NoNoiseModel) {
+		// NoNoiseModel stays last: a rehearsal judges such a check against its baselines' spread.
+		res.Reason = strings.TrimSuffix(res.Reason, NoNoiseModel) + unpaired + NoNoiseModel
 	}
 	return res
 }

@@ -231,6 +231,24 @@ func UsageDays(horizonDays float64) []float64 {
 	return days
 }
 
+// ledgerGrowth sets pc.growing, the ledger's kinds that rise with lifecycles in samples, and when there are any,
+// pc.later and pc.laterFrom, the native heap's fit over the run's later half; it returns a warning for people when
+// that fit fails (the native heap is then projected by its whole-run fit), else "".
+func (pc *projection) ledgerGrowth(samples []schema.Sample) string {
+	if len(samples) == 0 {
+		return ""
+	}
+	if pc.growing = analysis.GrowingKinds(samples); len(pc.growing) == 0 {
+		return ""
+	}
+	var err error
+	if pc.later, pc.laterFrom, err = analysis.LaterHalfFits(samples, analysis.SignalNativeHeap); err != nil {
+		return fmt.Sprintf("the ledger counts kinds that rise with lifecycles, but the later half of the run could "+
+			"not be fitted (%v): the native heap is projected by its whole-run fit", err)
+	}
+	return ""
+}
+
 // Project makes the plan of topology t (validated here) from the result r.
 // Errors wrap ErrInvalidTopology or ErrUnusableResult.
 func Project(r *schema.Result, t Topology, opt Options) (*Plan, error) {
@@ -289,14 +307,8 @@ func Project(r *schema.Result, t Topology, opt Options) (*Plan, error) {
 	pc := projection{ev: p.Events, budget: p.Budget, days: p.Days, scenario: r.Scenario.Name, model: model, scale: 1}
 	pc.timerPerLC, pc.timerOK = timerEntriesPerLifecycle(opt.Samples[model])
 	pc.timerHeld = timerBytesPerEntry.scale(productionTimerEntries(p.Events.Lifecycles))
-	if samples := opt.Samples[model]; len(samples) > 0 {
-		if pc.growing = analysis.GrowingKinds(samples); len(pc.growing) > 0 {
-			var err error
-			if pc.later, pc.laterFrom, err = analysis.LaterHalfFits(samples, analysis.SignalNativeHeap); err != nil {
-				p.Warnings = append(p.Warnings, fmt.Sprintf("the ledger counts kinds that rise with lifecycles, but the "+
-					"later half of the run could not be fitted (%v): the native heap is projected by its whole-run fit", err))
-			}
-		}
+	if w := pc.ledgerGrowth(opt.Samples[model]); w != "" {
+		p.Warnings = append(p.Warnings, w)
 	}
 	if run.Resident != nil && run.Resident.OpenDBs > 0 {
 		pc.scale = p.Events.LiveDBs / run.Resident.OpenDBs
