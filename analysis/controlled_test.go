@@ -1,10 +1,8 @@
 package analysis
 
 import (
-	"compress/gzip"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -180,12 +178,7 @@ func checkControlledAgrees(t *testing.T, c schema.Controlled, margin float64) {
 // samples up to lifecycles, and fits each model as a run would.
 func calibrationJarsRun(t *testing.T, lifecycles int64) (*schema.Result, map[string][]schema.Sample) {
 	t.Helper()
-	f, err := os.Open("testdata/calibration-jars-200.samples.csv.gz")
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	all, err := schema.ParseSamplesCSV(zr)
+	all, err := schema.ReadSamplesCSV("testdata/calibration-jars-200.samples.csv.gz")
 	require.NoError(t, err)
 	r := &schema.Result{Floors: DefaultFloors(), Runs: map[string]*schema.Run{}}
 	samples := map[string][]schema.Sample{}

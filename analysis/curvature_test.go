@@ -1,9 +1,7 @@
 package analysis
 
 import (
-	"compress/gzip"
 	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,12 +19,7 @@ import (
 // them.
 func seed34Fits(t *testing.T) (nat, rss schema.SignalFit) {
 	t.Helper()
-	f, err := os.Open("testdata/kafka-20616-seed34-leaky-jemalloc.samples.csv.gz")
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	all, err := schema.ParseSamplesCSV(zr)
+	all, err := schema.ReadSamplesCSV("testdata/kafka-20616-seed34-leaky-jemalloc.samples.csv.gz")
 	require.NoError(t, err)
 	fits, err := FitSamples(all["leaky@jemalloc"])
 	require.NoError(t, err)

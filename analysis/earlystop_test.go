@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"testing"
@@ -26,12 +25,7 @@ func untilVerdict(t *testing.T, dir string) (*schema.Result, map[string][]schema
 	require.NoError(t, err)
 	r, err := schema.Parse(b)
 	require.NoError(t, err)
-	f, err := os.Open(filepath.Join(dir, "samples.csv.gz"))
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	samples, err := schema.ParseSamplesCSV(zr)
+	samples, err := schema.ReadSamplesCSV(filepath.Join(dir, "samples.csv.gz"))
 	require.NoError(t, err)
 	return r, samples
 }

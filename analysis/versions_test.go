@@ -1,8 +1,6 @@
 package analysis
 
 import (
-	"compress/gzip"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -119,12 +117,7 @@ func TestControlledAgainstUsesTheFloorAsMargin(t *testing.T) {
 // machine) and fits each model as a run would: the result the versions
 // table is computed from.
 func versionsRun(t *testing.T) (*schema.Result, map[string][]schema.Sample) {
-	f, err := os.Open("testdata/versions-800.samples.csv.gz")
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	samples, err := schema.ParseSamplesCSV(zr)
+	samples, err := schema.ReadSamplesCSV("testdata/versions-800.samples.csv.gz")
 	require.NoError(t, err)
 	r := &schema.Result{Floors: DefaultFloors(), Runs: map[string]*schema.Run{}}
 	for _, m := range []string{"kafka-4.2.2", "kafka-4.3.0", "kafka-4.3.1"} {

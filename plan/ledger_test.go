@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"compress/gzip"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -24,12 +22,7 @@ import (
 // result as the run did: fits of the samples, an inconclusive verdict.
 func soakRun(t *testing.T, flat bool) (*schema.Result, []schema.Sample) {
 	t.Helper()
-	f, err := os.Open("testdata/soak-kafka-4.3.1-1h.samples.csv.gz")
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	all, err := schema.ParseSamplesCSV(zr)
+	all, err := schema.ReadSamplesCSV("testdata/soak-kafka-4.3.1-1h.samples.csv.gz")
 	require.NoError(t, err)
 	samples := all["kafka-4.3.1"]
 	require.NotEmpty(t, samples)

@@ -2,8 +2,10 @@ package schema
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -113,14 +115,7 @@ func TestSampleJSON(t *testing.T) {
 }
 
 func TestParseSamplesCSVRoundTripAndOlderFiles(t *testing.T) {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	require.NoError(t, w.Write(CSVHeader(goldenKinds)))
-	for _, s := range goldenSamples() {
-		require.NoError(t, w.Write(s.CSVRow(goldenKinds)))
-	}
-	w.Flush()
-	got, err := ParseSamplesCSV(bytes.NewReader(buf.Bytes()))
+	got, err := ParseSamplesCSV(bytes.NewReader(goldenCSV(t)))
 	require.NoError(t, err)
 	last := got[goldenSamples()[2].Model]
 	require.Len(t, last, 1)
@@ -145,4 +140,41 @@ func TestParseSamplesCSVRoundTripAndOlderFiles(t *testing.T) {
 	// A required column missing is still an error naming it.
 	_, err = ParseSamplesCSV(strings.NewReader("model,seq\nx,1\n"))
 	require.ErrorContains(t, err, `missing column "elapsed_ns"`)
+}
+
+// TestReadSamplesCSVGzip: a samples.csv.gz reads as the same file uncompressed; a ".gz" that is not gzip is an
+// error naming the file.
+func TestReadSamplesCSVGzip(t *testing.T) {
+	csvBytes := goldenCSV(t)
+	dir := t.TempDir()
+	plain, zipped, bad := filepath.Join(dir, "samples.csv"), filepath.Join(dir, "samples.csv.gz"), filepath.Join(dir, "bad.csv.gz")
+	require.NoError(t, os.WriteFile(plain, csvBytes, 0o644))
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	_, err := zw.Write(csvBytes)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	require.NoError(t, os.WriteFile(zipped, z.Bytes(), 0o644))
+	require.NoError(t, os.WriteFile(bad, csvBytes, 0o644))
+	want, err := ReadSamplesCSV(plain)
+	require.NoError(t, err)
+	got, err := ReadSamplesCSV(zipped)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	_, err = ReadSamplesCSV(bad)
+	require.ErrorContains(t, err, bad)
+}
+
+// goldenCSV is goldenSamples as a samples.csv.
+func goldenCSV(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	require.NoError(t, w.Write(CSVHeader(goldenKinds)))
+	for _, s := range goldenSamples() {
+		require.NoError(t, w.Write(s.CSVRow(goldenKinds)))
+	}
+	w.Flush()
+	require.NoError(t, w.Error())
+	return buf.Bytes()
 }

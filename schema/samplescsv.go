@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"compress/gzip"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -10,14 +11,23 @@ import (
 )
 
 // ReadSamplesCSV reads a samples.csv written by SamplesCSV: the samples of each
-// model in file order.
+// model in file order. A path ending in ".gz" is read through gzip (the
+// tests' fixtures keep real runs' samples so).
 func ReadSamplesCSV(path string) (map[string][]Sample, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
 	}
 	defer f.Close()
-	out, err := ParseSamplesCSV(f)
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+		}
+		r = zr
+	}
+	out, err := ParseSamplesCSV(r)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
 	}
