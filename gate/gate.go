@@ -1,11 +1,9 @@
 package gate
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -65,7 +63,7 @@ type Side struct {
 	Model          string         `json:"model"`
 	Scenario       string         `json:"scenario"`
 	ScenarioDigest string         `json:"scenario_digest"` // as recorded in the result's provenance
-	WorkloadDigest string         `json:"workload_digest"` // see WorkloadDigest
+	WorkloadDigest string         `json:"workload_digest"` // see scenarios.WorkloadDigest
 	Seed           int64          `json:"seed"`
 	Status         string         `json:"status"`
 	Lifecycles     int64          `json:"lifecycles"`
@@ -111,49 +109,6 @@ type Report struct {
 
 // Passed reports whether the gate passed (PASS or WARN).
 func (r *Report) Passed() bool { return r.Outcome != Fail }
-
-// workloadFreeFields are the scenario fields that do not change what a
-// lifecycle costs: which models run, the seed and the stop condition. Two
-// runs that differ only in them measure the same workload.
-var workloadFreeFields = []string{"models", "seed", "lifecycles", "duration"}
-
-// WorkloadDigest is the scenario's digest with the run-plan fields (models,
-// seed, lifecycles, duration) cleared: two results with the same workload
-// digest measured the same workload, so their per-lifecycle and per-record
-// slopes and restore times are comparable. The recorded scenario digest
-// covers the seed and the model list, so an A/A pair of runs with different
-// seeds would never match on it.
-func WorkloadDigest(sc scenarios.Scenario) string {
-	sc.Models, sc.Seed, sc.Lifecycles, sc.Duration = nil, 0, 0, 0
-	return sc.Digest()
-}
-
-// scenarioDiff names the workload fields that differ between a and b.
-func scenarioDiff(a, b scenarios.Scenario) []string {
-	toMap := func(s scenarios.Scenario) map[string]any {
-		m := map[string]any{}
-		js, _ := json.Marshal(s)
-		_ = json.Unmarshal(js, &m)
-		return m
-	}
-	ma, mb := toMap(a), toMap(b)
-	var diff []string
-	for k, va := range ma {
-		if slices.Contains(workloadFreeFields, k) {
-			continue
-		}
-		if !reflect.DeepEqual(va, mb[k]) {
-			diff = append(diff, fmt.Sprintf("%s (%v vs %v)", k, va, mb[k]))
-		}
-	}
-	for k := range mb {
-		if _, ok := ma[k]; !ok && !slices.Contains(workloadFreeFields, k) {
-			diff = append(diff, fmt.Sprintf("%s (missing vs %v)", k, mb[k]))
-		}
-	}
-	slices.Sort(diff)
-	return diff
-}
 
 // SelectModels returns the models compared on each side (see Options).
 func SelectModels(base, cand *schema.Result, opt Options) (string, string, error) {
@@ -245,7 +200,7 @@ func Evaluate(p Policy, base, cand *schema.Result, opt Options) (*Report, error)
 		rep.Warnings = append(rep.Warnings, msg)
 	}
 	if rep.Baseline.WorkloadDigest != rep.Candidate.WorkloadDigest {
-		diff := scenarioDiff(base.Scenario, cand.Scenario)
+		diff := scenarios.WorkloadDiff(base.Scenario, cand.Scenario)
 		msg := fmt.Sprintf("different workloads: baseline scenario %s (workload digest %.12s), candidate %s (%.12s); differing fields: %s",
 			base.Scenario.Name, rep.Baseline.WorkloadDigest, cand.Scenario.Name, rep.Candidate.WorkloadDigest,
 			strings.Join(diff, ", "))
@@ -290,7 +245,7 @@ func Evaluate(p Policy, base, cand *schema.Result, opt Options) (*Report, error)
 
 func side(r *schema.Result, model string) Side {
 	s := Side{Model: model, Scenario: r.Scenario.Name, ScenarioDigest: r.Provenance.ScenarioDigest,
-		WorkloadDigest: WorkloadDigest(r.Scenario), Seed: r.Provenance.Seed, Status: r.Status,
+		WorkloadDigest: scenarios.WorkloadDigest(r.Scenario), Seed: r.Provenance.Seed, Status: r.Status,
 		GitCommit: r.Provenance.GitCommit}
 	if run := r.Runs[model]; run != nil {
 		s.Lifecycles, s.Allocator = run.Lifecycles, run.Allocator

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/stats"
 )
@@ -373,7 +374,7 @@ func TestSameWorkloadDifferentSeedsAndModels(t *testing.T) {
 	b := resultOf(t, 2, runOf("leaky", pt(0), pt(0)), fixedRun())
 	b.Scenario.Lifecycles = 800
 	require.NotEqual(t, a.Provenance.ScenarioDigest, b.Provenance.ScenarioDigest)
-	assert.Equal(t, WorkloadDigest(a.Scenario), WorkloadDigest(b.Scenario))
+	assert.Equal(t, scenarios.WorkloadDigest(a.Scenario), scenarios.WorkloadDigest(b.Scenario))
 	rep, err := Evaluate(DefaultPolicy(), a, b, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, "fixed", rep.Candidate.Model, "the first of the candidate's models that the baseline ran")
