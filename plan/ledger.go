@@ -6,6 +6,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/units"
+	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/stats"
 )
 
@@ -66,4 +67,22 @@ func ledgerKinds(kinds []analysis.LedgerGrowth) string {
 		ks = append(ks, fmt.Sprintf("%s live %.2f per lifecycle (%d live at the end)", k.Kind, k.PerLifecycle, k.LiveAtEnd))
 	}
 	return strings.Join(ks, ", ")
+}
+
+// ledgerGrowth sets pc.growing, the ledger's kinds that rise with lifecycles in samples, and when there are any,
+// pc.later and pc.laterFrom, the native heap's fit over the run's later half; it returns a warning for people when
+// that fit fails (the native heap is then projected by its whole-run fit), else "".
+func (pc *projection) ledgerGrowth(samples []schema.Sample) string {
+	if len(samples) == 0 {
+		return ""
+	}
+	if pc.growing = analysis.GrowingKinds(samples); len(pc.growing) == 0 {
+		return ""
+	}
+	var err error
+	if pc.later, pc.laterFrom, err = analysis.LaterHalfFits(samples, analysis.SignalNativeHeap); err != nil {
+		return fmt.Sprintf("the ledger counts kinds that rise with lifecycles, but the later half of the run could "+
+			"not be fitted (%v): the native heap is projected by its whole-run fit", err)
+	}
+	return ""
 }

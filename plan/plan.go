@@ -231,24 +231,6 @@ func UsageDays(horizonDays float64) []float64 {
 	return days
 }
 
-// ledgerGrowth sets pc.growing, the ledger's kinds that rise with lifecycles in samples, and when there are any,
-// pc.later and pc.laterFrom, the native heap's fit over the run's later half; it returns a warning for people when
-// that fit fails (the native heap is then projected by its whole-run fit), else "".
-func (pc *projection) ledgerGrowth(samples []schema.Sample) string {
-	if len(samples) == 0 {
-		return ""
-	}
-	if pc.growing = analysis.GrowingKinds(samples); len(pc.growing) == 0 {
-		return ""
-	}
-	var err error
-	if pc.later, pc.laterFrom, err = analysis.LaterHalfFits(samples, analysis.SignalNativeHeap); err != nil {
-		return fmt.Sprintf("the ledger counts kinds that rise with lifecycles, but the later half of the run could "+
-			"not be fitted (%v): the native heap is projected by its whole-run fit", err)
-	}
-	return ""
-}
-
 // Project makes the plan of topology t (validated here) from the result r.
 // Errors wrap ErrInvalidTopology or ErrUnusableResult.
 func Project(r *schema.Result, t Topology, opt Options) (*Plan, error) {
@@ -380,14 +362,22 @@ func (pc projection) signal(sig string, run, resRun *schema.Run, floors schema.V
 		s.Reason = "growth " + desc + ": "
 		warns = append(warns, pc.grow(&s, fit, run)...)
 	}
+	s.project(ev.Lifecycles, budget, days)
+	return s, warns
+}
+
+// project sets s.Usage at days and s.UntilBudget (nil when budget is 0) from
+// its resident cost, its timer backlog held and its growth (growthAt), at
+// lifecyclesPerDay.
+func (s *Signal) project(lifecyclesPerDay, budget float64, days []float64) {
 	base := Range{s.Resident, s.Resident, s.Resident}.add(s.TimerHeld)
+	s.Usage, s.UntilBudget = nil, nil
 	for _, d := range days {
-		s.Usage = append(s.Usage, Usage{Day: d, Range: base.add(s.growthAt(d, ev.Lifecycles))})
+		s.Usage = append(s.Usage, Usage{Day: d, Range: base.add(s.growthAt(d, lifecyclesPerDay))})
 	}
 	if budget > 0 {
-		s.UntilBudget = s.untilBudget(budget, base, ev.Lifecycles)
+		s.UntilBudget = s.untilBudget(budget, base, lifecyclesPerDay)
 	}
-	return s, warns
 }
 
 // grow classifies a signal's significant growth and sets its costs, growth
