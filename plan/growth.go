@@ -132,24 +132,40 @@ func boundOf(fit schema.SignalFit) *stats.Bound {
 	return fit.Bound
 }
 
-// settleCommand is a command that would settle undetermined growth, never
-// the run that was already made: a run shorter than an hour gets a soak of an
-// hour (long enough to see RocksDB's 600 s timer and the allocator settle);
-// a longer one the lifecycles by which the fitted level would be 95% reached
-// (b, when beyond the run, rounded up to a thousand), else twice its
-// duration in whole hours.
-func settleCommand(scenario, model string, lifecycles int64, ran time.Duration, b *stats.Bound) string {
+// settleRun is the run that would settle undetermined growth, never the run
+// that was already made, as a command a user can paste (cmd) and why it is
+// that long (why): a run shorter than an hour gets a soak of an hour (long
+// enough to see RocksDB's 600 s timer and the allocator settle); a longer one
+// the lifecycles by which the fitted level would be 95% reached (b, when
+// beyond the run, rounded up to a thousand), else twice its duration in whole
+// hours. It writes to settleOut(scenario, model), which settledByCommand
+// feeds back to the plan.
+func settleRun(scenario, model string, lifecycles int64, ran time.Duration, b *stats.Bound) (cmd, why string) {
 	base := fmt.Sprintf("rocksleak run --scenario %s --models %s", scenario, model)
+	out := " --out " + settleOut(scenario, model)
 	switch {
 	case ran < time.Hour:
-		return base + " --duration 1h (make soak)"
+		return base + " --duration 1h" + out, "an hour, for RocksDB's 600 s timer to come due six times and the allocator to settle; make soak runs the same"
 	case b != nil && b.Fitted && lifecycles > 0 && b.ReachedAt > float64(lifecycles):
 		n := math.Ceil(b.ReachedAt/1000) * 1000
-		return fmt.Sprintf("%s --lifecycles %.0f (to the level the run's fit approaches; this run did %d, about %.1f h at its pace)",
-			base, n, lifecycles, ran.Hours()*n/float64(lifecycles))
+		return fmt.Sprintf("%s --lifecycles %.0f%s", base, n, out), fmt.Sprintf("to the level the run's fit approaches; this run did %d, about %.1f h at its pace",
+			lifecycles, ran.Hours()*n/float64(lifecycles))
 	}
-	return fmt.Sprintf("%s --duration %s (twice this run's %s)", base, shortDuration((2 * ran).Round(time.Hour)),
-		shortDuration(ran.Round(time.Minute)))
+	return fmt.Sprintf("%s --duration %s%s", base, shortDuration((2 * ran).Round(time.Hour)), out),
+		fmt.Sprintf("twice this run's %s", shortDuration(ran.Round(time.Minute)))
+}
+
+// settleOut is the directory the settling run writes to.
+func settleOut(scenario, model string) string { return "runs/settle-" + scenario + "-" + model }
+
+// settledByCommand is the plan again, settled by the run of settleRun: the
+// result at resultPath ("R.json" when unknown), model, and --settled-by its
+// output directory.
+func settledByCommand(resultPath, scenario, model string) string {
+	if resultPath == "" {
+		resultPath = "R.json"
+	}
+	return fmt.Sprintf("rocksleak plan --result %s --model %s --settled-by %s", resultPath, model, settleOut(scenario, model))
 }
 
 // shortDuration is d as --duration reads it, without zero minutes and

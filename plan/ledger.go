@@ -12,9 +12,10 @@ import (
 
 // ledgerWarnings are rssBelowLedger's warning and, when the ledger counts
 // kinds that rise with lifecycles but the native heap's growth is not
-// significant (a short run), one saying the plan projects no cost for them
-// and the longer run (settle) that would measure it.
-func ledgerWarnings(signals []Signal, growing []analysis.LedgerGrowth, settle string) []string {
+// significant (a short run), one saying the plan projects no cost for them,
+// the longer run (settle) that would measure it and the plan settled by it
+// (then).
+func ledgerWarnings(signals []Signal, growing []analysis.LedgerGrowth, settle, then string) []string {
 	var out []string
 	if w := rssBelowLedger(signals); w != "" {
 		out = append(out, w)
@@ -22,8 +23,8 @@ func ledgerWarnings(signals []Signal, growing []analysis.LedgerGrowth, settle st
 	for _, s := range signals {
 		if s.Signal == analysis.SignalNativeHeap && s.Growth == GrowthNone && len(growing) > 0 {
 			out = append(out, fmt.Sprintf("the ledger counts %s rising with lifecycles, but the native heap's growth "+
-				"is not significant in this run, so no cost is projected for them; a longer run measures it: %s",
-				ledgerKinds(growing), settle))
+				"is not significant in this run, so no cost is projected for them; a longer run measures it: %s; then: %s",
+				ledgerKinds(growing), settle, then))
 		}
 	}
 	return out

@@ -79,7 +79,8 @@ func TestLedgerGrowthIsSustained(t *testing.T) {
 
 // The settle command is never the run that was made: a short run gets a soak
 // of an hour, an hour's run the lifecycles to its fitted level, or twice its
-// duration.
+// duration. It is one command a shell runs as it is (its reason apart), and
+// writes where the plan's next command reads it.
 func TestSettleCommandIsLongerThanTheRun(t *testing.T) {
 	level := &stats.Bound{Fitted: true, ReachedAt: 494_599}
 	for _, tc := range []struct {
@@ -87,16 +88,22 @@ func TestSettleCommandIsLongerThanTheRun(t *testing.T) {
 		lifecycles int64
 		ran        time.Duration
 		b          *stats.Bound
-		want       string
+		want, why  string
 	}{
-		{"a default run", 1500, 40 * time.Second, level, "--duration 1h (make soak)"},
-		{"an hour's soak, a level beyond it", 134_504, time.Hour, level, "--lifecycles 495000 (to the level the run's fit approaches; this run did 134504, about 3.7 h at its pace)"},
-		{"an hour's soak, no level", 134_504, time.Hour, nil, "--duration 2h (twice this run's 1h)"},
-		{"an hour's soak past its level", 600_000, time.Hour, level, "--duration 2h "},
+		{"a default run", 1500, 40 * time.Second, level, "--duration 1h", "an hour"},
+		{"an hour's soak, a level beyond it", 134_504, time.Hour, level, "--lifecycles 495000",
+			"to the level the run's fit approaches; this run did 134504, about 3.7 h at its pace"},
+		{"an hour's soak, no level", 134_504, time.Hour, nil, "--duration 2h", "twice this run's 1h"},
+		{"an hour's soak past its level", 600_000, time.Hour, level, "--duration 2h", "twice this run's 1h"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := settleCommand("kafka-20616", "kafka-4.3.1", tc.lifecycles, tc.ran, tc.b)
-			assert.Contains(t, got, "rocksleak run --scenario kafka-20616 --models kafka-4.3.1 "+tc.want)
+			got, why := settleRun("kafka-20616", "kafka-4.3.1", tc.lifecycles, tc.ran, tc.b)
+			assert.Equal(t, "rocksleak run --scenario kafka-20616 --models kafka-4.3.1 "+tc.want+
+				" --out runs/settle-kafka-20616-kafka-4.3.1", got)
+			assert.Contains(t, why, tc.why)
+			assert.NotContains(t, got, "(", "a shell runs it as it is")
+			assert.Equal(t, "rocksleak plan --result R.json --model kafka-4.3.1 --settled-by runs/settle-kafka-20616-kafka-4.3.1",
+				settledByCommand("", "kafka-20616", "kafka-4.3.1"))
 		})
 	}
 }

@@ -49,7 +49,6 @@ import (
 	"github.com/rocksleak/rocksleak/analysis"
 	"github.com/rocksleak/rocksleak/internal/units"
 	"github.com/rocksleak/rocksleak/schema"
-	"github.com/rocksleak/rocksleak/stats"
 )
 
 // ErrUnusableResult marks a result a plan cannot be made from: a model that
@@ -71,18 +70,14 @@ type Options struct {
 	// taken out of the cost per lifecycle. Without them the plan cannot
 	// separate it and says so.
 	Samples map[string][]schema.Sample
-}
-
-// Range is a low / expected / high triple in one unit.
-type Range struct {
-	Low      float64 `json:"low"`
-	Expected float64 `json:"expected"`
-	High     float64 `json:"high"`
-}
-
-func (r Range) scale(k float64) Range { return Range{r.Low * k, r.Expected * k, r.High * k} }
-func (r Range) add(o Range) Range {
-	return Range{r.Low + o.Low, r.Expected + o.Expected, r.High + o.High}
+	// ResultPath is the result as the user named it, for the commands the
+	// plan prints ("R.json" when empty).
+	ResultPath string
+	// SettledBy, when set, is a longer run of Model on the same workload:
+	// its fits decide the growth the result's run could not tell
+	// (undetermined or not significant; see settling.settle). One that does
+	// not fit is refused (ErrUnsuitableSettler).
+	SettledBy *Settler
 }
 
 // The states of a Reach.
@@ -121,8 +116,12 @@ type Signal struct {
 	// Growth is how that growth is projected: GrowthNone, GrowthBounded,
 	// GrowthSustained or GrowthUndetermined (see them).
 	Growth string `json:"growth"`
-	// Settle is the command that would tell undetermined growth apart.
-	Settle string `json:"settle,omitempty"`
+	// Settle is the command that would tell undetermined growth apart, as a
+	// user pastes it; SettleWhy says why it runs that long; SettleThen is
+	// this plan again, settled by that run's result (--settled-by).
+	Settle     string `json:"settle,omitempty"`
+	SettleWhy  string `json:"settle_why,omitempty"`
+	SettleThen string `json:"settle_then,omitempty"`
 	// Ledger are the kinds of native object whose live count the run's
 	// ledger saw rise with lifecycles (analysis.GrowingKinds): when any does,
 	// significant growth is sustained, projected linearly at the rate of the
@@ -141,8 +140,13 @@ type Signal struct {
 	// bytes, held from its first 10 minutes on (see timerBytesPerEntry).
 	TimerPerLifecycle Range `json:"timer_per_lifecycle"`
 	TimerHeld         Range `json:"timer_held"`
-	// Reason says why the growth is or is not projected, with the numbers.
+	// Reason says why the growth is or is not projected, with the numbers:
+	// the planned run's reading, also when a settling run decided it.
 	Reason string `json:"reason"`
+	// DecidedBy is whose fits decided the growth: DecidedByRun, or
+	// DecidedBySettler, which Settled then explains (see settling.settle).
+	DecidedBy string `json:"decided_by"`
+	Settled   string `json:"settled,omitempty"`
 	// TotalPerLifecycle is the total fit's growth per lifecycle and its 95%
 	// interval (low, high), unclamped: the significance test.
 	TotalPerLifecycle  Range   `json:"total_per_lifecycle"`
@@ -176,6 +180,8 @@ type Source struct {
 	Status         string `json:"status"`
 	Model          string `json:"model"`
 	ResidentModel  string `json:"resident_model"`
+	// SettledBy is the run that settled the plan, nil when none did.
+	SettledBy *SettlerSource `json:"settled_by,omitempty"`
 }
 
 // Plan is a capacity projection. Numbers are raw (bytes, days, counts).
@@ -286,7 +292,8 @@ func Project(r *schema.Result, t Topology, opt Options) (*Plan, error) {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("model %s has no resident cost (too few samples): the live "+
 			"store instances are projected at 0 bytes", resModel))
 	}
-	pc := projection{ev: p.Events, budget: p.Budget, days: p.Days, scenario: r.Scenario.Name, model: model, scale: 1}
+	pc := projection{ev: p.Events, budget: p.Budget, days: p.Days, scenario: r.Scenario.Name, model: model, scale: 1,
+		resultPath: opt.ResultPath}
 	pc.timerPerLC, pc.timerOK = timerEntriesPerLifecycle(opt.Samples[model])
 	pc.timerHeld = timerBytesPerEntry.scale(productionTimerEntries(p.Events.Lifecycles))
 	if w := pc.ledgerGrowth(opt.Samples[model]); w != "" {
@@ -300,8 +307,12 @@ func Project(r *schema.Result, t Topology, opt Options) (*Plan, error) {
 		p.Signals = append(p.Signals, s)
 		p.Warnings = append(p.Warnings, warns...)
 	}
-	p.Warnings = append(p.Warnings, ledgerWarnings(p.Signals, pc.growing,
-		settleCommand(r.Scenario.Name, model, run.Lifecycles, time.Duration(run.ElapsedNs), nil))...)
+	if err := p.settleBy(pc, r, run, opt); err != nil {
+		return nil, err
+	}
+	settle, _ := settleRun(r.Scenario.Name, model, run.Lifecycles, time.Duration(run.ElapsedNs), nil)
+	p.Warnings = append(p.Warnings, ledgerWarnings(p.Signals, pc.growing, settle,
+		settledByCommand(opt.ResultPath, r.Scenario.Name, model))...)
 	if !pc.timerOK {
 		p.Warnings = append(p.Warnings, "no samples of the run to count its timer backlog: the cost per lifecycle "+
 			"includes RocksDB's timer backlog at the run's pace (keep samples.csv beside result.json)")
@@ -315,6 +326,7 @@ type projection struct {
 	budget          float64
 	days            []float64
 	scenario, model string
+	resultPath      string  // as the user named it, for settledByCommand
 	timerPerLC      float64 // the run's timer entries per lifecycle
 	timerOK         bool
 	timerHeld       Range   // production's backlog, bytes
@@ -329,7 +341,7 @@ type projection struct {
 
 func (pc projection) signal(sig string, run, resRun *schema.Run, floors schema.VerdictFloors) (Signal, []string) {
 	ev, budget, days := pc.ev, pc.budget, pc.days
-	s := Signal{Signal: sig, Growth: GrowthNone, TimerHeld: pc.timerHeld}
+	s := Signal{Signal: sig, Growth: GrowthNone, TimerHeld: pc.timerHeld, DecidedBy: DecidedByRun}
 	var warns []string
 	if res := resRun.Resident; res != nil {
 		s.ResidentPerDB = res.NativeHeapPerDB
@@ -423,17 +435,8 @@ func (pc projection) grow(s *Signal, fit schema.SignalFit, run *schema.Run) (war
 		s.BoundTauLifecycles = float64(run.Lifecycles) * pc.scale / math.Log(20)
 	}
 	if kind == GrowthUndetermined {
-		s.Settle = settleCommand(pc.scenario, pc.model, run.Lifecycles, time.Duration(run.ElapsedNs), boundOf(fit))
+		s.Settle, s.SettleWhy = settleRun(pc.scenario, pc.model, run.Lifecycles, time.Duration(run.ElapsedNs), boundOf(fit))
+		s.SettleThen = settledByCommand(pc.resultPath, pc.scenario, pc.model)
 	}
 	return warns
-}
-
-// less is r with v taken from each end, each clamped at 0.
-func (r Range) less(v float64) Range {
-	return Range{math.Max(0, r.Low-v), math.Max(0, r.Expected-v), math.Max(0, r.High-v)}
-}
-
-// clamped is an estimate's low / expected / high, each clamped at 0.
-func clamped(e stats.Estimate) Range {
-	return Range{math.Max(0, e.Low), math.Max(0, e.Value), math.Max(0, e.High)}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rocksleak/rocksleak/analysis"
@@ -55,6 +56,10 @@ func WriteText(w io.Writer, p *Plan) error {
 	if p.Source.Path != "" {
 		fmt.Fprintf(&b, ", %s", p.Source.Path)
 	}
+	if sb := p.Source.SettledBy; sb != nil {
+		fmt.Fprintf(&b, "\nsettled by: %s (seed %d, status %s, %d lifecycles in %s): it decides the growth this run could not tell",
+			sb.Path, sb.Seed, sb.Status, sb.Lifecycles, time.Duration(sb.ElapsedNs).Round(time.Second))
+	}
 	fmt.Fprintf(&b, "\ntopology: %d tasks × %d stores × %d live segments = %s open DBs; a segment every %s; "+
 		"%s rebalances/day moving %s of the tasks; %s of closes fail\n",
 		t.Tasks, t.StoresPerTask, t.LiveSegments, num(e.LiveDBs), t.SegmentInterval, num(t.RebalancesPerDay),
@@ -85,6 +90,12 @@ func WriteText(w io.Writer, p *Plan) error {
 func writeSignal(b *strings.Builder, p *Plan, s Signal) {
 	e := p.Events
 	fmt.Fprintf(b, "\n%s: %s\n", analysis.Describe(s.Signal).Name, s.Reason)
+	switch {
+	case s.DecidedBy == DecidedBySettler:
+		fmt.Fprintf(b, "  settled by %s\n", s.Settled)
+	case p.Source.SettledBy != nil:
+		fmt.Fprintln(b, "  decided by this run (bounded, sustained, or too short to tell and nothing to settle): the longer run is read only for growth this run could not tell")
+	}
 	type line struct {
 		label string
 		cells [3]string
@@ -97,7 +108,7 @@ func writeSignal(b *strings.Builder, p *Plan, s Signal) {
 	case GrowthUndetermined:
 		fmt.Fprintf(b, "  projected as a band: low and expected if it levels off (%s), high if it keeps its rate\n",
 			s.boundDesc(e.Lifecycles))
-		fmt.Fprintf(b, "  to settle it: %s\n", s.Settle)
+		fmt.Fprintf(b, "  to settle it (%s):\n    %s\n  then:\n    %s\n", s.SettleWhy, s.Settle, s.SettleThen)
 	case GrowthBounded:
 		fmt.Fprintf(b, "  projected as its bound: %s\n", s.boundDesc(e.Lifecycles))
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // planUsage is the manual of "rocksleak plan".
-const planUsage = `rocksleak plan --result R.json [--model M] [--resident-model M] [--topology FILE]
+const planUsage = `rocksleak plan --result R.json [--model M] [--resident-model M] [--settled-by S.json] [--topology FILE]
                [--tasks N] [--stores-per-task N] [--live-segments N] [--segment-interval D]
                [--rebalances-per-day N] [--rebalance-share X] [--close-failure-rate X]
                [--budget BYTES] [--horizon D] [--name NAME] [--format text|json] [--png FILE]
@@ -36,6 +36,15 @@ lifecycle is not significantly positive gets "no sustained growth" and only
 its resident cost. Read the resident cost from a model that does not leak
 (--resident-model fixed) when planning for a leaky one.
 
+Growth one run cannot tell (bounded or sustained) is projected as a band,
+with the run that would settle it ("to settle it"). Give that run's result
+to --settled-by: a longer run of the same model on the same workload (the
+same scenario fields but models, seed, lifecycles and duration; the same
+allocator; more lifecycles and no less time; samples.csv beside it) whose
+own fits decide each band: bounded at the level it held, sustained at its
+later half's rate, or still a band when its rate falls. The plan says which
+run decided what.
+
 The topology file is YAML with the fields tasks, stores_per_task,
 live_segments, segment_interval ("1h"), rebalances_per_day, rebalance_share
 (default 1), close_failure_rate, budget ("4GiB"), horizon (default "30d") and
@@ -43,7 +52,8 @@ name; flags override it. Sizes accept B, KiB, MiB, GiB, TiB (and kB, MB, GB,
 TB); durations accept Go durations and days ("30d").
 
 Exit status: 0 success, 2 bad input (unreadable result, unknown model,
-invalid topology, which the message names).
+invalid topology, a --settled-by run that cannot settle the plan, which the
+message names).
 `
 
 // planFlagKeys maps flags to topology fields.
@@ -56,6 +66,7 @@ var planFlagKeys = map[string]string{
 
 type planOptions struct {
 	result, model, residentModel string
+	settledBy                    string
 	topology                     string
 	format, png                  string
 	allowPartial                 bool
@@ -70,6 +81,7 @@ func parsePlanFlags(stderr io.Writer, args []string) (planOptions, error) {
 	fs.StringVar(&o.result, "result", "", "result.json (or its run directory) to take the costs from")
 	fs.StringVar(&o.model, "model", "", "model whose costs are projected (default: the result's only model)")
 	fs.StringVar(&o.residentModel, "resident-model", "", "model whose resident cost per open DB is used (default: --model)")
+	fs.StringVar(&o.settledBy, "settled-by", "", "result.json (or its run directory) of a longer run of the same model and workload that decides the growth this run could not tell")
 	fs.StringVar(&o.topology, "topology", "", "topology YAML file")
 	fs.StringVar(&o.format, "format", "text", "output format: "+strings.Join(plan.Formats(), ", "))
 	fs.StringVar(&o.png, "png", "", "also write a plot of the projected usage to this PNG file")
@@ -139,8 +151,17 @@ func planCmd(stdout, stderr io.Writer, args []string) error {
 			return inputErr{fmt.Errorf("--%s: %w", strings.ReplaceAll(kv[0], "_", "-"), err)}
 		}
 	}
-	p, err := plan.Project(res, topo, plan.Options{Model: o.model, ResidentModel: o.residentModel,
-		AllowPartial: o.allowPartial, Samples: samplesBeside(resultFilePath(o.result))})
+	opt := plan.Options{Model: o.model, ResidentModel: o.residentModel, AllowPartial: o.allowPartial,
+		Samples: samplesBeside(resultFilePath(o.result)), ResultPath: o.result}
+	if o.settledBy != "" {
+		sres, err := loadResultFile(o.settledBy)
+		if err != nil {
+			return err
+		}
+		path := resultFilePath(o.settledBy)
+		opt.SettledBy = &plan.Settler{Result: sres, Samples: samplesBeside(path), Path: path}
+	}
+	p, err := plan.Project(res, topo, opt)
 	if err != nil {
 		return inputErr{err}
 	}

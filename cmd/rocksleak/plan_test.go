@@ -148,3 +148,28 @@ func TestPlanHelp(t *testing.T) {
 	assert.Contains(t, stderr, "lifecycles/day    = tasks × stores × (1 day / segment interval)")
 	assert.Contains(t, stderr, "-rebalances-per-day")
 }
+
+// --settled-by takes a longer run of the same model: one of another model,
+// or no longer than the planned run, is bad input (exit 2) naming the field.
+func TestPlanSettledByRefused(t *testing.T) {
+	dir := t.TempDir()
+	res := planResult(t, dir)
+	longer := gateRun("fixed", gateEst(100, -200, 400), gateEst(0, 0, 0), 0)
+	longer.Lifecycles, longer.ElapsedNs = 120_000, 3600e9
+	for _, tc := range []struct {
+		name, field string
+		settler     string
+	}{
+		{"another model", "model", writeGateResult(t, filepath.Join(dir, "other"), "o", 1, nil,
+			gateRun("all-fixes", gateEst(0, 0, 0), gateEst(0, 0, 0), 0))},
+		{"no longer", "lifecycles", writeGateResult(t, filepath.Join(dir, "same"), "s", 2, nil,
+			gateRun("fixed", gateEst(100, -200, 400), gateEst(0, 0, 0), 0))},
+		{"no samples beside it", "samples", writeGateResult(t, filepath.Join(dir, "long"), "l", 3, nil, longer)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := planCLI(t, "--result", res, "--model", "fixed", "--settled-by", tc.settler)
+			assert.Equal(t, 2, code, stderr)
+			assert.Contains(t, stderr, "--settled-by "+tc.settler+": "+tc.field+":")
+		})
+	}
+}
