@@ -94,7 +94,7 @@ func writeSignal(b *strings.Builder, p *Plan, s Signal) {
 	case s.DecidedBy == DecidedBySettler:
 		fmt.Fprintf(b, "  settled by %s\n", s.Settled)
 	case p.Source.SettledBy != nil:
-		fmt.Fprintln(b, "  decided by this run (bounded, sustained, or too short to tell and nothing to settle): the longer run is read only for growth this run could not tell")
+		fmt.Fprintf(b, "  decided by this run (its growth %s): the longer run decides only growth this run could not tell\n", s.Growth)
 	}
 	type line struct {
 		label string

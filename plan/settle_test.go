@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/rocksleak/rocksleak/scenarios"
 	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
+	"github.com/rocksleak/rocksleak/stats"
 )
 
 // shortRun is a default-length run of fixed whose RSS grows +5 KiB per
@@ -185,4 +187,37 @@ func TestSettlerRefused(t *testing.T) {
 	_, err := Project(shortRun(t), topo10x2(), Options{SettledBy: &Settler{Result: soak, Path: "soak",
 		Samples: map[string][]schema.Sample{"fixed": samples}}})
 	require.NoError(t, err, "the control: the same soak unspoilt settles")
+}
+
+// The text says which run settled the plan and, per signal, which run
+// decided it; a band names the run that settles it as one line to paste,
+// then the plan that reads it back.
+func TestSettledText(t *testing.T) {
+	r := shortRun(t)
+	unsettled, err := Project(r, topo10x2(), Options{ResultPath: "runs/short"})
+	require.NoError(t, err)
+	var before bytes.Buffer
+	require.NoError(t, WriteText(&before, unsettled))
+	assert.Contains(t, before.String(), "\n    rocksleak run --scenario kafka-20616 --models fixed --duration 1h --out runs/settle-kafka-20616-fixed\n")
+	assert.Contains(t, before.String(), "\n    rocksleak plan --result runs/short --model fixed --settled-by runs/settle-kafka-20616-fixed\n")
+	assert.NotContains(t, before.String(), "settled by")
+
+	// The native heap levels off within the short run: the run decides it.
+	nat := costs{perLifecycle: est(900, 800, 1_000), perFailedClose: pt(0), total: est(900, 800, 1_000)}.fit()
+	nat.Total.Bound = &stats.Bound{Rise: 1 << 20, Tau: 100, ReachedAt: 300, Reached: true, Fitted: true}
+	r.Runs["fixed"].Fits[analysis.SignalNativeHeap] = nat
+	soak, samples := soakOf(t, func(L float64) float64 { return 40<<20 + 12<<20*math.Min(1, L/12_000) })
+	p, err := Project(r, topo10x2(), Options{SettledBy: &Settler{Result: soak, Path: "runs/soak/result.json",
+		Samples: map[string][]schema.Sample{"fixed": samples}}})
+	require.NoError(t, err)
+	assert.Equal(t, DecidedByRun, p.Signals[0].DecidedBy)
+	var after bytes.Buffer
+	require.NoError(t, WriteText(&after, p))
+	for _, want := range []string{
+		"settled by: runs/soak/result.json (seed 20616, status complete, 60000 lifecycles in 1h0m0s)",
+		"  decided by this run",
+		"  settled by the longer run runs/soak/result.json (60000 lifecycles, 1h): ",
+	} {
+		assert.Contains(t, after.String(), want)
+	}
 }
