@@ -102,8 +102,8 @@ type RestoreStats struct {
 	// DurationsNs is every restore's duration, in the order they ended,
 	// when the engine recorded them (len = Count): the gate compares two
 	// runs' restore times with an interval from them (gate's
-	// restore_time_p50). Absent in results written before, and from the
-	// JVM engine.
+	// restore_time_p50). Absent in older results (the JVM engine's before
+	// 2026-12-06).
 	DurationsNs []int64 `json:"durations_ns,omitempty"`
 	// RecordsEach is every restore's changelog records replayed, in the
 	// order of DurationsNs (len = Count), when the engine recorded them:
