@@ -72,7 +72,7 @@ func ReportMarkdown(r *schema.Result) []byte {
 	reportPlots(&b)
 
 	p("## Scenario\n\n")
-	scenarioTable(r.Scenario).Markdown(&b)
+	scenarioTable(r.Scenario, isAppRun(r)).Markdown(&b)
 
 	reportOutside(&b, r)
 

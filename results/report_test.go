@@ -213,3 +213,32 @@ func TestRSSByOwnerOnlyWhenRecorded(t *testing.T) {
 	assert.Contains(t, md, "### Native heap in use (C allocator), less the JVM's own mallocs where read (runtime_malloc)\n",
 		"the native heap's fit says what it reads")
 }
+
+// TestAppScenarioShowsOnlyWhatRan: an application's run used its scenario's name, models, stop condition, sampling
+// and seed, not its store, workload, failures or rebalances, so its report's Scenario section shows the description
+// of the application in their place; a model's run (the negative control) keeps every row.
+func TestAppScenarioShowsOnlyWhatRan(t *testing.T) {
+	scenario := func(md string) string {
+		s := md[strings.Index(md, "## Scenario"):]
+		return s[:strings.Index(s, "\n## ")]
+	}
+	model := readTestResult(t, "smoke")
+	ms := scenario(string(ReportMarkdown(model)))
+	for _, row := range []string{"| store |", "| workload |", "| failures |", "| rebalances |", "| stop after |"} {
+		assert.Contains(t, ms, row)
+	}
+	assert.NotContains(t, ms, "| application |")
+
+	app := readTestResult(t, "smoke")
+	app.Scenario.Description = "Your application com.example.App (app file app.yaml) on Kafka's own TopologyTestDriver"
+	for _, run := range app.Runs {
+		run.App = &schema.AppCounts{StoreOpens: 10}
+	}
+	as := scenario(string(ReportMarkdown(app)))
+	for _, row := range []string{"| store |", "| workload |", "| failures |", "| rebalances |"} {
+		assert.NotContains(t, as, row)
+	}
+	for _, row := range []string{"| application | Your application com.example.App", "| stop after |", "| sampling |", "| seed |"} {
+		assert.Contains(t, as, row)
+	}
+}

@@ -68,8 +68,20 @@ func hasResident(r *schema.Result) bool {
 	return false
 }
 
-func scenarioTable(s scenarios.Scenario) *table.Table {
+// scenarioTable is the report's Scenario section: every field the run used. An application's run (app) uses the
+// scenario's name, models, stop condition, sampling and seed only (its topology, steps and failures are the
+// application's, which the scenario's description names), so its table shows those and the description, never the
+// store, workload, failures or rebalances a model would have run.
+func scenarioTable(s scenarios.Scenario, app bool) *table.Table {
 	t := table.New("l|l", "", "")
+	if app {
+		t.Add("name", s.Name)
+		t.Add("models", strings.Join(s.Models, ", "))
+		t.Add("application", orDash(s.Description))
+		addStopAndSampling(t, s)
+		t.Add("seed", strconv.FormatInt(s.Seed, 10))
+		return t
+	}
 	yesNo := func(b bool) string {
 		if b {
 			return "yes"
@@ -95,6 +107,17 @@ func scenarioTable(s scenarios.Scenario) *table.Table {
 		reb = fmt.Sprintf("every %d steps, %s of tasks", s.RebalanceEverySteps, fmtPercent(s.RebalanceTasks))
 	}
 	t.Add("rebalances", reb)
+	addStopAndSampling(t, s)
+	if s.SyntheticLeakBytes != 0 || s.RestoreScratchBytes != 0 {
+		t.Add("calibration", fmt.Sprintf("synthetic leak %s per lifecycle, restore scratch %s",
+			units.FormatBytes(float64(s.SyntheticLeakBytes)), units.FormatBytes(float64(s.RestoreScratchBytes))))
+	}
+	t.Add("seed", strconv.FormatInt(s.Seed, 10))
+	return t
+}
+
+// addStopAndSampling adds the scenario's stop condition and sampling rows.
+func addStopAndSampling(t *table.Table, s scenarios.Scenario) {
 	var stop []string
 	if s.Lifecycles > 0 {
 		stop = append(stop, fmt.Sprintf("%d lifecycles", s.Lifecycles))
@@ -104,12 +127,6 @@ func scenarioTable(s scenarios.Scenario) *table.Table {
 	}
 	t.Add("stop after", orDash(strings.Join(stop, " or ")))
 	t.Add("sampling", fmt.Sprintf("every %s and every %d ms", plural(s.SampleEveryLifecycles, "lifecycle"), s.SampleIntervalMs))
-	if s.SyntheticLeakBytes != 0 || s.RestoreScratchBytes != 0 {
-		t.Add("calibration", fmt.Sprintf("synthetic leak %s per lifecycle, restore scratch %s",
-			units.FormatBytes(float64(s.SyntheticLeakBytes)), units.FormatBytes(float64(s.RestoreScratchBytes))))
-	}
-	t.Add("seed", strconv.FormatInt(s.Seed, 10))
-	return t
 }
 
 // plural renders "1 task", "4 tasks".

@@ -35,7 +35,7 @@ func loadApp(o runOptions, sc *scenarios.Scenario) (*harness.App, error) {
 		"properties (%s): one lifecycle is one task's life. A driver is made (the task's stores open, Kafka calling "+
 		"the config setter), %d steps of the application's pipe run, each advancing stream time by %s and the "+
 		"driver's wall clock by %s (punctuators fire), and the driver is closed (the stores close, as when the task "+
-		"migrates). The scenario's own workload fields below are not used; its sampling and stop condition are.",
+		"migrates). The scenario's store, workload, failure and rebalance fields are not used (result.json keeps them); its sampling and stop condition are.",
 		a.Job.Class, a.Path, a.Job.Properties, a.Job.StepsPerLifecycle,
 		time.Duration(a.Job.StreamTimePerStepMs)*time.Millisecond, time.Duration(a.Job.WallClockPerStepMs)*time.Millisecond)
 	if o.models == "" {
