@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,8 +23,8 @@ type control struct {
 // slope (those come from analysis' registry: signalControls).
 var metricControls = map[string]control{
 	"restore_time_p50": {Check{Metric: "restore_time_p50", Op: OpRatio, Factor: 1.25, Floor: 20e6}, func(s *Subject) {
-		// Both sides' restores one by one (the medians' ratio interval is the check's noise model): the
-		// baseline's ten at 40 ms (subject), the candidate's at 400 ms.
+		// Both sides' restores one by one (the interval of their times per record replayed is the check's
+		// noise model): the baseline's ten at 40 ms (subject), the candidate's at 400 ms, 10,000 records each.
 		r := &s.Run.Restore
 		r.P50Ns, r.P50LowNs, r.P50HighNs = 400e6, 390e6, 410e6
 		r.DurationsNs = []int64{400e6, 390e6, 410e6, 395e6, 405e6, 400e6, 398e6, 402e6, 399e6, 401e6}
@@ -77,6 +78,8 @@ func TestEveryMetricHasControls(t *testing.T) {
 	subject := func() Subject {
 		run := fixedRun()
 		run.Restore.DurationsNs = []int64{40e6, 39e6, 41e6, 40e6, 38e6, 42e6, 40e6, 40e6, 39e6, 41e6}
+		run.Restore.RecordsEach = slices.Repeat([]int64{10_000}, 10)
+		run.Restore.Records = 100_000
 		s := RunSubject(run)
 		s.Lag = &Lag{Points: 10, MaxBehindNs: 1e9}
 		return s

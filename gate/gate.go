@@ -306,15 +306,7 @@ func EvaluateCheck(c Check, base, cand Subject) CheckResult {
 			return failf("cannot set a limit from the baseline: %v", err)
 		}
 		if m.paired != nil {
-			if pb, pc, b, ok := m.paired(base, cand); ok {
-				bq, cq, basis = pb, pc, " ("+b+")"
-			} else {
-				// The paired interval is this check's noise model. Without it the candidate's own interval
-				// would treat the baseline's value as exact, so the candidate's value stands alone and, above
-				// the limit, warns.
-				cq = exact(cq.Value)
-				unpaired = " (" + m.unpaired + ")"
-			}
+			bq, cq, basis, unpaired = pairSides(m, base, cand, bq, cq)
 			res.Candidate = &cq
 		}
 		res.Baseline = &bq
@@ -336,10 +328,11 @@ func EvaluateCheck(c Check, base, cand Subject) CheckResult {
 		return failf("the limit is not a finite number (%v)", lim)
 	}
 	judge(&res, c, m, cq)
-	res.Reason += basis
-	if unpaired != "" && strings.HasSuffix(res.Reason, NoNoiseModel) {
+	if strings.HasSuffix(res.Reason, NoNoiseModel) {
 		// NoNoiseModel stays last: a rehearsal judges such a check against its baselines' spread.
-		res.Reason = strings.TrimSuffix(res.Reason, NoNoiseModel) + unpaired + NoNoiseModel
+		res.Reason = strings.TrimSuffix(res.Reason, NoNoiseModel) + basis + unpaired + NoNoiseModel
+	} else {
+		res.Reason += basis
 	}
 	return res
 }

@@ -63,15 +63,9 @@ type metric struct {
 	// to tell from a change, so a count above its limit fails.
 	events bool
 	read   func(Subject) (Quantity, error)
-	// paired, when set, reads both sides of a ratio check together, with an
-	// interval for the candidate from both sides' own observations (the
-	// candidate on the baseline's scale: the baseline's value times the
-	// interval of their ratio) and what the interval rests on; ok is false
-	// when they have too few observations, and read is used instead.
-	paired func(base, cand Subject) (b, c Quantity, basis string, ok bool)
-	// unpaired says, for people, why paired could not pair (a check with
-	// paired and without a pairing has no noise model: it warns).
-	unpaired string
+	// paired, when set, reads both sides of a ratio check together (see
+	// pairing); read is used when it cannot pair them.
+	paired func(base, cand Subject) pairing
 }
 
 // metrics is the catalogue of what a check can compare. Slopes come from the
@@ -166,56 +160,6 @@ func restore(get func(*schema.Run) int64) metric {
 	}}
 }
 
-// restoreMedian is the median restore time. Restore times are wall time: a
-// loaded machine moves them, so a lone median must not fail a gate. In a
-// ratio check, when both runs recorded each restore's duration (at least
-// stats.MinRatioSample a side), the candidate's median comes with the
-// bootstrap interval of the ratio of the two medians (restorePaired);
-// otherwise alone (no interval: the baseline's median has none in the
-// comparison, so the check warns above its limit). Against an absolute
-// limit the candidate's distribution-free 95% interval for its median is
-// its noise model, when it had enough restores for one.
-func restoreMedian() metric {
-	unpaired := fmt.Sprintf("too few restores on a side for the medians' ratio interval: at least %d each", stats.MinRatioSample)
-	return metric{unit: UnitNanoseconds, paired: restorePaired, unpaired: unpaired, read: func(s Subject) (Quantity, error) {
-		rs := s.Run.Restore
-		if rs.Count == 0 {
-			return Quantity{}, fmt.Errorf("%w: no restores in the run", errNoData)
-		}
-		if rs.P50LowNs > 0 && rs.P50HighNs >= rs.P50LowNs {
-			return Quantity{Value: float64(rs.P50Ns), Low: float64(rs.P50LowNs), High: float64(rs.P50HighNs), Interval: true}, nil
-		}
-		return exact(float64(rs.P50Ns)), nil
-	}}
-}
-
-// restorePaired compares the two runs' restore times by the ratio of their
-// medians, candidate over baseline, with its 95% percentile-bootstrap
-// interval from each run's own restores (stats.MedianRatio): b is the
-// baseline's median, c the candidate's, with Low and High the baseline's
-// median times the ratio's bounds.
-func restorePaired(base, cand Subject) (b, c Quantity, basis string, ok bool) {
-	bd, cd := nsToFloat(base.Run.Restore.DurationsNs), nsToFloat(cand.Run.Restore.DurationsNs)
-	e := stats.MedianRatio(bd, cd, 0.95)
-	if !e.Valid {
-		return Quantity{}, Quantity{}, "", false
-	}
-	bm := stats.Median(bd)
-	b = exact(bm)
-	c = Quantity{Value: stats.Median(cd), Low: bm * e.Low, High: bm * e.High, Interval: true}
-	basis = fmt.Sprintf("medians' ratio ×%.2f [%.2f, %.2f], bootstrap of %d baseline and %d candidate restores",
-		e.Value, e.Low, e.High, len(bd), len(cd))
-	return b, c, basis, true
-}
-
-func nsToFloat(ns []int64) []float64 {
-	out := make([]float64, len(ns))
-	for i, v := range ns {
-		out[i] = float64(v)
-	}
-	return out
-}
-
 func count(unit string, get func(*schema.Run) int64) metric {
 	return metric{unit: unit, events: true, read: func(s Subject) (Quantity, error) { return exact(float64(get(s.Run))), nil }}
 }
@@ -234,3 +178,36 @@ func recordsLost() metric {
 
 // MetricUnit returns a metric's unit, or "" for an unknown metric.
 func MetricUnit(name string) string { return metrics[name].unit }
+
+// pairing is both sides of a ratio check read together. With ok, b and c
+// replace the sides' own values: c is the candidate on the baseline's scale
+// (for restore time, the baseline's median restore time at the candidate's
+// speed), with an interval from both sides' own observations when there are
+// enough; basis says what they rest on. Without an interval on c (or without
+// ok) the check has no noise model, and why says so for people.
+type pairing struct {
+	b, c       Quantity
+	basis, why string
+	ok         bool
+}
+
+// pairSides reads a paired metric's sides together (m.paired): the
+// baseline's and candidate's quantities to judge, what they rest on (basis)
+// and, when the candidate has no interval, why (unpaired), each for the
+// reason. The paired interval is the check's noise model. Without it the
+// candidate's own interval would treat the baseline's value as exact, so the
+// candidate's value stands alone and, above the limit, warns.
+func pairSides(m metric, base, cand Subject, bq, cq Quantity) (b, c Quantity, basis, unpaired string) {
+	pr := m.paired(base, cand)
+	b, c = bq, exact(cq.Value)
+	if pr.ok {
+		b, c = pr.b, pr.c
+	}
+	if pr.basis != "" {
+		basis = " (" + pr.basis + ")"
+	}
+	if !c.Interval {
+		unpaired = " (" + pr.why + ")"
+	}
+	return b, c, basis, unpaired
+}

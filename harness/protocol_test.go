@@ -15,6 +15,7 @@ import (
 
 	"github.com/rocksleak/rocksleak/internal/golden"
 	"github.com/rocksleak/rocksleak/scenarios"
+	"github.com/rocksleak/rocksleak/schema"
 	"github.com/rocksleak/rocksleak/spec"
 	"github.com/rocksleak/rocksleak/userapp"
 	"github.com/rocksleak/rocksleak/workload"
@@ -23,14 +24,22 @@ import (
 // The child protocol's golden files, written here (go test ./harness -run
 // TestProtocolGoldens -update) and read by the Java child's JUnit tests
 // (engine/jvm/child: ProtocolTest), as workload/testdata/values.json is: a
-// job with every field set, one op of every kind with every field it has, and
-// a sample event with every field set. A field added to the job, the op stream
-// or the sample on one side only fails one of the two.
+// job with every field set, one op of every kind with every field it has, a
+// sample event with every field set, and the summary's restore object with
+// every field set. A field added to the job, the op stream, the sample or the
+// restore on one side only fails one of the two.
 const (
-	protocolJob    = "testdata/protocol/job.json"
-	protocolOps    = "testdata/protocol/ops.jsonl"
-	protocolSample = "testdata/protocol/sample.jsonl"
+	protocolJob     = "testdata/protocol/job.json"
+	protocolOps     = "testdata/protocol/ops.jsonl"
+	protocolSample  = "testdata/protocol/sample.jsonl"
+	protocolRestore = "testdata/protocol/restore.json"
 )
+
+// protocolRestoreValue is a summary's restore object with every field set.
+func protocolRestoreValue() schema.RestoreStats {
+	return schema.RestoreStats{Count: 2, P50Ns: 3, P50LowNs: 4, P50HighNs: 5, MaxNs: 6, DurationsNs: []int64{7, 8},
+		RecordsEach: []int64{9, 10}, Records: 19, SegmentLifecycles: 11}
+}
 
 // protocolJobValue is a job that sets every field (omitempty ones too) to a
 // value a child accepts: the default scenario with its zero fields set.
@@ -77,6 +86,15 @@ func TestProtocolGoldens(t *testing.T) {
 	s := filled(t)
 	require.NoError(t, NewEventWriter(&sample).WriteSample(&s))
 	golden.Check(t, protocolSample, sample.Bytes())
+
+	rs := protocolRestoreValue()
+	v := reflect.ValueOf(rs)
+	for i := range v.NumField() {
+		require.False(t, v.Field(i).IsZero(), "protocolRestoreValue sets %s", v.Type().Field(i).Name)
+	}
+	restore, err := json.Marshal(rs)
+	require.NoError(t, err)
+	golden.Check(t, protocolRestore, append(restore, '\n'))
 }
 
 // TestProtocolJobGoldenSetsEveryField: the job golden has a key for every

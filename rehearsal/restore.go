@@ -153,9 +153,9 @@ func baselineRestore(r *schema.Rehearsal, phase int, bases []*InstanceAnalysis, 
 
 // baselineStoreRestores pools the store restores of the instances ids in
 // phase or, when none of them restored then, in the latest earlier phase in
-// which they did: counts, records and durations added up, the worst maximum,
-// and as median the median of the instances' medians (p50s, one per
-// instance that restored, sorted).
+// which they did: counts, records, durations and each restore's records
+// added up, the worst maximum, and as median the median of the instances'
+// medians (p50s, one per instance that restored, sorted).
 func baselineStoreRestores(r *schema.Rehearsal, phase int, ids []int) (out schema.RestoreStats, p50s []int64) {
 	for ph := phase; ph >= 0; ph-- {
 		out, p50s = schema.RestoreStats{}, nil
@@ -169,10 +169,14 @@ func baselineStoreRestores(r *schema.Rehearsal, phase int, ids []int) (out schem
 			out.MaxNs = max(out.MaxNs, rs.MaxNs)
 			out.Records += rs.Records
 			out.DurationsNs = append(out.DurationsNs, rs.DurationsNs...)
+			out.RecordsEach = append(out.RecordsEach, rs.RecordsEach...)
 		}
 		if len(p50s) > 0 {
 			if int64(len(out.DurationsNs)) != out.Count {
 				out.DurationsNs = nil // an instance without them: no pooled sample
+			}
+			if len(out.RecordsEach) != len(out.DurationsNs) {
+				out.RecordsEach = nil // an instance without them: speed from the totals only
 			}
 			slices.Sort(p50s)
 			out.P50Ns = medianInt(p50s)

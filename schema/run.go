@@ -102,9 +102,15 @@ type RestoreStats struct {
 	// DurationsNs is every restore's duration, in the order they ended,
 	// when the engine recorded them (len = Count): the gate compares two
 	// runs' restore times with an interval from them (gate's
-	// restore_time_p50). Absent in results written before, and from the
-	// JVM engine.
+	// restore_time_p50). Absent in older results (the JVM engine's before
+	// 2026-12-06).
 	DurationsNs []int64 `json:"durations_ns,omitempty"`
+	// RecordsEach is every restore's changelog records replayed, in the
+	// order of DurationsNs (len = Count), when the engine recorded them:
+	// the gate compares restore time per record replayed, which does not
+	// depend on when in a run the restores fell (a restore late in a run
+	// replays a longer changelog). Absent in results written before.
+	RecordsEach []int64 `json:"records_each,omitempty"`
 	Records     int64   `json:"records"` // records replayed
 	// SegmentLifecycles is the number of window segments opened and closed
 	// during the restores (all restores together): a window store restores

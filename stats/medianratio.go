@@ -31,21 +31,40 @@ func MedianRatio(base, cand []float64, level float64) Estimate {
 	if len(base) < MinRatioSample || len(cand) < MinRatioSample || !allPositive(base) || !allPositive(cand) {
 		return Estimate{}
 	}
-	rng := rand.New(rand.NewPCG(uint64(len(base)), uint64(len(cand))))
+	median := func(xs []float64) func([]int) float64 {
+		buf := make([]float64, len(xs))
+		return func(idx []int) float64 {
+			for j, i := range idx {
+				buf[j] = xs[i]
+			}
+			return Median(buf)
+		}
+	}
+	return bootstrapRatio(len(base), len(cand), level, Median(cand)/Median(base), median(base), median(cand))
+}
+
+// bootstrapRatio is the percentile-bootstrap interval at level for
+// stat(candidate) / stat(baseline), two independent samples of nb and nc
+// observations: each of ratioResamples resamples draws nb indices of the
+// baseline's observations and nc of the candidate's with replacement (from a
+// fixed seed) and takes baseStat(indices) and candStat(indices). value is
+// the estimate on the samples themselves.
+func bootstrapRatio(nb, nc int, level, value float64, baseStat, candStat func(idx []int) float64) Estimate {
+	rng := rand.New(rand.NewPCG(uint64(nb), uint64(nc)))
 	ratios := make([]float64, ratioResamples)
-	bs, cs := make([]float64, len(base)), make([]float64, len(cand))
+	bi, ci := make([]int, nb), make([]int, nc)
 	for i := range ratios {
-		for j := range bs {
-			bs[j] = base[rng.IntN(len(base))]
+		for j := range bi {
+			bi[j] = rng.IntN(nb)
 		}
-		for j := range cs {
-			cs[j] = cand[rng.IntN(len(cand))]
+		for j := range ci {
+			ci[j] = rng.IntN(nc)
 		}
-		ratios[i] = Median(cs) / Median(bs)
+		ratios[i] = candStat(ci) / baseStat(bi)
 	}
 	slices.Sort(ratios)
 	a := (1 - level) / 2
-	return Estimate{Value: Median(cand) / Median(base), Low: stat.Quantile(a, stat.LinInterp, ratios, nil),
+	return Estimate{Value: value, Low: stat.Quantile(a, stat.LinInterp, ratios, nil),
 		High: stat.Quantile(1-a, stat.LinInterp, ratios, nil), Valid: true}
 }
 

@@ -159,7 +159,7 @@ func (t *Topology) restore(s *slot, moveAway bool) {
 	}
 	t.restoreLifecycles += t.env.Counts().Lifecycles.Load() - lc
 	t.restored += n
-	t.restoreDone(time.Since(begin))
+	t.restoreDone(restoreEntry{d: time.Since(begin), records: n})
 	if err != nil {
 		// Kafka's restore would have stopped at the error, the task not
 		// running: what the store misses is still in the changelog.
@@ -169,9 +169,9 @@ func (t *Topology) restore(s *slot, moveAway bool) {
 	t.verify(s)
 }
 
-// restoreDone counts a restore that took d.
-func (t *Topology) restoreDone(d time.Duration) {
-	if err := t.restoreLog.add(d); err != nil {
+// restoreDone counts a restore (its duration and records replayed).
+func (t *Topology) restoreDone(e restoreEntry) {
+	if err := t.restoreLog.add(e); err != nil {
 		t.logFailed(err)
 	}
 }
@@ -235,7 +235,7 @@ func (t *Topology) catchUp(s *slot) {
 		t.taskError(s, fmt.Errorf("restore: %w", err))
 	}
 	t.restored += n
-	t.restoreDone(time.Since(begin))
+	t.restoreDone(restoreEntry{d: time.Since(begin), records: n})
 }
 
 // verify reads back the latest changelog record of every key the store

@@ -9,9 +9,20 @@ import (
 	"time"
 )
 
-// durationLog keeps the restores' durations in a file (int64 nanoseconds,
-// little endian, one after another) instead of the child's memory, where a
-// slice of them would grow with the run; it holds only their count. The file
+// restoreEntry is one restore: how long it took and how many changelog
+// records it replayed.
+type restoreEntry struct {
+	d       time.Duration
+	records int64
+}
+
+// restoreEntrySize is a restoreEntry's size in its file.
+const restoreEntrySize = 16
+
+// durationLog keeps the restores' durations and record counts in a file
+// (per restore two int64, nanoseconds then records, little endian, one
+// restore after another) instead of the child's memory, where a slice of
+// them would grow with the run; it holds only their count. The file
 // (restore-times-*.bin) is made in dir at the first restore, written with
 // one append per restore (no descriptor held between them), read back for a
 // summary, and removed with dir or by remove.
@@ -21,8 +32,8 @@ type durationLog struct {
 	n    int64
 }
 
-// add appends d.
-func (l *durationLog) add(d time.Duration) error {
+// add appends e.
+func (l *durationLog) add(e restoreEntry) error {
 	if l.path == "" {
 		f, err := os.CreateTemp(l.dir, "restore-times-*.bin")
 		if err != nil {
@@ -37,7 +48,8 @@ func (l *durationLog) add(d time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("restore times: %w", err)
 	}
-	_, err = f.Write(binary.LittleEndian.AppendUint64(nil, uint64(d)))
+	b := binary.LittleEndian.AppendUint64(nil, uint64(e.d))
+	_, err = f.Write(binary.LittleEndian.AppendUint64(b, uint64(e.records)))
 	if err = errors.Join(err, f.Close()); err != nil {
 		return fmt.Errorf("restore times: %w", err)
 	}
@@ -45,11 +57,11 @@ func (l *durationLog) add(d time.Duration) error {
 	return nil
 }
 
-// count is the number of durations added.
+// count is the number of restores added.
 func (l *durationLog) count() int64 { return l.n }
 
-// since reads the durations added after the first from of them.
-func (l *durationLog) since(from int64) ([]time.Duration, error) {
+// since reads the restores added after the first from of them.
+func (l *durationLog) since(from int64) ([]restoreEntry, error) {
 	if from >= l.n {
 		return nil, nil
 	}
@@ -58,13 +70,14 @@ func (l *durationLog) since(from int64) ([]time.Duration, error) {
 		return nil, fmt.Errorf("restore times: %w", err)
 	}
 	defer f.Close()
-	b := make([]byte, 8*(l.n-from))
-	if _, err := f.ReadAt(b, 8*from); err != nil && !errors.Is(err, io.EOF) {
+	b := make([]byte, restoreEntrySize*(l.n-from))
+	if _, err := f.ReadAt(b, restoreEntrySize*from); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("restore times: %w", err)
 	}
-	out := make([]time.Duration, l.n-from)
+	out := make([]restoreEntry, l.n-from)
 	for i := range out {
-		out[i] = time.Duration(binary.LittleEndian.Uint64(b[8*i:]))
+		at := b[restoreEntrySize*i:]
+		out[i] = restoreEntry{d: time.Duration(binary.LittleEndian.Uint64(at)), records: int64(binary.LittleEndian.Uint64(at[8:]))}
 	}
 	return out, nil
 }

@@ -7,15 +7,20 @@ import (
 	"github.com/rocksleak/rocksleak/schema"
 )
 
-func restoreStats(durations []time.Duration, records int64) schema.RestoreStats {
-	rs := schema.RestoreStats{Count: int64(len(durations)), Records: records}
-	if len(durations) == 0 {
+// restoreStats summarises restores (in the order they ended) that replayed
+// records changelog records in all: count, median with its interval,
+// maximum, and each restore's duration and records.
+func restoreStats(restores []restoreEntry, records int64) schema.RestoreStats {
+	rs := schema.RestoreStats{Count: int64(len(restores)), Records: records}
+	if len(restores) == 0 {
 		return rs
 	}
-	for _, d := range durations {
-		rs.DurationsNs = append(rs.DurationsNs, int64(d))
+	sorted := make([]time.Duration, len(restores))
+	for i, e := range restores {
+		sorted[i] = e.d
+		rs.DurationsNs = append(rs.DurationsNs, int64(e.d))
+		rs.RecordsEach = append(rs.RecordsEach, e.records)
 	}
-	sorted := append([]time.Duration(nil), durations...)
 	sortDurations(sorted)
 	rs.P50Ns = int64(sorted[(len(sorted)-1)/2])
 	rs.MaxNs = int64(sorted[len(sorted)-1])
@@ -42,8 +47,9 @@ func medianRank(n int, a float64) int {
 	return j
 }
 
-// restoreStats summarises the run's restores; it reads their durations back
-// from their file (see durationLog), so call it once the run is measured.
+// restoreStats summarises the run's restores; it reads their durations and
+// records back from their file (see durationLog), so call it once the run is
+// measured.
 func (t *Topology) restoreStats() schema.RestoreStats {
 	d, err := t.restoreLog.since(0)
 	if err != nil {
@@ -52,7 +58,7 @@ func (t *Topology) restoreStats() schema.RestoreStats {
 	rs := restoreStats(d, t.restored)
 	rs.Count = t.restoreLog.count()
 	if int64(len(rs.DurationsNs)) != rs.Count {
-		rs.DurationsNs = nil // the log could not be read back whole
+		rs.DurationsNs, rs.RecordsEach = nil, nil // the log could not be read back whole
 	}
 	rs.SegmentLifecycles = t.restoreLifecycles
 	return rs

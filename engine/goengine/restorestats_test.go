@@ -25,9 +25,10 @@ func TestNonMarkerKeepsOnlyRealErrors(t *testing.T) {
 func TestRestoreStats(t *testing.T) {
 	assert.Equal(t, schema.RestoreStats{}, restoreStats(nil, 0))
 	ms := time.Millisecond
-	rs := restoreStats([]time.Duration{5 * ms, 1 * ms, 9 * ms, 3 * ms}, 40)
+	rs := restoreStats([]restoreEntry{{5 * ms, 10}, {1 * ms, 2}, {9 * ms, 20}, {3 * ms, 8}}, 40)
 	assert.Equal(t, schema.RestoreStats{Count: 4, P50Ns: int64(3 * ms), MaxNs: int64(9 * ms), Records: 40,
-		DurationsNs: []int64{int64(5 * ms), int64(1 * ms), int64(9 * ms), int64(3 * ms)}}, rs, "durations kept in the order they ended")
+		DurationsNs: []int64{int64(5 * ms), int64(1 * ms), int64(9 * ms), int64(3 * ms)},
+		RecordsEach: []int64{10, 2, 20, 8}}, rs, "durations and records kept in the order the restores ended")
 }
 
 func TestMedianIntervalRanks(t *testing.T) {
@@ -35,9 +36,9 @@ func TestMedianIntervalRanks(t *testing.T) {
 	for _, tc := range []struct{ n, j int }{{5, 0}, {6, 1}, {10, 2}, {20, 6}, {100, 40}} {
 		assert.Equal(t, tc.j, medianRank(tc.n, 0.025), "n=%d", tc.n)
 	}
-	var ds []time.Duration
+	var ds []restoreEntry
 	for i := 1; i <= 10; i++ {
-		ds = append(ds, time.Duration(i)*time.Millisecond)
+		ds = append(ds, restoreEntry{d: time.Duration(i) * time.Millisecond})
 	}
 	rs := restoreStats(ds, 0)
 	assert.Equal(t, int64(2*time.Millisecond), rs.P50LowNs)

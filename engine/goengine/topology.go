@@ -48,8 +48,8 @@ type Topology struct {
 	tell     func(schema.TaskErrorEvent)
 	lost     int64
 	verified int64
-	// restoreLog holds the restores' durations (in a file: see durationLog)
-	// and counts them.
+	// restoreLog holds the restores' durations and records replayed (in a
+	// file: see durationLog) and counts them.
 	restoreLog *durationLog
 	restored   int64
 	// restoreLifecycles counts the segment lifecycles that happened during

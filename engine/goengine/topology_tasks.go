@@ -226,11 +226,11 @@ func (t *Topology) RestoreMark() RestoreMark {
 
 // RestoresSince summarises the restores since m.
 func (t *Topology) RestoresSince(m RestoreMark) (schema.RestoreStats, error) {
-	durations, err := t.restoreLog.since(m.restores)
+	restores, err := t.restoreLog.since(m.restores)
 	if err != nil {
 		return schema.RestoreStats{}, err
 	}
-	rs := restoreStats(durations, t.restored-m.records)
+	rs := restoreStats(restores, t.restored-m.records)
 	rs.SegmentLifecycles = t.restoreLifecycles - m.lifecycles
 	return rs, nil
 }

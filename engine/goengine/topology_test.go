@@ -50,6 +50,12 @@ func TestCorruptionWipesTheWholeTaskAndRestoresFromMinusOne(t *testing.T) {
 			}
 			require.Positive(t, rs.Count)
 			assert.Zero(t, rs.Count%int64(sc.StoresPerTask), "every store of a corrupted task restores: %d restores", rs.Count)
+			require.Len(t, rs.RecordsEach, int(rs.Count), "each restore's records, beside its duration")
+			var sum int64
+			for _, n := range rs.RecordsEach {
+				sum += n
+			}
+			assert.Equal(t, rs.Records, sum, "each restore's records add up to the run's")
 			assert.Greater(t, rs.SegmentLifecycles, rs.Count, "each restore from −1 creates and expires segments")
 			_, err = os.Stat(filepath.Join(root, "task-0", "gen-0"))
 			assert.NoError(t, err, "under RocksJava semantics the task is wiped in place, not moved aside")
@@ -110,6 +116,9 @@ func TestRestoresReplayTheChangelogFile(t *testing.T) {
 					return nil
 				}))
 				assert.Equal(t, want, topo.restored-restored0, "records replayed by the restore at step %d", topo.steps)
+				logged, err := topo.restoreLog.since(n0)
+				require.NoError(t, err)
+				assert.Equal(t, want, logged[0].records, "the restore's own records, as logged, at step %d", topo.steps)
 				skipped = skipped || want < s.offset
 			}
 			require.Positive(t, restores, "every close fails: every reopen restores")

@@ -310,7 +310,7 @@ final class Executor {
         restoreLifecycles += lifecycles - lc0;
         restoredRecords += feed.restored;
         restores++;
-        restoreTimes.add(System.nanoTime() - t0);
+        restoreTimes.add(System.nanoTime() - t0, feed.restored);
     }
 
     static byte[] withTimestamp(final long ts, final byte[] v) {
@@ -432,9 +432,9 @@ final class Executor {
         return openDbs.count();
     }
 
-    /** Median and a distribution-free 95% interval for it, as the Go harness's restoreStats: p50, low, high, max. */
-    long[] restoreStats() {
-        return restoreTimes.stats();
+    /** The restores' durations and records, one by one. */
+    RestoreTimes restoreTimes() {
+        return restoreTimes;
     }
 
     static void deleteTree(final Path p) throws IOException {

@@ -323,16 +323,7 @@ public final class Main {
             if (!ex.storageFaults.isEmpty()) {
                 Json.map(g, "storage_faults", ex.storageFaults);
             }
-            final long[] rs = ex.restoreStats();
-            g.writeObjectFieldStart("restore");
-            g.writeNumberField("count", ex.restores);
-            g.writeNumberField("p50_ns", rs[0]);
-            g.writeNumberField("p50_low_ns", rs[1]);
-            g.writeNumberField("p50_high_ns", rs[2]);
-            g.writeNumberField("max_ns", rs[3]);
-            g.writeNumberField("records", ex.restoredRecords);
-            g.writeNumberField("segment_lifecycles", ex.restoreLifecycles);
-            g.writeEndObject();
+            ex.restoreTimes().write(g, ex.restoredRecords, ex.restoreLifecycles);
             g.writeNumberField("pinned_dbs", 0);
             Json.map(g, "ledger_at_end", bare ? Map.of() : ex.ledger.live());
             Json.map(g, "released_late", bare ? Map.of() : ex.ledger.releasedLate());

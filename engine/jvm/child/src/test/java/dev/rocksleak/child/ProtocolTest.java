@@ -19,9 +19,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
 /**
- * One protocol on both sides: the Go side's golden job, op stream and sample event (harness/testdata/protocol,
- * written by go test ./harness -run TestProtocolGoldens -update) against what this child reads and writes. A field
- * added on one side only fails here (or in the Go side's TestProtocolJobGoldenSetsEveryField).
+ * One protocol on both sides: the Go side's golden job, op stream, sample event and summary's restore object
+ * (harness/testdata/protocol, written by go test ./harness -run TestProtocolGoldens -update) against what this
+ * child reads and writes. A field added on one side only fails here (or in the Go side's
+ * TestProtocolJobGoldenSetsEveryField).
  */
 class ProtocolTest {
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -95,6 +96,24 @@ class ProtocolTest {
         final Set<String> javaKeys = keys(java, "");
         javaKeys.removeAll(JAVA_ONLY_SAMPLE_KEYS);
         assertEquals(keys(go, ""), javaKeys, "the Go sample's keys against those Main.sampleFields writes");
+    }
+
+    @Test
+    void writesTheGoRestore() throws Exception {
+        final RestoreTimes rt = new RestoreTimes();
+        rt.add(7, 9);
+        rt.add(8, 10);
+        final StringWriter w = new StringWriter();
+        try (JsonGenerator g = MAPPER.getFactory().createGenerator(w)) {
+            g.writeStartObject();
+            rt.write(g, 19, 11);
+            g.writeEndObject();
+        }
+        final JsonNode java = MAPPER.readTree(w.toString()).get("restore");
+        final JsonNode go = MAPPER.readTree(Files.readString(protocol("restore.json")));
+        assertEquals(keys(go, ""), keys(java, ""), "the Go summary's restore keys against those RestoreTimes.write writes");
+        assertEquals(go.get("durations_ns"), java.get("durations_ns"), "each restore's duration, in the order they ended");
+        assertEquals(go.get("records_each"), java.get("records_each"), "each restore's records, beside its duration");
     }
 
     /** n's keys, nested objects' as parent.key, except live_natives' (a map by kind). */
