@@ -156,8 +156,8 @@ reliability: deps build
 ## gate-aa: the CI gate's false-alarm table on real runs (scripts/gateaa): GATE_AA_PAIRS pairs of fixed runs of the
 ## default scenario at different seeds, each gated with the default policy (any FAIL is a false alarm), and leaky at the
 ## candidate's seed against the same baseline (must FAIL); LOAD=1 runs them beside stress-ng --cpu 1. Three runs a pair,
-## one at a time: about 40 minutes for 20 pairs on a quiet 2-core machine. GATE_AA_ARGS go to every run;
-## GATE_AA_FLAGS to scripts/gateaa (-out DIR reuses the runs already in DIR).
+## one at a time: about 16 minutes for 20 pairs on a 2-core machine, quiet or beside the load (docs/findings.md).
+## GATE_AA_ARGS go to every run; GATE_AA_FLAGS to scripts/gateaa (-out DIR reuses the runs already in DIR).
 GATE_AA_PAIRS ?= 20
 GATE_AA_ARGS  ?=
 GATE_AA_FLAGS ?=
