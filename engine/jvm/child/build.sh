@@ -20,25 +20,14 @@ if [ "${1:-}" = "-t" ]; then tests=yes; shift; fi
 out=$(mkdir -p "$1" && cd "$1" && pwd); shift
 mvn=${MVN:-mvn}
 flags=(-q -B -Dstyle.color=never -f "$here/pom.xml")
-# The offline attempt's output is shown only when it succeeds: when ~/.m2 lacks something it fails with Maven's
-# [ERROR] lines about the missing artifacts, which the online attempt then resolves; they are not errors of the
-# build. When the online attempt fails too, the offline attempt's output follows its own.
-run() {
-  local log rc=0
-  log=$(mktemp)
-  if "$mvn" "${flags[@]}" -o "$@" >"$log" 2>&1; then plain <"$log"; rm -f "$log"; return 0; fi
-  "$mvn" "${flags[@]}" "$@" 2>&1 | plain || rc=$?
-  if [ "$rc" -ne 0 ]; then echo "jvm/child: the offline attempt before it said:" >&2; plain <"$log" >&2; fi
-  rm -f "$log"
-  return "$rc"
-}
-# Maven 3.8's quiet mode still writes bare colour resets (ESC[0m) though style.color is never: drop them.
-plain() { sed 's/\x1b\[[0-9;]*m//g'; }
-if [ "$tests" = yes ]; then run package; else run package -DskipTests; fi
+mvn_label=jvm/child
+# Maven offline first, its failed attempt's [ERROR] lines kept to itself (scripts/mvn-offline-first.sh: mvn_run).
+. "$here/../../../scripts/mvn-offline-first.sh"
+if [ "$tests" = yes ]; then mvn_run package; else mvn_run package -DskipTests; fi
 cp "$here/target/rocksleak-child.jar" "$out/rocksleak-child.jar"
 MVN="$mvn" "$here/profiler.sh" "$out/profiler"
 for v in "$@"; do
-  run dependency:build-classpath -Dkafka.version="$v" -Dmdep.outputFile="$out/classpath-$v.txt"
+  mvn_run dependency:build-classpath -Dkafka.version="$v" -Dmdep.outputFile="$out/classpath-$v.txt"
   echo "engine/jvm/child: $out/classpath-$v.txt"
 done
 if [ "$tests" = yes ]; then
@@ -46,7 +35,7 @@ if [ "$tests" = yes ]; then
     case "$v" in
       4.[012].*)
         echo "engine/jvm/child: tests against kafka-streams $v's classpath"
-        run surefire:test -Dmaven.test.dependency.excludes=org.apache.kafka:kafka-streams,org.apache.kafka:kafka-streams-test-utils,org.apache.kafka:kafka-clients,org.rocksdb:rocksdbjni \
+        mvn_run surefire:test -Dmaven.test.dependency.excludes=org.apache.kafka:kafka-streams,org.apache.kafka:kafka-streams-test-utils,org.apache.kafka:kafka-clients,org.rocksdb:rocksdbjni \
           -Dmaven.test.additionalClasspath="$(tr : , < "$out/classpath-$v.txt")" ;;
     esac
   done
