@@ -60,7 +60,8 @@ func TestAppSecretsNeverWritten(t *testing.T) {
 
 // TestAppMisbehaviourIsContained: the application throwing, calling System.exit, hanging, or allocating without
 // bound ends its run marked failed, exit status 1, with an error naming its own frames and no other (Kafka's are
-// left out): MisbehavingApp.misbehave, or for the runaway allocation, seen after it, where the main thread is then.
+// left out): MisbehavingApp.misbehave, or for the runaway allocation, seen after it, where the main thread is then or
+// (when it has left the application's code) where it was when the RSS grew most (AppWatchTest has both).
 func TestAppMisbehaviourIsContained(t *testing.T) {
 	requireJVM(t, "4.3.1")
 	for _, tc := range []struct {
@@ -81,6 +82,7 @@ func TestAppMisbehaviourIsContained(t *testing.T) {
 			require.NotNil(t, res, out)
 			assert.Equal(t, schema.StatusFailed, res.Status)
 			e := res.Runs["kafka-4.3.1"].Error
+			t.Logf("the run's error: %s", e)
 			assert.Contains(t, e, tc.words)
 			frames := e[strings.Index(e, "the application's frames: "):]
 			assert.Contains(t, frames, "dev.rocksleak.examples.", "names the application's frames")

@@ -17,12 +17,19 @@ import java.util.Map;
  */
 final class AppWatch {
     private static final long PERIOD_MS = 50;
+    /** A growth of the RSS in one watch period above which the watch reads where the main thread is (16 MiB). */
+    private static final long GROWTH_SEEN = 16L << 20;
+    private static final String APP_FRAMES = "the application's frames: ";
     private final AppRun run;
     private final AppJob app;
     private final Thread thread;
     private final Thread hook;
     private volatile boolean stopped;
     private final long pageSize;
+    /** The RSS at the last watch, and the application's frames seen on the main thread where it grew most in one. */
+    private long lastRss;
+    private long grewMost;
+    private String grewAt;
 
     AppWatch(final AppRun run, final AppJob app) {
         this.run = run;
@@ -34,6 +41,7 @@ final class AppWatch {
     }
 
     void start() {
+        lastRss = rss();
         Runtime.getRuntime().addShutdownHook(hook);
         thread.start();
     }
@@ -61,11 +69,47 @@ final class AppWatch {
                     + "the main thread is at %s", ns / 1e9, app.hangAfterMs, frames(run.mainThread().getStackTrace())));
             }
             final long rss = rss();
-            if (app.maxRss > 0 && rss > app.maxRss) {
-                end(String.format("runaway allocation: the child's RSS %d B crossed app.max_rss %d B; the main "
-                    + "thread is at %s", rss, app.maxRss, frames(run.mainThread().getStackTrace())));
+            if (app.maxRss > 0) {
+                watchGrowth(rss);
+                if (rss > app.maxRss) {
+                    end("runaway allocation: the child's RSS " + rss + " B crossed app.max_rss " + app.maxRss
+                        + " B; " + runawayWhere(frames(run.mainThread().getStackTrace()), grewAt, grewMost));
+                }
             }
         }
+    }
+
+    /**
+     * Where the RSS grew by more than {@link #GROWTH_SEEN} in one watch period, reads the main thread's stack, and keeps
+     * its application's frames where the growth was the largest: a runaway allocation is seen after it, when the main
+     * thread may have left the application's code (a sample, a driver's close), so its frames at the crossing alone
+     * may name none.
+     */
+    private void watchGrowth(final long rss) {
+        final long grew = rss - lastRss;
+        lastRss = rss;
+        if (grew > GROWTH_SEEN && grew > grewMost) {
+            final String at = frames(run.mainThread().getStackTrace());
+            if (at.startsWith(APP_FRAMES)) {
+                grewMost = grew;
+                grewAt = at;
+            }
+        }
+    }
+
+    /**
+     * Where a runaway allocation was: the main thread's frames at the crossing ({@code now}, as {@link #frames} words
+     * them) when they are the application's or when no growth was seen in its frames ({@code grewAt} null); else
+     * that the main thread has left the application's code, then the application's frames where the RSS grew most
+     * ({@code grewMost} B in one watch period), so the words after the first "the application's frames: " are only
+     * the application's.
+     */
+    static String runawayWhere(final String now, final String grewAt, final long grewMost) {
+        if (now.startsWith(APP_FRAMES) || grewAt == null) {
+            return "the main thread is at " + now;
+        }
+        return "the main thread is now outside the application's code (" + now + "); where the RSS grew most ("
+            + grewMost + " B in one " + PERIOD_MS + " ms watch) it was at " + grewAt;
     }
 
     private void end(final String error) {
@@ -111,7 +155,7 @@ final class AppWatch {
             }
         }
         if (!app.isEmpty()) {
-            return "the application's frames: " + String.join(" <- ", app);
+            return APP_FRAMES + String.join(" <- ", app);
         }
         final List<String> top = new ArrayList<>();
         for (int i = 0; i < Math.min(3, stack.length); i++) {
