@@ -4,7 +4,7 @@ import (
 	"maps"
 	"slices"
 
-	"gonum.org/v1/gonum/stat"
+	"github.com/rocksleak/rocksleak/stats"
 
 	"github.com/rocksleak/rocksleak/schema"
 )
@@ -58,11 +58,11 @@ func GrowingKinds(all []schema.Sample) []LedgerGrowth {
 			L[i], y[i] = float64(s.Lifecycles), float64(s.LiveNatives[k])
 		}
 		half := n / 2
-		late, ok := olsSlope(L[half:], y[half:])
+		late, ok := stats.OLSSlope(L[half:], y[half:])
 		if !ok || late <= 0 {
 			continue
 		}
-		whole, _ := olsSlope(L, y)
+		whole, _ := stats.OLSSlope(L, y)
 		if late < whole/2 {
 			continue
 		}
@@ -72,16 +72,6 @@ func GrowingKinds(all []schema.Sample) []LedgerGrowth {
 		out = append(out, LedgerGrowth{Kind: k, PerLifecycle: late, LiveAtEnd: samples[n-1].LiveNatives[k]})
 	}
 	return out
-}
-
-// olsSlope is the least-squares slope of y on x; ok is false when x does not
-// vary.
-func olsSlope(x, y []float64) (float64, bool) {
-	if stat.Variance(x, nil) == 0 {
-		return 0, false
-	}
-	_, b := stat.LinearRegression(x, y, nil, false)
-	return b, true
 }
 
 // LaterHalfFits fits signals over the later half (by index) of the samples

@@ -34,7 +34,7 @@ func BatchMeansSlope(in Input, k int, confidence float64) Estimate {
 	slopes := make([]float64, k)
 	for b := range k {
 		lo, hi := b*n/k, (b+1)*n/k
-		s, ok := olsSlope(in.Lifecycles[lo:hi], in.Y[lo:hi])
+		s, ok := OLSSlope(in.Lifecycles[lo:hi], in.Y[lo:hi])
 		if !ok {
 			return Estimate{}
 		}
@@ -74,9 +74,9 @@ func tEstimate(m, se, df, confidence float64) Estimate {
 	return Estimate{Value: m, Low: m - tq*se, High: m + tq*se, SE: se, DF: df, Valid: true}
 }
 
-// olsSlope is the least-squares slope of y on x (gonum's
+// OLSSlope is the least-squares slope of y on x (gonum's
 // stat.LinearRegression); ok is false when x does not vary.
-func olsSlope(x, y []float64) (float64, bool) {
+func OLSSlope(x, y []float64) (float64, bool) {
 	if !varies(x) {
 		return 0, false
 	}
