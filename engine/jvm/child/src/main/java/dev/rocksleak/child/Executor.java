@@ -2,7 +2,6 @@ package dev.rocksleak.child;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -313,10 +312,6 @@ final class Executor {
         restoreTimes.add(System.nanoTime() - t0, feed.restored);
     }
 
-    static byte[] withTimestamp(final long ts, final byte[] v) {
-        return ByteBuffer.allocate(8 + v.length).putLong(ts).put(v).array();
-    }
-
     @SuppressWarnings("unchecked")
     void put(final Slot slot, final String key, final long ts, final long ver) throws IOException {
         final Instance inst = slot.inst;
@@ -328,10 +323,10 @@ final class Executor {
         try {
             switch (job.store) {
                 case "window":
-                    ((WindowStore<Bytes, byte[]>) inst.store).put(k, withTimestamp(ts, value), ts);
+                    ((WindowStore<Bytes, byte[]>) inst.store).put(k, RecordValue.withTimestamp(ts, value), ts);
                     break;
                 case "migrating":
-                    ((KeyValueStore<Bytes, byte[]>) inst.store).put(k, withTimestamp(ts, value));
+                    ((KeyValueStore<Bytes, byte[]>) inst.store).put(k, RecordValue.withTimestamp(ts, value));
                     break;
                 default:
                     ((KeyValueStore<Bytes, byte[]>) inst.store).put(k, value);
