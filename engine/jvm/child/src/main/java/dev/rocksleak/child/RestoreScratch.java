@@ -13,7 +13,8 @@ import com.sun.jna.Pointer;
  * RocksDB's own allocations do, so the sampler's native heap (mallinfo2, or jemalloc's stats.allocated) counts them
  * while they are held. Not Unsafe.allocateMemory: the JVM's os::malloc counts that in Native Memory Tracking's malloc
  * total, the runtime_malloc the analysis subtracts as the JVM's own (64 MiB held that way moved NMT's malloc total by
- * 64 MiB; through JNA, by none). Not a direct ByteBuffer: the JVM's too, and freed only when collected.
+ * 64 MiB; through JNA, by 565 KB: none of it the scratch). Not a direct ByteBuffer: the JVM's too, and freed only
+ * when collected.
  *
  * <p>One owner: the restore that holds it, in a try-with-resources, so it is freed when the restore ends, fails or
  * throws. {@link #close} is idempotent.

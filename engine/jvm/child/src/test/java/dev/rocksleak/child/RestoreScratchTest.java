@@ -1,8 +1,10 @@
 package dev.rocksleak.child;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -42,7 +44,7 @@ class RestoreScratchTest {
             ex.atRestoreEnd = () -> {
                 try {
                     during[0] = s.read(false);
-                } catch (final java.io.IOException e) {
+                } catch (final IOException e) {
                     throw new IllegalStateException(e);
                 }
             };
@@ -81,8 +83,8 @@ class RestoreScratchTest {
             assertEquals(0, ex.restores, "the restore's open failed");
             assertEquals(2, ex.taskErrors, ex.taskErrorExamples.toString());
             assertTrue(ex.taskErrorExamples.toString().contains("restore: "), ex.taskErrorExamples.toString());
-            // Not NOISE: the first RocksDB open in this JVM mallocs its own (7.8 MB when this test ran first); a scratch
-            // not freed would add its 64 MiB.
+            // Not NOISE: the first RocksDB open in this JVM mallocs its own (7.8 MB when this test ran first); a
+            // scratch not freed would add its 64 MiB.
             assertTrue(grew < SCRATCH / 2, "the native heap grew by " + grew + " B over a failed restore");
         }
     }
@@ -94,7 +96,7 @@ class RestoreScratchTest {
         assertTrue(s.held());
         s.close();
         s.close();
-        assertTrue(!s.held());
-        assertTrue(!RestoreScratch.hold(0).held(), "no scratch: nothing malloc'd");
+        assertFalse(s.held());
+        assertFalse(RestoreScratch.hold(0).held(), "no scratch: nothing malloc'd");
     }
 }
