@@ -170,7 +170,7 @@ func TestJVMRefusesWhatItCannotHonour(t *testing.T) {
 // holding and freeing it), the run restores, and 4.3.1 is never called a leak.
 func TestJVMRestorePeakIsNotALeak(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a JVM run of 300 lifecycles takes about a minute")
+		t.Skip("a JVM run of 300 lifecycles takes 4 to 15 seconds")
 	}
 	// Its verdict reads memory; it runs beside one other test at most (sharesTheCores says why that is safe).
 	sharesTheCores(t)
