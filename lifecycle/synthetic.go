@@ -30,8 +30,11 @@ func (l *Ledger) leakSynthetic(n int) {
 	l.track(KindSynthetic, "synthetic-leak", func() {})
 }
 
-// Scratch is a transient block of touched C memory, as a restore holds while
-// it replays a changelog. Free releases it; calling Free twice is safe.
+// Scratch is a transient block of touched C memory, held by each restore
+// while it replays a changelog (restore_scratch_bytes): a synthetic negative
+// control for the leak estimators (the restore-peak scenario), not a Kafka
+// code path. The JVM engine holds the same in RestoreScratch.java. Free
+// releases it; calling Free twice is safe.
 type Scratch struct {
 	p unsafe.Pointer
 }

@@ -163,7 +163,9 @@ type Scenario struct {
 	// such a model is listed.
 	SyntheticLeakBytes int `yaml:"synthetic_leak_bytes" json:"synthetic_leak_bytes"`
 	// RestoreScratchBytes is native memory held during each restore and then
-	// freed, ≥ 0.
+	// freed, ≥ 0: malloc'd C memory, every byte touched (lifecycle.Scratch;
+	// the JVM child's RestoreScratch), a synthetic transient peak for the
+	// restore-peak negative control, not a Kafka code path.
 	RestoreScratchBytes int `yaml:"restore_scratch_bytes" json:"restore_scratch_bytes"`
 	// BoundedCacheBytes, when > 0, runs every store with Kafka's documented
 	// bounded-memory RocksDBConfigSetter (docs/streams/developer-guide/memory-mgmt,

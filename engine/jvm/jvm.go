@@ -213,21 +213,19 @@ func (Engine) Runs(rn spec.RunName) bool { return rn.JVM() }
 
 // Capabilities is what the Java child honours (see engine.Capabilities): not
 // the what-if of a binding without RocksJava's safety net (it runs
-// RocksJava's own close), nor restore scratch, failed inits of window
-// stores or sticky close failures (its Executor throws on them), nor jemalloc
-// heap dumps: its --profile is async-profiler's nativemem mode
-// (nativemem.go). Kafka's bounded-memory config setter it honours
-// (BoundedMemorySetter.java), and failed inits of key-value stores
-// (LockHolder.java).
+// RocksJava's own close), nor failed inits of window stores or sticky close
+// failures (its Executor throws on them), nor jemalloc heap dumps: its
+// --profile is async-profiler's nativemem mode (nativemem.go). Kafka's
+// bounded-memory config setter it honours (BoundedMemorySetter.java), failed
+// inits of key-value stores (LockHolder.java), and the restore scratch of
+// restore_scratch_bytes, malloc'd and touched as the Go engine's
+// (RestoreScratch.java).
 func (Engine) Capabilities() engine.Capabilities { return capabilities }
 
 var capabilities = engine.Capabilities{App: true, NativeMemProfile: true, Limits: []engine.Limit{
 	{Field: "leak_semantics", Honours: string(spec.RocksJava),
 		OK:  func(sc scenarios.Scenario) bool { s, err := sc.Semantics(); return err == nil && s == spec.RocksJava },
 		Why: "the Java child runs RocksJava's own RocksDB.close(), whose owned column-family handles are its safety net"},
-	{Field: "restore_scratch_bytes", Honours: "0",
-		OK:  func(sc scenarios.Scenario) bool { return sc.RestoreScratchBytes == 0 },
-		Why: "the Java child's restore allocates no scratch buffer"},
 	initFailuresOnWindowStores,
 	{Field: "close_failure_kind", Honours: string(spec.FaultTransient) + " (or close_failure_rate 0)",
 		OK: func(sc scenarios.Scenario) bool {

@@ -75,12 +75,12 @@ func TestJVMCommand(t *testing.T) {
 // TestCapabilitiesRefuseWhatTheJavaChildCannotRun: over the catalogue, the
 // JVM engine refuses exactly the scenarios that set what its Java child
 // does not run (each named by its field) and honours the others, the
-// default first among them (the control).
+// default first among them (the control), and restore-peak's 8 MiB restore
+// scratch (RestoreScratch.java; refused before issue 42).
 func TestCapabilitiesRefuseWhatTheJavaChildCannotRun(t *testing.T) {
 	refused := map[string]string{
 		"no-safety-net":  "leak_semantics",
 		"eos-v2-cascade": "close_failure_kind",
-		"restore-peak":   "restore_scratch_bytes",
 	}
 	for _, name := range scenarios.Names() {
 		sc, err := scenarios.Get(name)
@@ -98,6 +98,10 @@ func TestCapabilitiesRefuseWhatTheJavaChildCannotRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.NoError(t, engine.Refuse(Engine{}, sc, true), "--profile: async-profiler's nativemem mode (nativemem.go)")
 	var _ engine.NativeProfiler = Engine{} // what --profile asks of it
+	peak, err := scenarios.Get("restore-peak")
+	require.NoError(t, err)
+	require.Positive(t, peak.RestoreScratchBytes)
+	assert.NoError(t, engine.Refuse(Engine{}, peak, false), "the Java child holds restore_scratch_bytes per restore")
 }
 
 // TestLimitsNameScenarioFields: every limit of the JVM engine names a

@@ -51,7 +51,7 @@ final class ChangelogFeed {
             final byte[] k = key.getBytes(StandardCharsets.US_ASCII);
             byte[] v = RecordValue.of(job.seed, job.valueBytes, slot.task, slot.idx, key, ts, ver);
             if (timestamped) {
-                v = Executor.withTimestamp(ts, v);
+                v = RecordValue.withTimestamp(ts, v);
             }
             final byte[] storeKey = window ? WindowKeySchema.toStoreKeyBinary(Bytes.wrap(k), ts, 0).get() : k;
             batch.add(new ConsumerRecord<>(topic, slot.task, offset, storeKey, v));

@@ -2,7 +2,6 @@ package dev.rocksleak.child;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,6 +61,8 @@ final class Executor {
     /** Task errors whose cause chain names a storage fault, by fault (schema.StorageFaults' words). */
     final Map<String, Long> storageFaults = tally.storageFaults;
     private final RestoreTimes restoreTimes = new RestoreTimes();
+    /** Run at the end of each restore that opened its store, its scratch still held (tests read the native heap). */
+    Runnable atRestoreEnd = () -> { };
     /** The first close-time status-write error seen (for the docs and tests). */
     String firstCloseError;
     /** The first RocksDB error that refused an open whose LOCK a LockHolder held (InitTries; docs and tests). */
@@ -81,9 +82,6 @@ final class Executor {
             appConfigs.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemorySetter.class);
             appConfigs.put(BoundedMemorySetter.CACHE_BYTES, job.boundedCacheBytes);
             appConfigs.put(BoundedMemorySetter.WRITE_BUFFER_BYTES, job.boundedWriteBufferBytes);
-        }
-        if (job.restoreScratchBytes > 0) {
-            throw new UnsupportedOperationException("scenario.restore_scratch_bytes > 0 is not run by the JVM child yet");
         }
         slots = new Slot[job.tasks][job.storesPerTask];
         for (int t = 0; t < job.tasks; t++) {
@@ -278,43 +276,41 @@ final class Executor {
      * store at stream time -1) and fed the changelog in restore batches through the callback the store registered
      * (ChangelogFeed), as the restore consumer would: a window store's batches advance its stream time, creating and
      * expiring segments (counted apart as restore lifecycles). The open's first initFailures tries are refused
-     * (InitTries).
+     * (InitTries). The scenario's restore scratch (RestoreScratch) is held from its start to its end, failed or not.
      */
     private void restore(final Slot slot, final boolean moveAway, final int initFailures) throws IOException {
-        final long t0 = System.nanoTime();
-        if (moveAway) {
-            slot.gen++;
-        } else {
-            deleteTree(new File(slot.taskDir(), slot.name()).toPath());
-        }
-        final long lc0 = lifecycles;
-        try {
-            slot.inst = InitTries.open(this, slot, initFailures, appConfigs);
-        } catch (final RuntimeException e) {
-            taskError(slot, new IllegalStateException("restore: " + e, e));
-            return;
-        }
-        final StateRestoreCallback cb = slot.inst.ctx.takeRestoreCallback();
-        if (!(cb instanceof RecordBatchingStateRestoreCallback)) {
-            throw new IllegalStateException(slot.name() + " registered no batching restore callback: " + cb);
-        }
-        final RecordBatchingStateRestoreCallback batching = (RecordBatchingStateRestoreCallback) cb;
-        final ChangelogFeed feed = new ChangelogFeed(job, slot, batching);
-        if (slot.log != null) {
+        try (RestoreScratch scratch = RestoreScratch.hold(job.restoreScratchBytes)) {
+            final long t0 = System.nanoTime();
+            if (moveAway) {
+                slot.gen++;
+            } else {
+                deleteTree(new File(slot.taskDir(), slot.name()).toPath());
+            }
+            final long lc0 = lifecycles;
             try {
-                feed.run();
+                slot.inst = InitTries.open(this, slot, initFailures, appConfigs);
             } catch (final RuntimeException e) {
                 taskError(slot, new IllegalStateException("restore: " + e, e));
+                return;
             }
+            final StateRestoreCallback cb = slot.inst.ctx.takeRestoreCallback();
+            if (!(cb instanceof RecordBatchingStateRestoreCallback)) {
+                throw new IllegalStateException(slot.name() + " registered no batching restore callback: " + cb);
+            }
+            final ChangelogFeed feed = new ChangelogFeed(job, slot, (RecordBatchingStateRestoreCallback) cb);
+            if (slot.log != null) {
+                try {
+                    feed.run();
+                } catch (final RuntimeException e) {
+                    taskError(slot, new IllegalStateException("restore: " + e, e));
+                }
+            }
+            restoreLifecycles += lifecycles - lc0;
+            restoredRecords += feed.restored;
+            restores++;
+            restoreTimes.add(System.nanoTime() - t0, feed.restored);
+            atRestoreEnd.run();
         }
-        restoreLifecycles += lifecycles - lc0;
-        restoredRecords += feed.restored;
-        restores++;
-        restoreTimes.add(System.nanoTime() - t0, feed.restored);
-    }
-
-    static byte[] withTimestamp(final long ts, final byte[] v) {
-        return ByteBuffer.allocate(8 + v.length).putLong(ts).put(v).array();
     }
 
     @SuppressWarnings("unchecked")
@@ -328,10 +324,10 @@ final class Executor {
         try {
             switch (job.store) {
                 case "window":
-                    ((WindowStore<Bytes, byte[]>) inst.store).put(k, withTimestamp(ts, value), ts);
+                    ((WindowStore<Bytes, byte[]>) inst.store).put(k, RecordValue.withTimestamp(ts, value), ts);
                     break;
                 case "migrating":
-                    ((KeyValueStore<Bytes, byte[]>) inst.store).put(k, withTimestamp(ts, value));
+                    ((KeyValueStore<Bytes, byte[]>) inst.store).put(k, RecordValue.withTimestamp(ts, value));
                     break;
                 default:
                     ((KeyValueStore<Bytes, byte[]>) inst.store).put(k, value);

@@ -1,5 +1,6 @@
 package dev.rocksleak.child;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -26,6 +27,11 @@ public final class RecordValue {
             }
         }
         return b;
+    }
+
+    /** v behind its 8-byte big-endian timestamp ts: a timestamped store's value (Kafka's ValueAndTimestamp bytes). */
+    static byte[] withTimestamp(final long ts, final byte[] v) {
+        return ByteBuffer.allocate(8 + v.length).putLong(ts).put(v).array();
     }
 
     /** One step of SplitMix64 (the increment added first). */
