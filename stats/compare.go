@@ -142,17 +142,35 @@ func describeDifference(e Estimate, confidence float64) string {
 	return fmt.Sprintf("difference %s/lifecycle [%s, %s] (%s)", units.FormatSignedBytes(e.Value), units.FormatBytes(e.Low), units.FormatBytes(e.High), units.FormatPercent(confidence))
 }
 
+// IntervalVerdict is the verdict CompareFits draws from a difference's
+// interval e against margin alone, whatever flag withheld it: VerdictLeak
+// when e.Low > margin, VerdictNoLeak when the interval lies inside ± margin
+// (margin > 0), VerdictInconclusive otherwise or when e is !Valid. A
+// verdict resting on other evidence for a withheld comparison
+// (analysis.ControlledAgainst) must agree with it, so that it never
+// contradicts the interval shown beside it.
+func IntervalVerdict(e Estimate, margin float64) VerdictKind {
+	switch {
+	case !e.Valid:
+		return VerdictInconclusive
+	case e.Low > margin:
+		return VerdictLeak
+	case margin > 0 && e.Low > -margin && e.High < margin:
+		return VerdictNoLeak
+	}
+	return VerdictInconclusive
+}
+
 // decide sets d's Verdict and Reason from its Estimate against opt.Margin
 // (the rules of CompareFits).
 func (d *Comparison) decide(opt CompareOptions) {
 	desc := describeDifference(d.Estimate, opt.Confidence)
 	m := opt.Margin
+	d.Verdict = IntervalVerdict(d.Estimate, m)
 	switch {
 	case d.Estimate.Low > m:
-		d.Verdict = VerdictLeak
 		d.Reason = fmt.Sprintf("leak against the control: %s lies above %s/lifecycle", desc, units.FormatBytes(m))
 	case m > 0 && d.Estimate.Low > -m && d.Estimate.High < m:
-		d.Verdict = VerdictNoLeak
 		d.Reason = fmt.Sprintf("no difference from the control: %s lies within ±%s/lifecycle", desc, units.FormatBytes(m))
 	case d.Estimate.High < -m:
 		// Not a leak, and not "no difference" either: the model grows less than the control.

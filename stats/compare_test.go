@@ -202,3 +202,25 @@ func TestTInterval(t *testing.T) {
 		})
 	}
 }
+
+// TestIntervalVerdict: the verdict of a difference's interval against the
+// margin alone (as CompareFits decides): above the margin a leak, inside ±
+// the margin no difference, else (straddling, below −margin, no margin, no
+// interval) inconclusive.
+func TestIntervalVerdict(t *testing.T) {
+	e := func(lo, hi float64) Estimate { return Estimate{Value: (lo + hi) / 2, Low: lo, High: hi, Valid: true} }
+	for _, c := range []struct {
+		e      Estimate
+		margin float64
+		want   VerdictKind
+	}{
+		{e(2100, 3000), 2048, VerdictLeak},
+		{e(-500, 500), 2048, VerdictNoLeak},
+		{e(-500, 2100), 2048, VerdictInconclusive},
+		{e(-3000, -2100), 2048, VerdictInconclusive},
+		{e(-500, 500), 0, VerdictInconclusive},
+		{Estimate{Value: 0}, 2048, VerdictInconclusive},
+	} {
+		assert.Equal(t, c.want, IntervalVerdict(c.e, c.margin), "%+v against %v", c.e, c.margin)
+	}
+}
