@@ -59,6 +59,9 @@ type VersionJudgement struct {
 //     ("no difference"), and the ledger holds no offsets-CF options (0, or
 //     no such column family).
 //   - inconclusive otherwise, each failing piece said.
+//
+// The controlled piece says when it was withheld, and what it rests on when
+// a fallback settled it (schema.Controlled.Fallback).
 func JudgeVersion(e VersionEvidence, floors schema.VerdictFloors) VersionJudgement {
 	var j VersionJudgement
 	nf, rf := floors.NativeHeap, floors.RSS
@@ -84,8 +87,17 @@ func JudgeVersion(e VersionEvidence, floors schema.VerdictFloors) VersionJudgeme
 	refLeak, refSame := true, true
 	if c := e.VsReference; c != nil {
 		refLeak, refSame = c.Verdict == stats.VerdictLeak.String(), c.Verdict == stats.VerdictNoLeak.String()
-		j.Evidence = append(j.Evidence, fmt.Sprintf("vs %s (controlled, %.0f%%) %s: %s", c.Control,
-			100*schema.ControlledConfidence(*c), interval(c.Difference), c.Verdict))
+		how := ""
+		switch {
+		case c.Withheld != "" && c.Fallback != "":
+			how = " (withheld: " + c.Fallback + ")"
+		case c.Withheld != "":
+			how = " (withheld: " + c.Withheld + ")"
+		case c.Fallback != "":
+			how = ", " + c.Fallback
+		}
+		j.Evidence = append(j.Evidence, fmt.Sprintf("vs %s (controlled, %.0f%%) %s: %s%s", c.Control,
+			100*schema.ControlledConfidence(*c), interval(c.Difference), c.Verdict, how))
 	} else {
 		j.Evidence = append(j.Evidence, "the reference version")
 	}
@@ -145,7 +157,16 @@ func SameSchedule(a, b *schema.Run) bool {
 // SameSchedule; else the difference of their fits), but
 // with the native heap's floor as the margin: "leak" needs the difference
 // above the floor, "no difference" the whole interval inside ± the floor.
-// Nil when either run has no native-heap fit.
+//
+// When a flag saying the whole run's rate is not its rate at the end
+// (fallbackFlags: slope-not-constant, warmup-at-limit) withholds that
+// verdict, and samples are given, it rests on a fallback instead
+// (settleWithheld: only one that is not flagged itself and whose verdict
+// the whole-run interval also gives): for the difference of two fits, the
+// difference of the two runs' later halves; for a paired series, its later
+// half, else the difference of the two whole-run fits. Fallback says which,
+// and the withheld whole-run interval; Difference and Confidence are then the
+// fallback's, Basis names it. Nil when either run has no native-heap fit.
 func ControlledAgainst(r *schema.Result, samples map[string][]schema.Sample, model, control string) *schema.Controlled {
 	rm, rc := r.Runs[model], r.Runs[control]
 	if rm == nil || rc == nil {
@@ -158,23 +179,36 @@ func ControlledAgainst(r *schema.Result, samples map[string][]schema.Sample, mod
 	}
 	opt := stats.CompareOptions{Margin: r.Floors.NativeHeap}
 	var c stats.Comparison
-	paired := false
+	paired, fell, basis := false, "", ""
 	lifecycles := min(rm.Lifecycles, rc.Lifecycles)
+	tm, tc := statsFit(*fm.Total), statsFit(*fc.Total)
 	if in, cov, ok := PairedTimerInput(samples[model], samples[control], SignalNativeHeap); ok && SameSchedule(rm, rc) {
-		if pc, _, err := stats.ComparePairedCovariate(in, cov, Options(), opt); err == nil {
+		if pc, pf, err := stats.ComparePairedCovariate(in, cov, Options(), opt); err == nil {
 			c, lifecycles, paired = pc, int64(in.Lifecycles[len(in.Lifecycles)-1]), true
 			c.Reason = pairedMethod + ", " + c.Reason
+			c, fell, basis = settleWithheld(c, opt.Margin, onlyFallbackFlags(pairedOtherBlocking, pf), func() []fallback {
+				return pairedFallbacks(in, cov, tm, tc, opt)
+			})
 		}
 	}
 	if !paired {
-		c = stats.CompareFits(statsFit(*fm.Total), statsFit(*fc.Total), opt)
+		c = stats.CompareFits(tm, tc, opt)
 		how := "difference of the two fits, "
 		if !SameSchedule(rm, rc) {
 			how = "difference of the two fits (not paired: the two ran different schedules), "
 		}
 		c.Reason = how + c.Reason
+		if samples != nil {
+			c, fell, basis = settleWithheld(c, opt.Margin, onlyFallbackFlags(fitsOtherBlocking, tm, tc), func() []fallback {
+				return laterHalvesFallback(samples[model], samples[control], opt)
+			})
+		}
+	}
+	reason := Describe(SignalNativeHeap).Name + ": " + strings.TrimSpace(c.Reason)
+	if fell != "" {
+		reason += "; " + fell
 	}
 	return &schema.Controlled{Model: model, Control: control, Differs: "reference version",
 		Signal: SignalNativeHeap, Difference: c.Estimate, Confidence: c.Confidence, Verdict: c.Verdict.String(),
-		Reason: Describe(SignalNativeHeap).Name + ": " + strings.TrimSpace(c.Reason), Withheld: c.Withheld, Lifecycles: lifecycles}
+		Reason: reason, Withheld: c.Withheld, Fallback: fell, Basis: basis, Lifecycles: lifecycles}
 }

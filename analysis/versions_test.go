@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -153,4 +155,103 @@ func TestControlledAgainstPairsOnlyTheSameSchedule(t *testing.T) {
 	assert.Equal(t, "no leak", same.Verdict, same.Reason)
 	assert.Contains(t, same.Reason, "not paired: the two ran different schedules")
 	assert.Less(t, same.Difference.High-same.Difference.Low, 2*r.Floors.NativeHeap)
+}
+
+// synthVersion is n samples of one version's run at lifecycle counts
+// start, start+2, ...; its native heap is 200 MiB + f(lifecycles) + AR(1)
+// noise (φ 0.3, sd bytes), seeded; with failing, one close in 20 fails
+// (4.3's schedule: a 4.0-4.2 jar's closes write no status, so none fails).
+func synthVersion(name string, seed uint64, start int64, failing bool, f func(L float64) float64, sd float64) []schema.Sample {
+	r := rand.New(rand.NewPCG(seed, 7))
+	out := make([]schema.Sample, 360)
+	e := 0.0
+	for i := range out {
+		e = 0.3*e + sd*r.NormFloat64()
+		L := start + 2*int64(i)
+		var fc int64
+		if failing {
+			fc = L / 20
+		}
+		out[i] = schema.Sample{Model: name, Seq: i, Trigger: schema.TriggerLifecycle, Lifecycles: L, FailedCloses: fc,
+			Memory: schema.Memory{NativeHeap: int64(200<<20 + f(float64(L)) + e), RSS: 300 << 20}}
+	}
+	return out
+}
+
+// TestControlledAgainstFallsBack: where a flag saying the whole run's rate is
+// not its rate at the end withholds the controlled verdict against the
+// reference, the verdict rests on the later halves (or, paired, the later
+// half of the paired series), only when that is not flagged itself and the
+// whole-run interval says the same. Positive controls: a version whose growth
+// slows below the floor (as 4.0-4.2's did at 800 lifecycles: slope-not-
+// constant) is no leak; a paired 4.3.0-like leak withheld by warmup-at-limit
+// is a leak. Negative controls: a leak starting late (the whole-run
+// difference inside ± the floor, its later half above it) is not settled
+// either way; a fallback flagged itself leaves the verdict withheld.
+func TestControlledAgainstFallsBack(t *testing.T) {
+	ref := func(L float64) float64 { return 700 * L }
+	slowing := func(a, b float64) func(float64) float64 { return func(L float64) float64 { return a*L - b*L*L/720 } }
+	lateLeak := func(L float64) float64 { return 700*L + 3000*math.Max(0, L-480) }
+	leak430 := func(A, tau float64) func(float64) float64 {
+		return func(L float64) float64 { return 700*L + 29.5*1024*L + A*(1-math.Exp(-L/tau)) }
+	}
+	for _, c := range []struct {
+		name       string
+		model      []schema.Sample
+		paired     bool
+		want       string
+		withheld   bool
+		fallbackIs string
+		flag       stats.Flag // the whole-run fit's (unpaired) or the paired series' (paired) flag
+	}{
+		{"slowing below the floor: no leak on the later halves", synthVersion("kafka-x", 1, 2, false, slowing(1500, 600), 2000),
+			false, "no leak", false, "on the difference of the two runs' later halves", stats.FlagSlopeNotConstant},
+		{"a leak starting late is not settled", synthVersion("kafka-x", 1, 2, false, lateLeak, 20000),
+			false, "inconclusive", true, "where the whole run's interval says no leak", stats.FlagSlopeNotConstant},
+		{"a later half flagged itself leaves it withheld", synthVersion("kafka-x", 1, 2, false, slowing(1300, 550), 2000),
+			false, "inconclusive", true, "withheld too (model: slope-not-constant)", stats.FlagSlopeNotConstant},
+		{"a paired 4.3.0-like leak at warm-up's limit: leak on the paired later half",
+			synthVersion("kafka-x", 1, 2, true, leak430(1<<20, 300), 20000), true, "leak", false, "on the later half of the paired series", stats.FlagWarmupAtLimit},
+		{"a paired later half flagged itself leaves it withheld",
+			synthVersion("kafka-x", 1, 2, true, leak430(3<<20, 600), 20000), true, "inconclusive", true, "withheld too (paired difference: warmup-at-limit)", stats.FlagWarmupAtLimit},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			control := synthVersion("kafka-4.3.1", 2, 3, true, ref, 2000)
+			if c.paired {
+				control = synthVersion("kafka-4.3.1", 2, 2, true, ref, 20000)
+			}
+			samples := map[string][]schema.Sample{"kafka-x": c.model, "kafka-4.3.1": control}
+			r := &schema.Result{Floors: DefaultFloors(), Runs: map[string]*schema.Run{}}
+			for m, ss := range samples {
+				fits, err := fitSamples(ss, []string{SignalNativeHeap})
+				require.NoError(t, err)
+				last := ss[len(ss)-1]
+				r.Runs[m] = &schema.Run{Summary: schema.Summary{Lifecycles: last.Lifecycles, FailedCloses: last.FailedCloses}, Fits: fits}
+			}
+			require.Equal(t, c.paired, SameSchedule(r.Runs["kafka-x"], r.Runs["kafka-4.3.1"]))
+			got := ControlledAgainst(r, samples, "kafka-x", "kafka-4.3.1")
+			require.NotNil(t, got)
+			if c.paired {
+				require.Contains(t, got.Fallback, "withheld (paired difference: "+string(c.flag)+")")
+			} else {
+				require.True(t, r.Runs["kafka-x"].Fits[SignalNativeHeap].Total.HasFlag(c.flag))
+			}
+			assert.Equal(t, c.want, got.Verdict, got.Reason)
+			assert.Equal(t, c.withheld, got.Withheld != "", got.Reason)
+			assert.Contains(t, got.Fallback, c.fallbackIs, got.Reason)
+			assert.Contains(t, got.Reason, got.Fallback)
+			j := JudgeVersion(VersionEvidence{Native: r.Runs["kafka-x"].Fits[SignalNativeHeap].Total.PerLifecycle,
+				RSS: versionEst(3000, 1000, 5000), VsReference: got, NoOffsetsCF: !c.paired, OffsetsOptionsLive: 800}, r.Floors)
+			assert.Contains(t, j.String(), c.fallbackIs, "the row says what settled it, or why nothing did")
+			if c.want == "no leak" {
+				assert.Equal(t, WordNoLeak, j.Word, j.String())
+			}
+			if c.want == "leak" {
+				assert.Equal(t, WordLeak, j.Word, j.String())
+			}
+			if c.withheld {
+				assert.Equal(t, WordInconclusive, j.Word, j.String())
+			}
+		})
+	}
 }

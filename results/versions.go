@@ -144,9 +144,13 @@ func versionsTable(rows []VersionRow) *table.Table {
 		vs := "reference"
 		if c := row.VsReference; c != nil {
 			ref := strings.TrimPrefix(c.Control, "kafka-")
-			vs = fmt.Sprintf("%s vs %s: %s [%s, %s] (%.0f%%)", c.Verdict+controlledWithheld(*c), ref,
+			basis := ""
+			if c.Basis != "" {
+				basis = ", " + c.Basis
+			}
+			vs = fmt.Sprintf("%s vs %s: %s [%s, %s] (%.0f%%%s)", c.Verdict+controlledWithheld(*c), ref,
 				fmtSignedQty(c.Difference.Value, "bytes"), fmtQty(c.Difference.Low, "bytes"),
-				fmtQty(c.Difference.High, "bytes"), 100*schema.ControlledConfidence(*c))
+				fmtQty(c.Difference.High, "bytes"), 100*schema.ControlledConfidence(*c), basis)
 			if !c.Difference.Valid {
 				vs = c.Verdict + " vs " + ref + ": no interval"
 			}
@@ -216,7 +220,10 @@ func versionsLegend(r *schema.Result, rows []VersionRow) string {
 	}
 	return fmt.Sprintf("\nper lifecycle: the whole growth per store lifecycle (the fit the verdict is decided on); per failed close: "+
 		"the native heap's extra growth per failed close (fit on lifecycles and failed closes together); vs reference: "+
-		"this version minus the reference version, paired at the same lifecycle counts when both ran the same schedule (99%%), else the difference of the two fits (95%%), with the native floor as margin; live: the ownership ledger "+
+		"this version minus the reference version, paired at the same lifecycle counts when both ran the same schedule (99%%), else the difference of the two fits (95%%), with the native floor as margin; "+
+		"where a flag that the run's rate changed (slope-not-constant, warmup-at-limit) withholds it, the later halves of both runs, "+
+		"the paired series' later half or the two whole-run fits (named in the cell), when not flagged themselves and saying what "+
+		"the whole run's interval says; live: the ownership ledger "+
 		"at the end (Kafka's objects, isOwningHandle()); verdict: the row's, against floors native heap %s, RSS %s "+
 		"per lifecycle (leak: native heap above its floor and a leak beyond that floor against the reference; no leak: "+
 		"native heap below its floor, within ± that floor of the reference, no offsets options live; RSS, which the JVM's "+

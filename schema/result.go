@@ -63,6 +63,16 @@ type Controlled struct {
 	// interval alone. A report that shows the verdict beside the interval
 	// shows it too.
 	Withheld string `json:"withheld,omitempty"`
+	// Fallback, set when a flag withheld the whole-run comparison and other
+	// evidence was tried (analysis.ControlledAgainst), says what the verdict
+	// rests on and the withheld whole-run interval when Withheld is empty (the
+	// fallback settled it: Difference and Confidence are the fallback's), or
+	// why no fallback settled it when Withheld is set.
+	Fallback string `json:"fallback,omitempty"`
+	// Basis names, in a few words, what a settled fallback's Difference is
+	// ("later halves", "paired later half", "whole-run fits"); empty when
+	// Difference is the whole-run comparison's.
+	Basis string `json:"basis,omitempty"`
 	// Lifecycles is the smaller of the two runs' lifecycle counts: what the
 	// verdict took.
 	Lifecycles int64 `json:"lifecycles"`
