@@ -21,6 +21,13 @@ const DefaultReferenceVersion = "4.3.1"
 // end.
 type VersionEvidence struct {
 	Native, RSS stats.Estimate
+	// NativeFlags are the flags of the native heap's whole-run fit, and
+	// NativeLater its fit over the run's later half (LaterHalfFits; nil when
+	// not fitted): a blocking flag, or growth-slows under a rate above the
+	// floor, leaves the native heap's piece unsettled unless the later half
+	// settles it (nativePiece).
+	NativeFlags []stats.Flag
+	NativeLater *LaterHalf
 	// VsReference is this version − the reference, paired at the same
 	// lifecycle counts, judged with the native heap's floor as margin
 	// (ControlledAgainst).
@@ -51,6 +58,15 @@ type VersionJudgement struct {
 // "no leak" when RSS lies wholly above its floor, nor "leak" when it falls
 // (its interval wholly below 0; a run's own verdict needs RSS rising too).
 //
+// The native heap's piece follows its fit's flags as the run's own verdict
+// does (stats.DecideSignals): a blocking flag (slope not constant, warm-up
+// at its limit, ...) leaves it unsettled, and so does growth that slows
+// under an interval above the floor (it may be bounded). Where the flags
+// are only those a later half may settle (slope-not-constant,
+// warmup-at-limit, growth-slows), the later half's fit (NativeLater)
+// settles it when no such flag leaves the later half itself unsettled and it
+// lies on the same side of the floor; the piece says so.
+//
 //   - leak: the native heap's interval lies above its floor, and the
 //     controlled verdict against the reference (when there is one) is a leak
 //     beyond that floor (its interval above the margin).
@@ -65,25 +81,9 @@ type VersionJudgement struct {
 func JudgeVersion(e VersionEvidence, floors schema.VerdictFloors) VersionJudgement {
 	var j VersionJudgement
 	nf, rf := floors.NativeHeap, floors.RSS
-	q := func(v float64) string { return units.FormatSignedBytes(v) }
-	interval := func(x stats.Estimate) string {
-		if !x.Valid {
-			return "(no interval)"
-		}
-		return fmt.Sprintf("%s [%s, %s]", q(x.Value), q(x.Low), q(x.High))
-	}
-	nativeAbove := e.Native.Valid && e.Native.Low > nf
-	nativeBelow := e.Native.Valid && e.Native.High < nf
-	switch {
-	case nativeAbove:
-		j.Evidence = append(j.Evidence, "native heap "+interval(e.Native)+" above its floor "+units.FormatBytes(nf))
-	case nativeBelow:
-		j.Evidence = append(j.Evidence, "native heap "+interval(e.Native)+" below its floor "+units.FormatBytes(nf))
-	case e.Native.Valid:
-		j.Evidence = append(j.Evidence, "native heap "+interval(e.Native)+" reaches its floor "+units.FormatBytes(nf))
-	default:
-		j.Evidence = append(j.Evidence, "native heap not fitted")
-	}
+	pos, native := nativePiece(e, nf)
+	nativeAbove, nativeBelow := pos > 0, pos < 0
+	j.Evidence = append(j.Evidence, native)
 	refLeak, refSame := true, true
 	if c := e.VsReference; c != nil {
 		refLeak, refSame = c.Verdict == stats.VerdictLeak.String(), c.Verdict == stats.VerdictNoLeak.String()

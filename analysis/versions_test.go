@@ -16,6 +16,10 @@ func versionEst(v, lo, hi float64) stats.Estimate {
 	return stats.Estimate{Value: v, Low: lo, High: hi, Valid: true}
 }
 
+func laterHalf(v, lo, hi float64, flags ...stats.Flag) *LaterHalf {
+	return &LaterHalf{From: 402, Fit: stats.Fit{PerLifecycle: versionEst(v, lo, hi), Flags: flags}}
+}
+
 func vsRef(verdict string, d stats.Estimate) *schema.Controlled {
 	return &schema.Controlled{Model: "kafka-x", Control: "kafka-4.3.1", Differs: "reference version",
 		Signal: SignalNativeHeap, Difference: d, Confidence: 0.99, Verdict: verdict}
@@ -29,6 +33,10 @@ func vsRef(verdict string, d stats.Estimate) *schema.Controlled {
 // leak though RSS reaches its floor; a row whose RSS lies above its floor,
 // whose ledger holds offsets options, whose native heap reaches its floor,
 // or whose difference from the reference is not inside ± the floor, is not.
+// A native heap whose fit is flagged settles only on an unflagged later half
+// on the same side of its floor (shown failing with the flags ignored, as
+// before: the later-half-above, flagged-later-half, random-walk and slowing-
+// leak cases were then settled).
 func TestJudgeVersion(t *testing.T) {
 	floors := schema.VerdictFloors{NativeHeap: 2048, RSS: 12288}
 	cases := []struct {
@@ -67,6 +75,29 @@ func TestJudgeVersion(t *testing.T) {
 		{"falling RSS vetoes a leak", VersionEvidence{Native: versionEst(30208, 29798, 30618),
 			RSS: versionEst(-9000, -15000, -3000), VsReference: vsRef("leak", versionEst(29286, 28672, 30003))},
 			WordInconclusive, false, "below its floor"},
+		// The native heap's own flags (the reference row has no controlled
+		// verdict to catch them): settled by an unflagged later half on the
+		// same side of the floor, else not.
+		{"native slope-not-constant, later half below: no leak", VersionEvidence{Native: versionEst(834, 649, 1020),
+			NativeFlags: []stats.Flag{stats.FlagSlopeNotConstant, stats.FlagSlows}, NativeLater: laterHalf(642, 611, 672),
+			RSS: versionEst(5000, 2000, 8000)}, WordNoLeak, false, "later half (lifecycle 402 on) +642 B [+611 B, +672 B] below it too"},
+		{"native slope-not-constant, later half above the floor: not no leak", VersionEvidence{Native: versionEst(1100, 700, 1500),
+			NativeFlags: []stats.Flag{stats.FlagSlopeNotConstant}, NativeLater: laterHalf(3800, 3000, 4600),
+			RSS: versionEst(5000, 2000, 8000)}, WordInconclusive, false, "not settled"},
+		{"native slope-not-constant, later half flagged itself", VersionEvidence{Native: versionEst(834, 649, 1020),
+			NativeFlags: []stats.Flag{stats.FlagSlopeNotConstant}, NativeLater: laterHalf(642, 611, 672, stats.FlagWarmupAtLimit),
+			RSS: versionEst(5000, 2000, 8000)}, WordInconclusive, false, "is flagged warmup-at-limit"},
+		{"native random-walk: no later half settles it", VersionEvidence{Native: versionEst(834, 649, 1020),
+			NativeFlags: []stats.Flag{stats.FlagRandomWalk}, NativeLater: laterHalf(642, 611, 672),
+			RSS: versionEst(5000, 2000, 8000)}, WordInconclusive, false, "flagged random-walk"},
+		{"a leak whose growth slows is not a leak", VersionEvidence{Native: versionEst(30208, 29798, 30618),
+			NativeFlags: []stats.Flag{stats.FlagSlows}, NativeLater: laterHalf(1500, 900, 2100, stats.FlagSlows),
+			RSS: versionEst(39526, 31642, 47411), VsReference: vsRef("leak", versionEst(29286, 28672, 30003)),
+			OffsetsOptionsLive: 636}, WordInconclusive, false, "growth-slows"},
+		{"a leak whose growth slows but whose later half holds its rate", VersionEvidence{Native: versionEst(30208, 29798, 30618),
+			NativeFlags: []stats.Flag{stats.FlagSlows}, NativeLater: laterHalf(29500, 28700, 30300),
+			RSS: versionEst(39526, 31642, 47411), VsReference: vsRef("leak", versionEst(29286, 28672, 30003)),
+			OffsetsOptionsLive: 636}, WordLeak, false, "above it too"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rocksleak/rocksleak/internal/units"
@@ -129,4 +130,69 @@ func pairedFallbacks(in stats.Input, cov []float64, fm, fc stats.Fit, opt stats.
 		out = append(out, fallback{c, fmt.Sprintf("the later half of the paired series (lifecycle %.0f on)", later.Lifecycles[0]), "paired later half"})
 	}
 	return append(out, fallback{stats.CompareFits(fm, fc, opt), "the difference of the two whole-run fits", "whole-run fits"})
+}
+
+// LaterHalf is a fit over a run's later half (LaterHalfFits) and the
+// lifecycle count it starts at.
+type LaterHalf struct {
+	From int64
+	Fit  stats.Fit
+}
+
+// side is where e's interval lies against floor: +1 above, −1 below, 0
+// reaching it or without an interval.
+func side(e stats.Estimate, floor float64) int {
+	switch {
+	case e.Valid && e.Low > floor:
+		return 1
+	case e.Valid && e.High < floor:
+		return -1
+	}
+	return 0
+}
+
+// nativeBlocking is the first flag of fs that leaves a native-heap interval
+// on side pos unsettled: a blocking flag of stats.DecideSignals, or
+// growth-slows under an interval above the floor (pos > 0); "" for none.
+func nativeBlocking(fs []stats.Flag, pos int) stats.Flag {
+	f := stats.Fit{Flags: fs}
+	for _, k := range append([]stats.Flag{stats.FlagTooFew}, append(fallbackFlags, stats.FlagRandomWalk, stats.FlagStep)...) {
+		if f.HasFlag(k) {
+			return k
+		}
+	}
+	if pos > 0 && f.HasFlag(stats.FlagSlows) {
+		return stats.FlagSlows
+	}
+	return ""
+}
+
+// nativePiece is the native heap's piece of JudgeVersion: the side of the
+// floor nf its interval settles on (0: not settled) and its evidence.
+func nativePiece(e VersionEvidence, nf float64) (int, string) {
+	pos := side(e.Native, nf)
+	where := map[int]string{1: " above its floor ", -1: " below its floor ", 0: " reaches its floor "}
+	text := "native heap " + interval(e.Native) + where[pos] + units.FormatBytes(nf)
+	if !e.Native.Valid {
+		return 0, "native heap not fitted"
+	}
+	flag := nativeBlocking(e.NativeFlags, pos)
+	if flag == "" || pos == 0 {
+		return pos, text
+	}
+	settlable := !slices.ContainsFunc(fitsOtherBlocking, func(k stats.Flag) bool { return slices.Contains(e.NativeFlags, k) })
+	if l := e.NativeLater; settlable && l != nil {
+		lp := side(l.Fit.PerLifecycle, nf)
+		later := fmt.Sprintf("its later half (lifecycle %d on) %s%sit", l.From, interval(l.Fit.PerLifecycle),
+			map[int]string{1: " above ", -1: " below ", 0: " reaches "}[lp])
+		switch lf := nativeBlocking(l.Fit.Flags, lp); {
+		case lf == "" && lp == pos:
+			return pos, fmt.Sprintf("%s (the whole run's fit flagged %s; %s too)", text, flag, later)
+		case lf != "":
+			return 0, fmt.Sprintf("%s, not settled: the whole run's fit flagged %s, %s but is flagged %s", text, flag, later, lf)
+		default:
+			return 0, fmt.Sprintf("%s, not settled: the whole run's fit flagged %s, %s", text, flag, later)
+		}
+	}
+	return 0, fmt.Sprintf("%s, not settled: the whole run's fit flagged %s", text, flag)
 }

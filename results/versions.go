@@ -77,7 +77,8 @@ func ReferenceVersion(r *schema.Result) string {
 // the Go engine's models and the +synthetic runs are left out. Each row is
 // judged (analysis.JudgeVersion) against the reference version
 // (ReferenceVersion), paired on samples (by run name) when given, else on
-// the difference of the two fits.
+// the difference of the two fits; with samples, a native heap whose fit is
+// flagged may be settled by its later half (analysis.JudgeVersion).
 func VersionRows(r *schema.Result, samples map[string][]schema.Sample) []VersionRow {
 	var rows []VersionRow
 	ref := ReferenceVersion(r)
@@ -112,9 +113,15 @@ func VersionRows(r *schema.Result, samples map[string][]schema.Sample) []Version
 		}
 		row.Verdict = row.RunVerdict
 		if row.Native != nil && row.RSS != nil {
-			row.Judgement = analysis.JudgeVersion(analysis.VersionEvidence{Native: row.Native.PerLifecycle,
+			e := analysis.VersionEvidence{Native: row.Native.PerLifecycle, NativeFlags: row.Native.Flags,
 				RSS: row.RSS.PerLifecycle, VsReference: row.VsReference, OffsetsOptionsLive: row.OptionsLive,
-				NoOffsetsCF: row.NoOffsetsCF}, r.Floors)
+				NoOffsetsCF: row.NoOffsetsCF}
+			if fits, from, err := analysis.LaterHalfFits(samples[m], analysis.SignalNativeHeap); err == nil {
+				if f, ok := fits[analysis.SignalNativeHeap]; ok && f.Total != nil {
+					e.NativeLater = &analysis.LaterHalf{From: from, Fit: f.Total.Fit}
+				}
+			}
+			row.Judgement = analysis.JudgeVersion(e, r.Floors)
 			row.Verdict = row.Judgement.Word
 		}
 		rows = append(rows, row)
