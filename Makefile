@@ -227,8 +227,8 @@ kafka-tests:
 ## versions: which Kafka versions leak, and how much: builds the JVM child and the classpath of every version of
 ## engine/jvm/kafkaversions/versions.tsv, then runs `rocksleak versions` over them (VERSIONS_FLAGS, e.g.
 ## VERSIONS_FLAGS="--versions 4.3.0,4.3.1 --lifecycles 1200"; at the default 800 lifecycles about 25 s of run per
-## version after 4.5 to 6.5 minutes of build, 10 to 11.5 minutes in all at load 13 to 18, 3 minutes at load 4 to 9;
-## each row's verdict with its evidence, and the rows that do not settle yet: docs/versions.md).
+## version after 4.5 to 6.5 minutes of build, 10 to 11.5 minutes in all at load 13 to 18, 3 minutes at load 4 to 9,
+## 2.2 to 3.5 minutes at load 2 to 5 (the build 32 to 62 s of it); each row's verdict with its evidence: docs/versions.md).
 # Every row of the table (4.0.0 on): the versions rocksleak versions runs.
 TABLE_VERSIONS := $(shell awk -F'\t' '!/^\#/ && $$1 != "kafka_version" {print $$1}' engine/jvm/kafkaversions/versions.tsv)
 .PHONY: versions
