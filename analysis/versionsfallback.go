@@ -56,10 +56,10 @@ type fallback struct {
 // settleWithheld settles the whole-run comparison whole of model against
 // control when a flag withheld it (whole.Withheld) and the fits it came
 // from carry no blocking flag but fallbackFlags (settle: onlyFallbackFlags
-// of them), on the first
-// of tries whose own verdict is not withheld and that agrees with
-// stats.IntervalVerdict of the whole-run interval: "leak" or "no leak" only
-// when both intervals say so, so the verdict contradicts neither. The
+// of them), on the first of tries whose own verdict is not withheld and
+// that agrees with stats.IntervalVerdict of the whole-run interval: "leak"
+// or "no leak" only when both intervals say so, so the verdict contradicts
+// neither. The
 // returned comparison is the fallback's (its interval, level and verdict),
 // with Withheld empty; fell says what it rests on and the whole-run
 // interval it stands in for, basis the same in a few words. Otherwise
