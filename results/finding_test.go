@@ -91,6 +91,19 @@ func TestFindingNamesTheEngineAndPrefersThePairedVerdict(t *testing.T) {
 	assert.Contains(t, Finding(r)[3], "not yet told from zero", "without the paired verdict, the fits' difference")
 }
 
+// TestEngineLabelOfASuffixedJarModel: a kafka-<version> model with RocksJava's read-options fix runs Kafka's jars
+// too, and is named so. Failed before isJVM parsed the run name: "(Go model, RocksDB 10.1.3)".
+func TestEngineLabelOfASuffixedJarModel(t *testing.T) {
+	run := &schema.Run{RocksDBVersion: "10.1.3"}
+	for m, want := range map[string]string{
+		"kafka-4.3.1+read-options-fix": "kafka-4.3.1+read-options-fix (Kafka's jars, rocksdbjni 10.1.3)",
+		"kafka-4.3.1@jemalloc":         "kafka-4.3.1@jemalloc (Kafka's jars, rocksdbjni 10.1.3)",
+		"fixed+synthetic":              "fixed+synthetic (Go model, RocksDB 10.1.3)",
+	} {
+		assert.Equal(t, want, engineLabel(m, run), m)
+	}
+}
+
 // TestFindingOutsideASharedCache: a verdict made outside a filling shared block cache (schema.CacheBound) is worded
 // with the native heap outside the cache, not the whole native heap's interval (above the floor), and the verdict
 // cell says where it was made; a verdict without one is worded as before (negative control).
