@@ -1,6 +1,7 @@
 package results
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -127,4 +128,22 @@ func TestFindingOutsideASharedCache(t *testing.T) {
 	run.Verdict.CacheBound = nil
 	assert.Equal(t, "no leak", verdictWord(run))
 	assert.Contains(t, Finding(r)[0], "does not leak: native heap +5.85 KiB")
+}
+
+// TestSummaryNamesTheGrowingLedgerKinds: under a model's verdict the summary names each ledger kind that keeps
+// growing, per lifecycle and live at the end, with what its objects are; nothing when none grows.
+func TestSummaryNamesTheGrowingLedgerKinds(t *testing.T) {
+	run := &schema.Run{Verdict: &schema.Verdict{}, LedgerGrowth: []schema.LedgerGrowth{
+		{Kind: "options", PerLifecycle: 1, LiveAtEnd: 829}, {Kind: "read_options", PerLifecycle: 8, LiveAtEnd: 2400}}}
+	var b strings.Builder
+	summaryVerdictExtras(&b, run)
+	assert.Equal(t, "  the ledger grows: options +1.00 per lifecycle, 829 live at the end (the offsets column family's "+
+		"ColumnFamilyOptions, one per RocksDB open, which Kafka 4.3.0's RocksDBStore never closes (KAFKA-20616)); "+
+		"read_options +8.00 per lifecycle, 2400 live at the end (RocksJava's defaultReadOptions_, one per RocksDB "+
+		"instance, which RocksDB.close() leaves (facebook/rocksdb#15069, open; the kafka-<version>+read-options-fix "+
+		"model closes them))\n", b.String())
+	b.Reset()
+	run.LedgerGrowth = nil
+	summaryVerdictExtras(&b, run)
+	assert.Empty(t, b.String())
 }
