@@ -288,6 +288,7 @@ func Analyze(r *schema.Result, samples map[string][]schema.Sample, floors schema
 		run.Fits = fits
 		run.Resident = residentOf(all[m])
 		run.WithinLifecycle = WithinLifecycle(all[m], run.App, run.Lifecycles, floors.NativeHeap)
+		run.LedgerGrowth = GrowingKinds(ss)
 		nat, rss := *fits[SignalNativeHeap].Total, *fits[SignalRSS].Total
 		d := Decide(nat, rss, floors)
 		bound, err := cacheBound(d, ss, rss, floors)

@@ -9,17 +9,9 @@ import (
 	"github.com/rocksleak/rocksleak/schema"
 )
 
-// LedgerGrowth is one kind of native object whose live count the ledger saw
-// rise in proportion to lifecycles: a count that keeps growing, not the
-// objects of the stores open at a time.
-type LedgerGrowth struct {
-	Kind string `json:"kind"`
-	// PerLifecycle is the least-squares slope of the kind's live count on
-	// lifecycles over the later half of the samples.
-	PerLifecycle float64 `json:"per_lifecycle"`
-	// LiveAtEnd is the kind's live count at the last sample.
-	LiveAtEnd int64 `json:"live_at_end"`
-}
+// LedgerGrowth is schema.LedgerGrowth: one kind whose live count keeps
+// rising with lifecycles.
+type LedgerGrowth = schema.LedgerGrowth
 
 // GrowingKinds are the ledger kinds whose live count rises with lifecycles,
 // sorted by kind. The samples read are those the fits read (no timer or

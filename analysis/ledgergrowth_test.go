@@ -71,3 +71,22 @@ func TestGrowingKindsOnTheJars(t *testing.T) {
 		assert.Equal(t, want, got, model)
 	}
 }
+
+// TestAnalyzeKeepsTheGrowingKinds: Analyze puts each run's growing ledger kinds into result.json's run
+// (schema.Run.LedgerGrowth), as GrowingKinds finds them on its samples between lifecycles: on the jars' runs,
+// 4.3.0's offsets options and every version's read options; the stores' own objects are not there.
+func TestAnalyzeKeepsTheGrowingKinds(t *testing.T) {
+	r, samples := versionsRun(t)
+	require.NoError(t, Analyze(r, samples, DefaultFloors()))
+	for model, want := range map[string][]string{
+		"kafka-4.2.2": {"read_options"},
+		"kafka-4.3.0": {"options", "read_options"},
+		"kafka-4.3.1": {"read_options"},
+	} {
+		var got []string
+		for _, g := range r.Runs[model].LedgerGrowth {
+			got = append(got, g.Kind)
+		}
+		assert.Equal(t, want, got, model)
+	}
+}

@@ -49,11 +49,12 @@ func preflightApp(cfg Config, runs []modelRun) error {
 		if !e.Capabilities().App {
 			return fmt.Errorf("%w: model %s: %s does not run an application: run it on the JVM engine (--models kafka-<version>)", ErrBadApp, r.name, e.Name())
 		}
-		// The JVM child applies RocksJava's read-options fix and the synthetic leak to a scenario's stores only
-		// (Instance, Executor): an application's stores are Kafka's, opened by its TopologyTestDriver.
-		if r.rn.ReadOptionsFix || r.rn.Synthetic {
-			return fmt.Errorf("%w: model %s: the read-options fix and the synthetic leak are not applied to an "+
-				"application's stores: run kafka-%s", ErrBadApp, r.name, r.rn.KafkaVersion)
+		// The JVM child applies the synthetic leak to a scenario's stores only (Executor): an application's
+		// stores are Kafka's, opened by its TopologyTestDriver. RocksJava's read-options fix it applies to both
+		// (Instance; AppStores, which finds an application's RocksDB instances in the driver's stores).
+		if r.rn.Synthetic {
+			return fmt.Errorf("%w: model %s: the synthetic leak is not applied to an application's stores: run "+
+				"kafka-%s", ErrBadApp, r.name, r.rn.KafkaVersion)
 		}
 		tmp, err := os.MkdirTemp("", "rocksleak-check-app-")
 		if err != nil {

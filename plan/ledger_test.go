@@ -137,3 +137,27 @@ func TestLedgerWithoutSignificantGrowthWarns(t *testing.T) {
 		})
 	}
 }
+
+// An application's samples inside its lifecycles (its stores open: after_open, before_close) are not read by the
+// ledger's rule nor by the later half's fit, as analysis.Analyze reads none of them across lifecycles: with a
+// before_close sample 50 MiB higher beside every lifecycle sample the projection is the same. Failed before the plan
+// read schema.BetweenLifecycles: the later half's interval took the within-lifecycle samples' swing.
+func TestLedgerGrowthReadsBetweenLifecycles(t *testing.T) {
+	r, samples := soakRun(t, false)
+	opt := func(ss []schema.Sample) Options { return Options{Samples: map[string][]schema.Sample{"kafka-4.3.1": ss}} }
+	want, err := Project(r, topo10x2(), opt(samples))
+	require.NoError(t, err)
+	var with []schema.Sample
+	for _, s := range samples {
+		if s.Trigger == schema.TriggerLifecycle {
+			in := s
+			in.Trigger, in.NativeHeap, in.RSS = schema.TriggerBeforeClose, s.NativeHeap+50<<20, s.RSS+50<<20
+			with = append(with, in)
+		}
+		with = append(with, s)
+	}
+	got, err := Project(r, topo10x2(), opt(with))
+	require.NoError(t, err)
+	assert.Equal(t, want.Signals[0].Reason, got.Signals[0].Reason)
+	assert.Equal(t, want.Signals[0].Usage, got.Signals[0].Usage)
+}

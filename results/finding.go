@@ -42,10 +42,11 @@ func engineLabel(m string, run *schema.Run) string {
 	return fmt.Sprintf("%s (Go model, RocksDB %s)", l, v)
 }
 
-// isJVM reports whether m runs Kafka's jars (a kafka-<version> model).
+// isJVM reports whether m runs Kafka's jars (a kafka-<version> model, with
+// or without its suffixes: "kafka-4.3.1+read-options-fix" too).
 func isJVM(m string) bool {
-	_, ok := spec.KafkaVersion(m)
-	return ok
+	rn, err := spec.ParseRunName(m, nil)
+	return err == nil && rn.JVM()
 }
 
 // Finding is the run's answer in a few sentences, the first lines of the

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -91,6 +92,19 @@ func TestFindingNamesTheEngineAndPrefersThePairedVerdict(t *testing.T) {
 	assert.Contains(t, Finding(r)[3], "not yet told from zero", "without the paired verdict, the fits' difference")
 }
 
+// TestEngineLabelOfASuffixedJarModel: a kafka-<version> model with RocksJava's read-options fix runs Kafka's jars
+// too, and is named so. Failed before isJVM parsed the run name: "(Go model, RocksDB 10.1.3)".
+func TestEngineLabelOfASuffixedJarModel(t *testing.T) {
+	run := &schema.Run{RocksDBVersion: "10.1.3"}
+	for m, want := range map[string]string{
+		"kafka-4.3.1+read-options-fix": "kafka-4.3.1+read-options-fix (Kafka's jars, rocksdbjni 10.1.3)",
+		"kafka-4.3.1@jemalloc":         "kafka-4.3.1@jemalloc (Kafka's jars, rocksdbjni 10.1.3)",
+		"fixed+synthetic":              "fixed+synthetic (Go model, RocksDB 10.1.3)",
+	} {
+		assert.Equal(t, want, engineLabel(m, run), m)
+	}
+}
+
 // TestFindingOutsideASharedCache: a verdict made outside a filling shared block cache (schema.CacheBound) is worded
 // with the native heap outside the cache, not the whole native heap's interval (above the floor), and the verdict
 // cell says where it was made; a verdict without one is worded as before (negative control).
@@ -114,4 +128,22 @@ func TestFindingOutsideASharedCache(t *testing.T) {
 	run.Verdict.CacheBound = nil
 	assert.Equal(t, "no leak", verdictWord(run))
 	assert.Contains(t, Finding(r)[0], "does not leak: native heap +5.85 KiB")
+}
+
+// TestSummaryNamesTheGrowingLedgerKinds: under a model's verdict the summary names each ledger kind that keeps
+// growing, per lifecycle and live at the end, with what its objects are; nothing when none grows.
+func TestSummaryNamesTheGrowingLedgerKinds(t *testing.T) {
+	run := &schema.Run{Verdict: &schema.Verdict{}, LedgerGrowth: []schema.LedgerGrowth{
+		{Kind: "options", PerLifecycle: 1, LiveAtEnd: 829}, {Kind: "read_options", PerLifecycle: 8, LiveAtEnd: 2400}}}
+	var b strings.Builder
+	summaryVerdictExtras(&b, run)
+	assert.Equal(t, "  the ledger grows: options +1.00 per lifecycle, 829 live at the end (the offsets column family's "+
+		"ColumnFamilyOptions, one per RocksDB open, which Kafka 4.3.0's RocksDBStore never closes (KAFKA-20616)); "+
+		"read_options +8.00 per lifecycle, 2400 live at the end (RocksJava's defaultReadOptions_, one per RocksDB "+
+		"instance, which RocksDB.close() leaves (facebook/rocksdb#15069, open; the kafka-<version>+read-options-fix "+
+		"model closes them))\n", b.String())
+	b.Reset()
+	run.LedgerGrowth = nil
+	summaryVerdictExtras(&b, run)
+	assert.Empty(t, b.String())
 }

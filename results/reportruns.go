@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/rocksleak/rocksleak/analysis"
@@ -62,6 +63,15 @@ func reportRuns(b *bytes.Buffer, r *schema.Result) {
 	row("pinned DBs", func(run *schema.Run) string { return i(run.PinnedDBs) })
 	row("released late", func(run *schema.Run) string { return ledgerString(run.ReleasedLate) })
 	row("ledger at end", func(run *schema.Run) string { return ledgerString(run.LedgerAtEnd) })
+	if slices.ContainsFunc(r.Models, func(m string) bool { return ledgerGrowthWords(r.Runs[m]) != "" }) {
+		// Only where a kind grows: a result analysed before result.json kept ledger_growth has none to say.
+		row("ledger growing", func(run *schema.Run) string {
+			if w := ledgerGrowthWords(run); w != "" {
+				return w
+			}
+			return "none"
+		})
+	}
 	row("native heap first → last", func(run *schema.Run) string {
 		return startEnd(run.Samples, run.NativeHeapStart, run.NativeHeapEnd)
 	})

@@ -124,10 +124,14 @@ func reportControlled(b *bytes.Buffer, r *schema.Result) {
 }
 
 // summaryVerdictExtras adds, under a model's verdict line in the summary,
-// the flags that made it inconclusive and what would settle it.
+// the ledger's kinds that keep growing, the flags that made it inconclusive
+// and what would settle it.
 func summaryVerdictExtras(b *strings.Builder, run *schema.Run) {
 	if run == nil || run.Verdict == nil {
 		return
+	}
+	if w := ledgerGrowthWords(run); w != "" {
+		fmt.Fprintf(b, "  the ledger grows: %s\n", w)
 	}
 	if len(run.Verdict.Flags) > 0 {
 		fmt.Fprintf(b, "  flags: %s\n", strings.Join(run.Verdict.Flags, "; "))

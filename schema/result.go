@@ -166,6 +166,10 @@ type Run struct {
 	Resident *Resident `json:"resident,omitempty"`
 	// WithinLifecycle is an application run's growth while a task's stores are open (analysis.WithinLifecycle).
 	WithinLifecycle *WithinLifecycle `json:"within_lifecycle,omitempty"`
+	// LedgerGrowth are the ledger's kinds whose live count keeps rising with lifecycles (analysis.GrowingKinds,
+	// over the samples between lifecycles), sorted by kind: what a leak leaves live, by kind. None: no kind grows
+	// (or too few samples to tell).
+	LedgerGrowth []LedgerGrowth `json:"ledger_growth,omitempty"`
 	// Sequential is set for runs with --until-verdict: when the native-heap
 	// verdict and the verdict settled.
 	Sequential *SequentialOutcome `json:"sequential,omitempty"`
@@ -364,4 +368,16 @@ type Look struct {
 	Confidence float64 `json:"confidence"`
 	Leak       *bool   `json:"leak"`
 	Reason     string  `json:"reason"`
+}
+
+// LedgerGrowth is one kind of native object whose live count the ledger saw
+// rise in proportion to lifecycles: a count that keeps growing, not the
+// objects of the stores open at a time.
+type LedgerGrowth struct {
+	Kind string `json:"kind"`
+	// PerLifecycle is the least-squares slope of the kind's live count on
+	// lifecycles over the later half of the samples.
+	PerLifecycle float64 `json:"per_lifecycle"`
+	// LiveAtEnd is the kind's live count at the last sample.
+	LiveAtEnd int64 `json:"live_at_end"`
 }

@@ -128,8 +128,8 @@ func TestAppBadInputExitsTwo(t *testing.T) {
 		{"setter not found", "rocksdb.config.setter (in ", exampleApp(t, kv, []string{"rocksdb.config.setter=com.example.Missing"}), nil},
 		{"another Kafka", "holds kafka-streams 4.2.0, but the run asks for Kafka 4.3.1", withJar(t, exampleApp(t, kv, nil), fat), nil},
 		{"a Go model", "does not run an application", exampleApp(t, kv, nil), []string{"--models", "fixed"}},
-		{"a fix the app path does not apply", "not applied to an application's stores", exampleApp(t, kv, nil),
-			[]string{"--models", "kafka-4.3.1+read-options-fix"}},
+		{"a leak the app path does not add", "not applied to an application's stores", exampleApp(t, kv, nil),
+			[]string{"--models", "kafka-4.3.1+synthetic", "--set", "synthetic_leak_bytes=1024"}},
 		{"unknown field", `unknown field "stores"`, exampleApp(t, kv, nil, "stores: 3"), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

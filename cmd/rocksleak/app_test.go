@@ -87,6 +87,8 @@ func TestAppLeakySetterFoundClosingSetterNot(t *testing.T) {
 	assert.Equal(t, l.App.StoreOpens, l.LedgerAtEnd["cache"], "one live cache per store open")
 	assert.Equal(t, int64(1000), l.App.StoreOpens)
 	assert.Zero(t, c.LedgerAtEnd["cache"], "the closing setter leaves no cache live")
+	assert.Equal(t, l.App.StoreOpens, l.LedgerAtEnd["read_options"], "RocksJava's read options, one per store open, both")
+	assert.Equal(t, c.App.StoreOpens, c.LedgerAtEnd["read_options"], "RocksJava's read options, one per store open, both")
 	probe := cacheProbe(t, 16<<20)
 	nat := l.Fits[analysis.SignalNativeHeap].Total.PerLifecycle
 	assert.Greater(t, nat.Low, analysis.DefaultFloors().NativeHeap, "the leak is above the floor: %+v", nat)
@@ -100,6 +102,37 @@ func TestAppLeakySetterFoundClosingSetterNot(t *testing.T) {
 	require.NotNil(t, l.Verdict.Leak)
 	assert.True(t, *l.Verdict.Leak, l.Verdict.Reason)
 	assert.False(t, c.Verdict.Leak != nil && *c.Verdict.Leak, c.Verdict.Reason)
+}
+
+// TestAppReadOptionsFixOnAnApplication: an application's RocksDB instances, opened by Kafka's own stores in its
+// TopologyTestDriver, are found in the driver's stores (the child's AppStores): each leaves RocksJava's read options
+// live after its close (facebook/rocksdb#15069), one per store open in the ledger, and the read-options fix's model
+// closes them: none live, and the native heap's paired difference 4.3.1 − the fix is above zero.
+func TestAppReadOptionsFixOnAnApplication(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two JVM runs of 150 lifecycles")
+	}
+	sharesTheCores(t)
+	requireJVM(t, "4.3.1")
+	res, out, code := runApp(t, exampleApp(t, "dev.rocksleak.examples.KeyValueApp", []string{"example.stores=4"}),
+		"--models", "kafka-4.3.1,kafka-4.3.1+read-options-fix", "--lifecycles", "150")
+	require.Equal(t, 0, code, out)
+	plain, fixed := res.Runs["kafka-4.3.1"], res.Runs["kafka-4.3.1+read-options-fix"]
+	require.NotNil(t, plain.App)
+	require.NotNil(t, fixed.App)
+	assert.Equal(t, int64(600), plain.App.StoreOpens, "4 stores a task's life")
+	assert.Equal(t, plain.App.StoreOpens, plain.LedgerAtEnd["read_options"], "one live read options per store open")
+	assert.Zero(t, fixed.LedgerAtEnd["read_options"], "the fix closes them")
+	assert.Zero(t, plain.LedgerAtEnd["db"], "every instance closed")
+	var c *schema.Controlled
+	for i := range res.Controlled {
+		if x := &res.Controlled[i]; x.Model == "kafka-4.3.1" && x.Signal == analysis.SignalNativeHeap {
+			c = x
+		}
+	}
+	require.NotNil(t, c, "the paired verdict of 4.3.1 against its fix")
+	t.Logf("4.3.1 - fix: %+v per lifecycle, %.0f B per store open", c.Difference, c.Difference.Value/4)
+	assert.Greater(t, c.Difference.Low, 0.0, "the fix removes native heap: %+v", c.Difference)
 }
 
 // cacheFigures are CacheProbe's two figures, in bytes of native heap per LRUCache.

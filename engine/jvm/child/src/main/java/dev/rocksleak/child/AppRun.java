@@ -64,6 +64,7 @@ final class AppRun {
     private Json out;
     private Sampler sampler;
     private final Ledger ledger = new Ledger();
+    private AppStores stores; // the instrumented run's (null when bare)
     private long lifecycles;
     private long records;
     private long steps;
@@ -187,6 +188,7 @@ final class AppRun {
         mainThread = Thread.currentThread();
         Thread.currentThread().setContextClassLoader(loader);
         AppSetter.ledger = bare ? null : ledger;
+        stores = bare ? null : new AppStores(ledger, job.readOptionsFix);
         RocksDB.loadLibrary();
         startNs = System.nanoTime();
         final AppWatch watch = new AppWatch(this, app);
@@ -259,6 +261,9 @@ final class AppRun {
             Instant.ofEpochMilli(STREAM_TIME_BASE_MS + steps * app.wallClockPerStepMs));
         final boolean sampled = !bare && lifecycles + 1 - lastLC >= job.sampleEveryLifecycles;
         try {
+            if (!bare) {
+                stores.look(driver);
+            }
             for (int i = 0; i < app.stepsPerLifecycle; i++) {
                 stepStartedNs = System.nanoTime();
                 final Instant streamTime = Instant.ofEpochMilli(STREAM_TIME_BASE_MS + steps * app.streamTimePerStepMs);
@@ -267,6 +272,9 @@ final class AppRun {
                 driver.advanceWallClockTime(Duration.ofMillis(app.wallClockPerStepMs));
                 steps++;
                 stepStartedNs = 0;
+                if (!bare) {
+                    stores.look(driver);
+                }
                 if (sampled && i == 0 && app.stepsPerLifecycle > 1) {
                     sample(TRIGGER_AFTER_OPEN, KafkaFigures.of(driver.metrics()));
                 } else if (!bare && System.nanoTime() - lastSampleNs >= job.sampleIntervalMs * 1_000_000L) {
@@ -282,6 +290,9 @@ final class AppRun {
             stepStartedNs = System.nanoTime();
             driver.close();
             stepStartedNs = 0;
+            if (!bare) {
+                stores.closed();
+            }
         }
         lifecycles++;
         if (!bare && lifecycles - lastLC >= job.sampleEveryLifecycles) {
