@@ -95,17 +95,14 @@ final class AppStores {
             found((RocksDB) o);
             return;
         }
-        if (o instanceof Map) {
-            for (final Object v : ((Map<?, ?>) o).values()) {
-                if (followed(v)) {
-                    walk(v, depth + 1, visited);
-                }
-            }
-            return;
-        }
-        if (o instanceof Collection) {
-            for (final Object v : (Collection<?>) o) {
-                if (followed(v)) {
+        if (o instanceof Map || o instanceof Collection) {
+            // A map or collection of stores or segments (AbstractSegments' segments) holds nothing else; one of other
+            // things (an in-memory store's records, a store's open iterators) is left at its first element, so that
+            // a look never walks a store's data.
+            final Collection<?> c = o instanceof Map ? ((Map<?, ?>) o).values() : (Collection<?>) o;
+            final Iterator<?> it = c.iterator();
+            if (it.hasNext() && followed(it.next())) {
+                for (final Object v : c) {
                     walk(v, depth + 1, visited);
                 }
             }
