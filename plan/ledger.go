@@ -70,6 +70,15 @@ func ledgerKinds(kinds []analysis.LedgerGrowth) string {
 	return strings.Join(ks, ", ")
 }
 
+// readSamples reads the run's samples between its lifecycles (an application's inside them, its stores open, are
+// read by none of the rules across lifecycles, as analysis.Analyze reads none: schema.BetweenLifecycles): the timer
+// backlog's entries per lifecycle, then the ledger's growth (ledgerGrowth, whose warning it returns).
+func (pc *projection) readSamples(all []schema.Sample) string {
+	samples := schema.BetweenLifecycles(all)
+	pc.timerPerLC, pc.timerOK = timerEntriesPerLifecycle(samples)
+	return pc.ledgerGrowth(samples)
+}
+
 // ledgerGrowth sets pc.growing, the ledger's kinds that rise with lifecycles in samples, and when there are any,
 // pc.later and pc.laterFrom, the native heap's fit over the run's later half; it returns a warning for people when
 // that fit fails (the native heap is then projected by its whole-run fit), else "".

@@ -144,7 +144,9 @@ func TestLedgerWithoutSignificantGrowthWarns(t *testing.T) {
 // read schema.BetweenLifecycles: the later half's interval took the within-lifecycle samples' swing.
 func TestLedgerGrowthReadsBetweenLifecycles(t *testing.T) {
 	r, samples := soakRun(t, false)
-	opt := func(ss []schema.Sample) Options { return Options{Samples: map[string][]schema.Sample{"kafka-4.3.1": ss}} }
+	opt := func(ss []schema.Sample) Options {
+		return Options{Samples: map[string][]schema.Sample{"kafka-4.3.1": ss}}
+	}
 	want, err := Project(r, topo10x2(), opt(samples))
 	require.NoError(t, err)
 	var with []schema.Sample

@@ -294,12 +294,8 @@ func Project(r *schema.Result, t Topology, opt Options) (*Plan, error) {
 	}
 	pc := projection{ev: p.Events, budget: p.Budget, days: p.Days, scenario: r.Scenario.Name, model: model, scale: 1,
 		resultPath: opt.ResultPath}
-	// An application's samples inside its lifecycles (its stores open) are read by none of the rules across
-	// lifecycles, as analysis.Analyze reads none of them (schema.BetweenLifecycles).
-	samples := schema.BetweenLifecycles(opt.Samples[model])
-	pc.timerPerLC, pc.timerOK = timerEntriesPerLifecycle(samples)
 	pc.timerHeld = timerBytesPerEntry.scale(productionTimerEntries(p.Events.Lifecycles))
-	if w := pc.ledgerGrowth(samples); w != "" {
+	if w := pc.readSamples(opt.Samples[model]); w != "" {
 		p.Warnings = append(p.Warnings, w)
 	}
 	if run.Resident != nil && run.Resident.OpenDBs > 0 {
