@@ -100,13 +100,12 @@ func newSettling(pc projection, st *Settler, model string) (settling, string) {
 	run, samples := st.Result.Runs[model], schema.BetweenLifecycles(st.Samples[model])
 	ps := settling{projection: pc, run: run}
 	ps.growing, ps.later, ps.laterFrom = nil, nil, 0
-	ps.timerPerLC, ps.timerOK = timerEntriesPerLifecycle(samples)
 	if run.Resident != nil && run.Resident.OpenDBs > 0 {
 		ps.scale = pc.ev.LiveDBs / run.Resident.OpenDBs
 	}
 	ps.desc = fmt.Sprintf("the longer run %s (%d lifecycles, %s)", st.Path, run.Lifecycles,
 		shortDuration(time.Duration(run.ElapsedNs).Round(time.Minute)))
-	warn := ps.ledgerGrowth(samples) // the ledger's rule, as for the planned run
+	warn := ps.readSamples(st.Samples[model]) // the timer's and the ledger's rules, as for the planned run
 	all, from, err := analysis.LaterHalfFits(samples, analysis.SignalNativeHeap, analysis.SignalRSS)
 	if err != nil {
 		return ps, fmt.Sprintf("%s: its later half could not be fitted (%v): its growth is classified by its whole-run fits", ps.desc, err)
